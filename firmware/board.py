@@ -1,0 +1,78 @@
+"""The board's interrupt handlers and commands, composed from the firmware blocks.
+
+    t = kT          PWM interrupt: read encoder, pot, thermometer; trips; controller;
+                    write the PWM shadow register (applied by the hardware from (k+1)T)
+    t = kT + j T/6  ADC interrupt (j = 0..5): one current sample into the moving sum
+    on CAN rx       tick: latch the position to send, apply the pending current reference
+                    actuation: store the reference as pending (applied at the next tick)
+
+The PWM interrupt reads the moving sum before the sample taken at kT completes, so it sees the
+samples of periods k-2 and k-1; its output is applied in period k+1 (one-period delay).
+"""
+
+from numba.extending import register_jitable
+
+from firmware import current_loop, decimator, encoder, local_p, position, protection
+from firmware import int32 as i32
+from firmware import memory as m
+
+
+@register_jitable
+def reset(ram, rom, mode: int) -> None:
+    """Power-on reset: clear RAM, preload the current window with the zero-current reading."""
+    for k in range(m.RAM_SIZE):
+        ram[k] = 0
+    decimator.fill(ram, i32.div_trunc(rom[m.ADC_ZERO_SUM], m.MA_LEN))
+    set_mode(ram, mode)
+
+
+@register_jitable
+def set_mode(ram, mode: int) -> None:
+    """Switch firmware mode; restarts the controller states so a switch is bumpless from zero."""
+    ram[m.MODE] = mode
+    ram[m.PI_INTEG] = 0
+    ram[m.P_SUM] = 0
+    ram[m.P_COUNT] = 0
+
+
+@register_jitable
+def adc_isr(ram, code: int) -> None:
+    """120 kHz ADC interrupt: one 10-bit current sample."""
+    decimator.push(ram, code)
+
+
+@register_jitable
+def pwm_isr(ram, rom, pot_code: int, enc_counter: int, enc_index: int, temp_code: int) -> None:
+    """20 kHz PWM-period interrupt: sensors, protection, controller, PWM shadow register."""
+    ram[m.PWM_PREV] = ram[m.PWM_ACTIVE]
+    ram[m.PWM_ACTIVE] = ram[m.PWM_SHADOW]
+    ram[m.BRIDGE_ACTIVE] = ram[m.BRIDGE_SHADOW]
+    encoder.encoder_read(ram, enc_counter, enc_index)
+    position.pot_sample(ram, rom, pot_code)
+    meas = current_loop.measured_current(ram, rom)
+    ram[m.PI_MEAS] = meas
+    mode = ram[m.MODE]
+    if protection.check(ram, rom, meas, temp_code) or i32.eq(mode, m.MODE_FLOAT):
+        ram[m.PI_INTEG] = 0
+        ram[m.PWM_SHADOW] = 0
+        ram[m.BRIDGE_SHADOW] = m.BRIDGE_FLOAT
+        return
+    ram[m.BRIDGE_SHADOW] = m.BRIDGE_PWM
+    if i32.eq(mode, m.MODE_CURRENT):
+        ram[m.PWM_SHADOW] = current_loop.pi_step(ram, rom, meas)
+    elif local_p.p_sample(ram, rom, pot_code):
+        ram[m.PWM_SHADOW] = local_p.p_step(ram, rom)
+
+
+@register_jitable
+def can_tick(ram) -> None:
+    """Tick received: latch the freshest position for the measurement, apply the reference."""
+    ram[m.POS_TX] = ram[m.POS_OUT]
+    ram[m.IW_REF] = ram[m.IW_PENDING]
+    ram[m.TICKS] = i32.add(ram[m.TICKS], 1)
+
+
+@register_jitable
+def can_actuation(ram, iw_q12: int) -> None:
+    """Actuation received: keep the reference (Q12 A) until the next tick (exact z^-1)."""
+    ram[m.IW_PENDING] = iw_q12

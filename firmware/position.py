@@ -1,0 +1,24 @@
+"""Potentiometer position: 20 kHz samples, block mean of 80 -> one value per 4 ms (SPEC 2.4).
+
+The block mean is rounded to nearest with the one division in the position path (a software
+divide once per 4 ms; the LPC2119 has no divide instruction).
+"""
+
+from numba.extending import register_jitable
+
+from firmware import int32 as i32
+from firmware import memory as m
+
+
+@register_jitable
+def pot_sample(ram, rom, code: int) -> None:
+    """Accumulate one 10-bit pot reading; publish the rounded mean when the block is full."""
+    ram[m.POS_SUM] = i32.add(ram[m.POS_SUM], code)
+    count = i32.add(ram[m.POS_COUNT], 1)
+    if i32.eq(count, rom[m.POS_BLOCK]):
+        half = i32.asr(rom[m.POS_BLOCK], 1)
+        ram[m.POS_OUT] = i32.div_trunc(i32.add(ram[m.POS_SUM], half), rom[m.POS_BLOCK])
+        ram[m.POS_SEQ] = i32.add(ram[m.POS_SEQ], 1)
+        ram[m.POS_SUM] = 0
+        count = 0
+    ram[m.POS_COUNT] = count

@@ -1,0 +1,145 @@
+"""One servo board on its hardware: the firmware interrupts interleaved with the plant.
+
+Per PWM period k (T = 3000 PCLK counts):
+
+    kT: PWM peripheral latches the shadow duty; PWM interrupt (encoder, pot, thermometer, PI)
+    kT + j*500 (j = 0..5): plant advanced segment by segment to the sample; ADC interrupt
+    the rest of the period: plant advanced to (k+1)T; thermal model; trace row
+
+``run_periods`` is one plain function.  The fast path compiles it with numba and runs many
+periods per call; the reference path runs the very same function in CPython one period per
+call, so the two must give bit-identical traces (tests check it).
+"""
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+from numba.extending import register_jitable
+
+from firmware import board
+from firmware import memory as m
+from plant import frontend, hbridge, motor, sensors
+from plant import layout as p
+from plant.build import PlantOptions, build_params, build_state, build_tables
+from presets.board import DEFAULT_BOARD, BoardHardware
+from presets.firmware_image import Q12_AMP, build_rom, current_loop_design
+from presets.servos import HSR_5995TG, ServoPreset
+
+# trace columns
+TI_IREF, TI_MEAS, TI_DUTY, TI_STATUS, TI_ENC, TI_POS = range(6)
+TF_I_WINDING, TF_THETA, TF_OMEGA, TF_VC, TF_TEMP = range(5)
+N_TI, N_TF = 6, 5
+
+
+@register_jitable
+def _advance_to(target, t, seg, ends, states, duty, params, tables, state, acc):
+    """Advance the plant from t to target through the segments; accumulate i and i^2."""
+    while t < target:
+        end = min(ends[seg], target)
+        counts = end - t
+        i = motor.advance(params, tables, state, states[seg], duty, counts)
+        frontend.rc_update(state, tables, counts,
+                           frontend.sensed_current(params, states[seg], i))
+        acc[0] += i * counts
+        acc[1] += i * i * counts
+        t = end
+        if t == ends[seg]:
+            seg += 1
+    return t, seg
+
+
+@register_jitable
+def run_periods(ram, rom, params, state, istate, tables, n, trace_i, trace_f, record):
+    """Simulate n PWM periods of firmware + plant; rows of the traces when record is set."""
+    top = int(params[p.PWM_TOP])
+    n_adc = int(params[p.ADC_PER_PWM])
+    step = top // n_adc
+    ends = np.zeros(hbridge.MAX_SEGMENTS, dtype=np.int64)
+    states = np.zeros(hbridge.MAX_SEGMENTS, dtype=np.int64)
+    acc = np.zeros(2)
+    for k in range(n):
+        duty = ram[m.PWM_SHADOW]
+        floating = ram[m.BRIDGE_SHADOW] == m.BRIDGE_FLOAT
+        board.pwm_isr(ram, rom, sensors.pot_code(params, state, istate),
+                      sensors.encoder_counter(params, state),
+                      sensors.encoder_index(params, state, istate),
+                      sensors.thermometer_code(params, state))
+        hbridge.build_segments(duty, floating, params, ends, states)
+        t = 0
+        seg = 0
+        acc[0] = 0.0
+        acc[1] = 0.0
+        for j in range(n_adc):
+            t, seg = _advance_to(j * step, t, seg, ends, states, duty, params, tables, state, acc)
+            board.adc_isr(ram, frontend.adc_code(params, state[p.VC]))
+        t, seg = _advance_to(top, t, seg, ends, states, duty, params, tables, state, acc)
+        state[p.I_MEAN] = acc[0] / top
+        sensors.thermal_update(params, state, acc[1] / top, top / params[p.PCLK_HZ])
+        if record:
+            trace_i[k, TI_IREF] = ram[m.IW_REF]
+            trace_i[k, TI_MEAS] = ram[m.PI_MEAS]
+            trace_i[k, TI_DUTY] = duty if not floating else 0
+            trace_i[k, TI_STATUS] = ram[m.STATUS]
+            trace_i[k, TI_ENC] = ram[m.ENC_POS]
+            trace_i[k, TI_POS] = ram[m.POS_OUT]
+            trace_f[k, TF_I_WINDING] = state[p.I_MEAN]
+            trace_f[k, TF_THETA] = state[p.THETA]
+            trace_f[k, TF_OMEGA] = state[p.OMEGA]
+            trace_f[k, TF_VC] = state[p.VC]
+            trace_f[k, TF_TEMP] = state[p.TEMP_C]
+
+
+run_periods_fast = numba.njit(cache=True)(run_periods)
+
+
+@dataclass
+class Trace:
+    """Per-PWM-period record: integer firmware values and float plant values."""
+
+    ints: np.ndarray  # (n, N_TI) int64
+    floats: np.ndarray  # (n, N_TF) float64
+
+    def __len__(self) -> int:
+        return len(self.ints)
+
+
+class BoardRig:
+    """One board's firmware on its simulated hardware; state persists across ``run`` calls."""
+
+    def __init__(self, servo: ServoPreset = HSR_5995TG, hw: BoardHardware = DEFAULT_BOARD,
+                 options: PlantOptions | None = None, mode: int = m.MODE_CURRENT) -> None:
+        self.servo, self.hw = servo, hw
+        self.options = options or PlantOptions()
+        self.rom = build_rom(servo, hw, self.options.sensing)
+        self.ram = m.new_ram()
+        board.reset(self.ram, self.rom, mode)
+        self.params = build_params(servo, hw, self.options)
+        self.tables = build_tables(servo, hw, self.options)
+        self.state, self.istate = build_state(hw, self.options)
+        self.periods = 0
+
+    def command_current(self, amps: float) -> None:
+        """Deliver a current reference as the bus would: actuation, then the next tick."""
+        board.can_actuation(self.ram, round(amps * Q12_AMP))
+        board.can_tick(self.ram)
+
+    def run(self, periods: int, record: bool = True, fast: bool = True) -> Trace:
+        """Advance `periods` PWM periods; the reference path runs one period per CPython call."""
+        rows = periods if record else 1
+        ints = np.zeros((rows, N_TI), dtype=np.int64)
+        floats = np.zeros((rows, N_TF))
+        args = (self.ram, self.rom, self.params, self.state, self.istate, self.tables)
+        if fast:
+            run_periods_fast(*args, periods, ints, floats, record)
+        else:
+            for k in range(periods):
+                run_periods(*args, 1, ints[k:k + 1] if record else ints,
+                            floats[k:k + 1] if record else floats, record)
+        self.periods += periods
+        return Trace(ints, floats)
+
+    def amps(self, sum_counts: np.ndarray | int) -> np.ndarray:
+        """Moving-sum counts of the firmware's current measurement in amperes."""
+        return np.asarray(sum_counts) / current_loop_design(
+            self.servo, self.hw, self.options.sensing).counts_per_amp

@@ -1,0 +1,1 @@
+"""The servobus command line and analysis tools."""

@@ -1,0 +1,2 @@
+def main() -> None:
+    """Placeholder entry point replaced below."""
