@@ -65,10 +65,10 @@ def pwm_isr(ram, rom, pot_code: int, enc_counter: int, enc_index: int, temp_code
 
 
 @register_jitable
-def can_tick(ram) -> None:
+def can_tick(ram, rom) -> None:
     """Tick received: latch the freshest position for the measurement, apply the reference."""
     ram[m.POS_TX] = ram[m.POS_OUT]
-    ram[m.IW_REF] = ram[m.IW_PENDING]
+    current_loop.set_reference(ram, rom, ram[m.IW_PENDING])
     ram[m.TICKS] = i32.add(ram[m.TICKS], 1)
 
 

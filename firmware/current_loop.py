@@ -29,18 +29,22 @@ def measured_current(ram, rom) -> int:
 
 
 @register_jitable
-def reference_counts(ram, rom) -> int:
-    """Clamped reference |i_w| <= i_max converted from Q12 A to moving-sum counts."""
-    iw = i32.clamp(ram[m.IW_REF], i32.sub(0, rom[m.IW_MAX]), rom[m.IW_MAX])
-    return i32.asr(i32.mul(iw, rom[m.IREF_TO_SUM_Q15]), 15)
+def set_reference(ram, rom, iw_q12: int) -> None:
+    """Take a new reference: clamp |i_w| <= i_max, convert Q12 A to moving-sum counts.
+
+    Done once per reference change (4 ms), not per PI step, so the PI keeps its two multiplies.
+    """
+    iw = i32.clamp(iw_q12, i32.sub(0, rom[m.IW_MAX]), rom[m.IW_MAX])
+    ram[m.IW_REF] = iw
+    ram[m.IW_COUNTS] = i32.asr(i32.mul(iw, rom[m.IREF_TO_SUM_Q15]), 15)
 
 
 @register_jitable
 def pi_step(ram, rom, meas: int) -> int:
     """One controller update from the measured current; returns the duty in PWM counts."""
-    e = i32.sub(reference_counts(ram, rom), meas)
+    e = i32.sub(ram[m.IW_COUNTS], meas)
     p = i32.mul(rom[m.K_P], e)
-    hi = i32.mul(rom[m.U_MAX], 32768)
+    hi = rom[m.U_MAX_Q15]
     lo = i32.sub(0, hi)
     lo_i, _ = i32.sat_sub(lo, p)
     hi_i, _ = i32.sat_sub(hi, p)

@@ -22,8 +22,9 @@ PWM_SHADOW = PWM_PREV + 1  # duty written by the ISR, applied from the next peri
 BRIDGE_ACTIVE = PWM_SHADOW + 1  # bridge state in this period (BRIDGE_* below)
 BRIDGE_SHADOW = BRIDGE_ACTIVE + 1
 MODE = BRIDGE_SHADOW + 1  # MODE_* below
-IW_REF = MODE + 1  # current reference in Q12 amperes (4096 = 1 A), as received
-IW_PENDING = IW_REF + 1  # reference received over CAN, applied at the next tick
+IW_REF = MODE + 1  # clamped current reference in Q12 amperes (4096 = 1 A)
+IW_COUNTS = IW_REF + 1  # the clamped reference in moving-sum counts (the PI's input)
+IW_PENDING = IW_COUNTS + 1  # reference received over CAN, applied at the next tick
 XW_REF = IW_PENDING + 1  # local-P mode position reference (pot LSB)
 POS_SUM = XW_REF + 1  # pot block accumulator (80 samples)
 POS_COUNT = POS_SUM + 1
@@ -56,7 +57,8 @@ OT_LIMIT = 9  # over-temperature limit in thermometer ADC LSB
 POS_BLOCK = 10  # pot block length (80)
 P_BLOCK = 11  # local-P loop decimation (20 PWM periods -> 1 kHz)
 P_GAIN_Q8 = 12  # local-P gain, Q8 PWM counts per (pot LSB * P_BLOCK)
-ROM_SIZE = 13
+U_MAX_Q15 = 13  # U_MAX << 15: the PI output limit before the final shift
+ROM_SIZE = 14
 
 # --- enumerations -------------------------------------------------------------------------
 MODE_FLOAT = 0  # released: all switches off (puppet animation)

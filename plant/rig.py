@@ -122,7 +122,7 @@ class BoardRig:
     def command_current(self, amps: float) -> None:
         """Deliver a current reference as the bus would: actuation, then the next tick."""
         board.can_actuation(self.ram, round(amps * Q12_AMP))
-        board.can_tick(self.ram)
+        board.can_tick(self.ram, self.rom)
 
     def run(self, periods: int, record: bool = True, fast: bool = True) -> Trace:
         """Advance `periods` PWM periods; the reference path runs one period per CPython call."""

@@ -31,13 +31,13 @@ def pot_code(params, state, istate) -> int:
 def encoder_counter(params, state) -> int:
     """The 16-bit hardware counter reading (x4 decoded, wraps)."""
     motor = state[p.THETA] * params[p.GEAR]
-    return int(math.floor(motor * params[p.ENC_COUNTS_PER_MOTOR_RAD])) & 0xFFFF
+    return math.floor(motor * params[p.ENC_COUNTS_PER_MOTOR_RAD]) & 0xFFFF
 
 
 @register_jitable
 def encoder_index(params, state, istate) -> int:
     """1 when the motor crossed a whole revolution (index pulse) since the last call."""
-    rev = int(math.floor(state[p.THETA] * params[p.GEAR] / TWO_PI))
+    rev = math.floor(state[p.THETA] * params[p.GEAR] / TWO_PI)
     fired = 1 if rev != istate[p.MOTOR_REV] else 0
     istate[p.MOTOR_REV] = rev
     return fired

@@ -55,6 +55,7 @@ def build_rom(servo: ServoPreset, hw: BoardHardware, sensing: Sensing) -> np.nda
     rom[m.K_I] = design.k_i_q15
     rom[m.IW_MAX] = round(hw.iw_max_a * Q12_AMP)
     rom[m.U_MAX] = hw.pwm_top
+    rom[m.U_MAX_Q15] = hw.pwm_top * Q15
     rom[m.SIGNED_SENSE] = 0 if sensing == "supply-unipolar" else 1
     rom[m.ADC_ZERO_SUM] = hw.adc_zero_code(sensing) * m.MA_LEN
     rom[m.IREF_TO_SUM_Q15] = round(design.counts_per_amp / Q12_AMP * Q15)

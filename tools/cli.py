@@ -1,2 +1,47 @@
-def main() -> None:
-    """Placeholder entry point replaced below."""
+"""`servobus` command line: one small module per subcommand, each a thin call into the library.
+
+Errors are printed as ``error: ...`` with exit status 2 unless ``--debug`` asks for a traceback.
+"""
+
+import argparse
+import sys
+
+from tools import cmd_analyze, cmd_bench, cmd_budget, cmd_step
+from tools.errors import ServobusError
+
+COMMANDS = (cmd_step, cmd_analyze, cmd_bench, cmd_budget)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every subcommand registered."""
+    parser = argparse.ArgumentParser(prog="servobus", description=__doc__.splitlines()[0])
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for command in COMMANDS:
+        command.add_subparser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse and run one subcommand; return the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except (ServobusError, ValueError, OSError) as err:
+        if args.debug:
+            raise
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+def run() -> None:
+    """Console-script entry point."""
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    run()

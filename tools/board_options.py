@@ -1,0 +1,27 @@
+"""Command-line options shared by the commands that simulate one board."""
+
+import argparse
+
+from plant.build import PlantOptions
+from presets.board import SENSING_CHOICES
+
+
+def add_plant_arguments(parser: argparse.ArgumentParser, rotor_default: str = "locked") -> None:
+    """--sensing/--plant/--pwm/--rotor/--alpha/--seed."""
+    parser.add_argument("--sensing", choices=SENSING_CHOICES, default="supply-unipolar",
+                        help="current front end: as built, or the corrected design")
+    parser.add_argument("--plant", choices=("switching", "averaged"), default="switching",
+                        help="switching waveform per PWM period, or the duty-averaged design view")
+    parser.add_argument("--pwm", choices=("edge", "centre"), default="edge",
+                        help="PWM alignment")
+    parser.add_argument("--rotor", choices=("locked", "free"), default=rotor_default)
+    parser.add_argument("--alpha", type=float, default=1.0, help="load inertia factor")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the sensor noise")
+
+
+def plant_options(args: argparse.Namespace) -> PlantOptions:
+    """PlantOptions from parsed arguments."""
+    if args.alpha <= 0:
+        raise ValueError(f"--alpha must be positive, got {args.alpha}")
+    return PlantOptions(sensing=args.sensing, plant=args.plant, pwm=args.pwm, rotor=args.rotor,
+                        alpha=args.alpha, seed=args.seed)

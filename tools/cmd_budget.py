@@ -1,0 +1,26 @@
+"""`servobus budget --cpu`: firmware cycles per interrupt and CPU load of the LPC2119."""
+
+import argparse
+
+from presets.board import DEFAULT_BOARD
+from tools.cpu_budget import budget_dict, measure
+from tools.errors import ServobusError
+from tools.output import emit
+
+
+def add_subparser(sub: argparse._SubParsersAction) -> None:
+    """Register the subcommand."""
+    parser = sub.add_parser("budget", help="timing budgets (CPU of the board firmware)")
+    parser.add_argument("--cpu", action="store_true", help="firmware CPU budget")
+    parser.add_argument("--ticks", type=int, default=25, help="CAN periods of counted workload")
+    parser.add_argument("--json", action="store_true")
+    parser.set_defaults(func=_do_budget)
+
+
+def _do_budget(args: argparse.Namespace) -> None:
+    if not args.cpu:
+        raise ServobusError("say which budget: --cpu")
+    if args.ticks < 1:
+        raise ServobusError(f"--ticks must be at least 1, got {args.ticks}")
+    costs, pct = measure(DEFAULT_BOARD, args.ticks)
+    emit(budget_dict(costs, pct, DEFAULT_BOARD), args.json, title="firmware CPU budget")

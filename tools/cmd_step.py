@@ -1,0 +1,29 @@
+"""`servobus step`: a current-reference step of one board on its simulated hardware."""
+
+import argparse
+
+from tools.board_options import add_plant_arguments, plant_options
+from tools.current_step import run_step, step_report
+from tools.output import emit
+
+
+def add_subparser(sub: argparse._SubParsersAction) -> None:
+    """Register the subcommand."""
+    parser = sub.add_parser("step", help="current step response of one board")
+    parser.add_argument("--iw", type=float, default=1.0, help="reference step in A (|iw| <= 1)")
+    parser.add_argument("--periods", type=int, default=400, help="PWM periods after the step")
+    add_plant_arguments(parser)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--plot", metavar="FILE.png", help="plot the step to a PNG file")
+    parser.set_defaults(func=_do_step)
+
+
+def _do_step(args: argparse.Namespace) -> None:
+    options = plant_options(args)
+    run = run_step(options, args.iw, args.periods)
+    if args.plot:
+        from tools.plots import plot_step
+
+        plot_step(run, args.plot, f"{args.iw} A step: {args.plant} plant, {args.sensing}, "
+                                  f"{args.pwm} PWM, rotor {args.rotor}")
+    emit(step_report(run), args.json, title="current step")

@@ -1,0 +1,93 @@
+"""CPU budget of the board firmware on a 60 MHz LPC2119 (ARM7TDMI), from counted operations.
+
+The reference path runs a representative workload (a current step, then a reversing reference,
+with CAN ticks and actuations every 4 ms) under ``OpCounter``; each interrupt's mean and worst
+operation counts are converted to cycles with the table below and weighted by its rate.
+
+Cycle table (ARM7TDMI TRM, S/N/I cycles, zero flash wait states assumed: MAM fully enabled):
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from plant.build import PlantOptions
+from plant.rig import BoardRig
+from presets.board import DEFAULT_BOARD, BoardHardware
+from tools.op_counter import ISRS, OpCounter
+
+CYCLES = {
+    "add": 1, "sub": 1, "bit_or": 1, "bit_and": 1, "asr": 1,  # data processing, barrel shifter
+    "sat_add": 3, "sat_sub": 3,  # ADDS/SUBS + two conditional MOVs on overflow
+    "mul": 5,  # MUL: 1S + mI, m <= 4 (worst case)
+    "mul64": 6,  # SMULL: 1S + (m+1)I, m <= 4
+    "clamp": 4,  # CMP + MOVLT, CMP + MOVGT
+    "eq": 4, "ne": 4, "lt": 4, "gt": 4, "ge": 4,  # CMP + taken branch (2S + 1N)
+    "diff16": 3,  # SUB, LSL #16, ASR #16
+    "div_trunc": 100,  # software __aeabi_idiv, worst case
+    "load_ram": 3, "load_rom": 3,  # LDR: 1S + 1N + 1I
+    "store_ram": 2, "store_rom": 2,  # STR: 2N
+}
+ISR_OVERHEAD_CYCLES = 50  # IRQ latency, VIC vector read, STMFD/LDMFD of the scratch registers
+CAN_DRIVER_CYCLES = {  # CAN controller register access around the firmware handlers
+    "rx_frame": 6 * 3 + 2 * 2 + 2 * 4,  # read ID, DLC, 2 data words, status; release buffer
+    "tx_frame": 5 * 2 + 1 * 3 + 4,  # write ID, DLC, data, command; read status
+}
+__doc__ = (__doc__ or "") + "\n".join(f"    {op:<10} {c:>3}" for op, c in CYCLES.items())
+
+
+@dataclass(frozen=True)
+class IsrCost:
+    """Counted cost of one interrupt handler."""
+
+    name: str
+    rate_hz: float
+    calls: int
+    mean_ops: dict[str, float]
+    mean_cycles: float
+    max_cycles: float
+
+
+def _cycles(ops: dict[str, float]) -> float:
+    return sum(CYCLES[op] * n for op, n in ops.items())
+
+
+def measure(hw: BoardHardware = DEFAULT_BOARD, ticks: int = 25) -> tuple[list[IsrCost], float]:
+    """Count the firmware over `ticks` CAN periods; return the ISR costs and CPU utilisation."""
+    rig = BoardRig(hw=hw, options=PlantOptions(rotor="free"))
+    refs = np.where(np.arange(ticks) % 10 < 5, 0.8, -0.8)
+    with OpCounter(CYCLES) as counter:
+        rig.ram = counter.watch(rig.ram, "ram")
+        rig.rom = counter.watch(rig.rom, "rom")
+        for iw in refs:
+            rig.command_current(float(iw))
+            rig.run(hw.periods_per_tick, record=False, fast=False)
+    rates = {"adc_isr": hw.adc_hz, "pwm_isr": hw.pwm_hz, "can_tick": hw.can_hz,
+             "can_actuation": hw.can_hz}
+    driver = {"can_tick": CAN_DRIVER_CYCLES["rx_frame"] + CAN_DRIVER_CYCLES["tx_frame"],
+              "can_actuation": CAN_DRIVER_CYCLES["rx_frame"]}
+    costs = []
+    for name in ISRS:
+        calls = counter.calls[name]
+        mean_ops = {op: n / calls for op, n in sorted(counter.per_isr[name].items())}
+        fixed = ISR_OVERHEAD_CYCLES + driver.get(name, 0)
+        worst = counter.cost(counter.worst[name])
+        costs.append(IsrCost(name=name, rate_hz=rates[name], calls=calls, mean_ops=mean_ops,
+                             mean_cycles=_cycles(mean_ops) + fixed, max_cycles=worst + fixed))
+    load = sum(c.rate_hz * c.mean_cycles for c in costs) / hw.pclk_hz
+    return costs, 100.0 * load
+
+
+def budget_dict(costs: list[IsrCost], utilization_pct: float, hw: BoardHardware) -> dict:
+    """JSON-ready CPU budget."""
+    return {
+        "cpu_hz": hw.pclk_hz,
+        "isr_overhead_cycles": ISR_OVERHEAD_CYCLES,
+        "interrupts": {c.name: {"rate_hz": c.rate_hz, "calls_counted": c.calls,
+                                "ops_per_call": c.mean_ops, "cycles_per_call": c.mean_cycles,
+                                "worst_cycles_per_call": c.max_cycles,
+                                "cpu_pct": 100.0 * c.rate_hz * c.mean_cycles / hw.pclk_hz}
+                       for c in costs},
+        "cycle_table": CYCLES,
+        "cpu_utilization_pct": utilization_pct,
+    }

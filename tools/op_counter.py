@@ -1,0 +1,109 @@
+"""Count what the firmware executes: primitive operations, RAM/ROM accesses, and int32 wraps.
+
+Inside ``OpCounter()`` the primitives of ``firmware.int32`` and the board's interrupt entry
+points are replaced by counting wrappers (the firmware calls them through their modules, so the
+CPython reference path picks the wrappers up), and RAM/ROM become arrays that count loads and
+stores.  Counts are kept per interrupt.  A wrapping add/sub/mul whose true result left int32 is
+recorded as a wrap: the firmware must have none (only the 64-bit multiply may exceed int32).
+"""
+
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from firmware import board
+from firmware import int32 as i32
+
+ISRS = ("adc_isr", "pwm_isr", "can_tick", "can_actuation")
+_WRAPPING = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b}
+
+
+class CountingArray(np.ndarray):
+    """An int64 array whose element reads and writes are tallied while an interrupt runs."""
+
+    counter: "OpCounter | None" = None
+    kind = "ram"
+
+    def __getitem__(self, key: Any) -> Any:
+        if self.counter is not None:
+            self.counter.tally(f"load_{self.kind}")
+        return super().__getitem__(key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if self.counter is not None:
+            self.counter.tally(f"store_{self.kind}")
+        super().__setitem__(key, value)
+
+
+class OpCounter:
+    """Context manager collecting per-interrupt operation counts of the reference path."""
+
+    def __init__(self, weights: dict[str, int] | None = None) -> None:
+        self.weights = weights or {}
+        self.per_isr: dict[str, Counter[str]] = defaultdict(Counter)
+        self.calls: Counter[str] = Counter()
+        self.worst: dict[str, Counter[str]] = defaultdict(Counter)
+        self.wraps: list[tuple[str, int, int]] = []
+        self._active: str | None = None
+        self._saved: dict[tuple[Any, str], Callable] = {}
+
+    def tally(self, op: str) -> None:
+        """Count one operation for the running interrupt (ignored outside interrupts)."""
+        if self._active is not None:
+            self.per_isr[self._active][op] += 1
+
+    def cost(self, ops: Counter[str]) -> int:
+        """Weighted sum of an operation count (weights default to 1)."""
+        return sum(self.weights.get(op, 1) * n for op, n in ops.items())
+
+    def watch(self, array: np.ndarray, kind: str) -> "CountingArray":
+        """A counting view of a firmware array ('ram' or 'rom'); use it in place of the array."""
+        view = array.view(CountingArray)
+        view.counter = self
+        view.kind = kind
+        return view
+
+    def __enter__(self) -> "OpCounter":
+        for name in i32.PRIMITIVES:
+            self._patch(i32, name, self._primitive(name, getattr(i32, name)))
+        for name in ISRS:
+            self._patch(board, name, self._isr(name, getattr(board, name)))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for (module, name), original in self._saved.items():
+            setattr(module, name, original)
+        self._saved.clear()
+
+    def _patch(self, module: Any, name: str, wrapper: Callable) -> None:
+        self._saved[(module, name)] = getattr(module, name)
+        setattr(module, name, wrapper)
+
+    def _primitive(self, name: str, fn: Callable) -> Callable:
+        truth = _WRAPPING.get(name)
+
+        def counted(*args: Any) -> Any:
+            self.tally(name)
+            result = fn(*args)
+            if truth is not None and truth(*(int(a) for a in args)) != int(result):
+                self.wraps.append((name, int(args[0]), int(args[1])))
+            return result
+
+        return counted
+
+    def _isr(self, name: str, fn: Callable) -> Callable:
+        def counted(*args: Any) -> Any:
+            before = self.per_isr[name].copy()
+            self._active = name
+            try:
+                return fn(*args)
+            finally:
+                self._active = None
+                self.calls[name] += 1
+                ops = self.per_isr[name] - before
+                if self.cost(ops) > self.cost(self.worst[name]):
+                    self.worst[name] = ops
+
+        return counted

@@ -1,0 +1,32 @@
+"""Printing results: JSON for scripts, an aligned key/value table for people."""
+
+import json
+from typing import Any
+
+
+def emit(result: dict[str, Any], as_json: bool, title: str = "") -> None:
+    """Print a result dict as JSON or as an indented table (nested dicts become sections)."""
+    if as_json:
+        print(json.dumps(result, indent=2))
+        return
+    if title:
+        print(title)
+    _table(result, indent=0)
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, list) and value and isinstance(value[0], float):
+        return "[" + ", ".join(f"{v:.6g}" for v in value) + "]"
+    return str(value)
+
+
+def _table(result: dict[str, Any], indent: int) -> None:
+    width = max((len(k) for k in result), default=0)
+    for key, value in result.items():
+        if isinstance(value, dict):
+            print(" " * indent + f"{key}:")
+            _table(value, indent + 2)
+        else:
+            print(" " * indent + f"{key:<{width}}  {_fmt(value)}")
