@@ -11,7 +11,7 @@ def add_subparser(sub: argparse._SubParsersAction) -> None:
     """Register the subcommand."""
     parser = sub.add_parser("step", help="current step response of one board")
     parser.add_argument("--iw", type=float, default=1.0, help="reference step in A (|iw| <= 1)")
-    parser.add_argument("--periods", type=int, default=400, help="PWM periods after the step")
+    parser.add_argument("--periods", type=int, default=200, help="PWM periods after the step")
     add_plant_arguments(parser)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--plot", metavar="FILE.png", help="plot the step to a PNG file")

@@ -23,7 +23,7 @@ class StepRun:
     trace: Trace
 
 
-def run_step(options: PlantOptions, iw: float = 1.0, periods: int = 400) -> StepRun:
+def run_step(options: PlantOptions, iw: float = 1.0, periods: int = 200) -> StepRun:
     """Run the board on its plant: PRE_STEP_PERIODS at zero, then `periods` at iw."""
     if not 0.0 < abs(iw) <= 1.0:
         raise ValueError(f"--iw must be non-zero and within the 1 A reference clamp, got {iw}")

@@ -3,10 +3,10 @@
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
-from tools.current_step import StepRun  # noqa: E402
+from tools.current_step import StepRun
 
 
 def plot_step(run: StepRun, path: str, title: str) -> None:

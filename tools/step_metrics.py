@@ -1,4 +1,4 @@
-"""Step-response figures shared by the analysis and the simulated step: overshoot, peak, settling."""
+"""Step-response figures shared by the analysis and the simulated step."""
 
 from dataclasses import dataclass
 

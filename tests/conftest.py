@@ -1,0 +1,16 @@
+"""Shared fixtures: firmware ROM images of the default board, one per sensing variant."""
+
+import numpy as np
+import pytest
+
+from presets.board import DEFAULT_BOARD, SENSING_CHOICES
+from presets.firmware_image import build_rom
+from presets.servos import HSR_5995TG
+
+ROMS = {s: build_rom(HSR_5995TG, DEFAULT_BOARD, s) for s in SENSING_CHOICES}
+
+
+@pytest.fixture(params=SENSING_CHOICES, scope="module")
+def rom(request: pytest.FixtureRequest) -> np.ndarray:
+    """The ROM of one sensing variant (tests using it run for both; read-only)."""
+    return ROMS[request.param]

@@ -1,0 +1,56 @@
+"""The `servobus` commands end to end: JSON keys and values, plots, and clean errors."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tools.cli import main
+
+
+def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict:
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_step_json_and_plot(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    png = tmp_path / "step.png"
+    out = _json(capsys, ["step", "--iw", "0.8", "--json", "--plot", str(png)])
+    assert {"overshoot_pct", "peak_time_s", "peak_periods", "steady_state_a",
+            "settling_time_s"} <= out.keys()
+    assert abs(out["steady_state_a"] - 0.8) < 0.01
+    assert out["peak_time_s"] == pytest.approx(out["peak_periods"] * 50e-6)
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_analyze_current_loop_json(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _json(capsys, ["analyze", "current-loop", "--json"])
+    assert out["n"] == 6 and out["m"] == 12 and out["n_zero"] == 0.674
+    assert out["K"] == pytest.approx(0.6 / out["gs1_counts_per_pwm_count"])
+    assert len(out["poles"]) == 3 and out["strictly_proper"]["pole"] == pytest.approx(0.7165, 1e-4)
+    assert 0.1 < out["alias_bound_pct"] < 0.2
+
+
+def test_budget_cpu_json(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _json(capsys, ["budget", "--cpu", "--ticks", "3", "--json"])
+    isr = out["interrupts"]
+    assert isr["pwm_isr"]["ops_per_call"]["mul"] == 2  # the PI's two multiplies
+    assert isr["adc_isr"]["calls_counted"] == 3 * 80 * 6
+    total = sum(v["cpu_pct"] for v in isr.values())
+    assert out["cpu_utilization_pct"] == pytest.approx(total)
+    assert 5 < out["cpu_utilization_pct"] < 60
+
+
+def test_bench_board_json(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _json(capsys, ["bench", "board", "--seconds", "0.2", "--json"])
+    assert out["sim_s"] == pytest.approx(0.2)
+    assert out["sim_s_per_wall_s"] > out["reference_sim_s_per_wall_s"]
+
+
+@pytest.mark.parametrize("argv", [["step", "--iw", "3"], ["step", "--alpha", "-1"],
+                                  ["step", "--periods", "5"], ["budget"],
+                                  ["bench", "board", "--seconds", "0"]])
+def test_bad_values_give_a_clear_error(capsys: pytest.CaptureFixture[str], argv) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "Traceback" not in err
