@@ -30,7 +30,7 @@ def test_unipolar_is_blind_to_braking_and_sign() -> None:
 
 
 def test_rc_update_is_the_exact_exponential() -> None:
-    params, tables, state, _ = _plant()
+    _, tables, state, _ = _plant()
     state[p.VC] = 0.2
     frontend.rc_update(state, tables, 450, 1.0)
     expected = 1.0 + (0.2 - 1.0) * math.exp(-450 / 60e6 / 150e-6)

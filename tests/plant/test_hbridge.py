@@ -1,4 +1,4 @@
-"""PWM segments: they tile the period, dead time shortens each pulse, centre alignment is symmetric."""
+"""PWM segments: they tile the period, dead time eats the pulse, centre alignment is centred."""
 
 import numpy as np
 from hypothesis import given
