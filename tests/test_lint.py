@@ -1,4 +1,4 @@
-"""Style is part of the suite: ruff must be clean over the whole repository."""
+"""Style and types are part of the suite: ruff and mypy must be clean."""
 
 import shutil
 import subprocess
@@ -12,4 +12,11 @@ def test_ruff_is_clean() -> None:
     assert ruff, "ruff is a test dependency: pip install -e '.[test]'"
     result = subprocess.run([ruff, "check", "--quiet", str(ROOT)], capture_output=True,
                             text=True, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_is_clean() -> None:
+    mypy = shutil.which("mypy")
+    assert mypy, "mypy is a test dependency: pip install -e '.[test]'"
+    result = subprocess.run([mypy], cwd=ROOT, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
