@@ -1,0 +1,1 @@
+"""CAN: message schema, bit-level frame model, simulated bus, python-can backends, load, logs."""

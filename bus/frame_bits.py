@@ -1,0 +1,94 @@
+"""Bit-level model of a classic CAN data frame: bit stream, CRC-15, stuff bits, frame lengths.
+
+Standard (11-bit) data frame, before stuffing:
+
+    SOF | ID[10..0] | RTR IDE r0 | DLC[3..0] | DATA (8*len) | CRC[14..0] || CRC-del ACK ACK-del EOF(7) | IFS(3)
+    <-------------------- stuffable: 34 + 8*len bits --------------------->   <------- 10 ------->    <-3->
+
+Extended frames put SRR IDE ID[17..0] after the base ID and r1 r0 after RTR (54 + 8*len
+stuffable bits).  Lengths here include the 3-bit interframe space, as can-utils' canframelen does.
+"""
+
+from collections.abc import Sequence
+
+CRC15_POLY = 0x4599
+TRAILER_BITS = 10  # CRC delimiter, ACK slot, ACK delimiter, 7-bit EOF
+IFS_BITS = 3
+ERROR_FRAME_BITS = 14  # 6-bit error flag (overlapping flags of all nodes) + 8-bit delimiter
+SUSPEND_BITS = 8  # extra recessive bits an error-passive transmitter waits after sending
+
+
+def _bits(value: int, width: int) -> list[int]:
+    return [(value >> (width - 1 - k)) & 1 for k in range(width)]
+
+
+def unstuffed_bits(can_id: int, data: bytes, extended: bool = False, dlc: int | None = None,
+                   remote: bool = False) -> list[int]:
+    """SOF through the end of the data field (the CRC's input)."""
+    dlc = len(data) if dlc is None else dlc
+    payload = [] if remote else [b for byte in data for b in _bits(byte, 8)]
+    rtr = 1 if remote else 0
+    if extended:
+        head = [0, *_bits(can_id >> 18, 11), 1, 1, *_bits(can_id & 0x3FFFF, 18), rtr, 0, 0]
+    else:
+        head = [0, *_bits(can_id, 11), rtr, 0, 0]
+    return head + _bits(dlc, 4) + payload
+
+
+def crc15(bits: Sequence[int]) -> int:
+    """CAN CRC-15 (polynomial 0x4599, initial value 0) of a bit sequence."""
+    crc = 0
+    for bit in bits:
+        feedback = bit ^ ((crc >> 14) & 1)
+        crc = (crc << 1) & 0x7FFF
+        if feedback:
+            crc ^= CRC15_POLY
+    return crc
+
+
+def stuff_count(bits: Sequence[int]) -> int:
+    """Stuff bits a transmitter inserts: one after every run of 5 equal bits (it starts a run)."""
+    count, run, last = 0, 0, -1
+    for bit in bits:
+        if bit == last:
+            run += 1
+        else:
+            run, last = 1, bit
+        if run == 5:
+            count += 1
+            run, last = 1, 1 - bit
+    return count
+
+
+def stuffable_bits(can_id: int, data: bytes, extended: bool = False) -> list[int]:
+    """SOF through CRC, unstuffed: the part of the frame the stuffing rule applies to."""
+    head = unstuffed_bits(can_id, data, extended)
+    return head + _bits(crc15(head), 15)
+
+
+def exact_frame_bits(can_id: int, data: bytes, extended: bool = False) -> int:
+    """Exact length on the wire in bits, stuff bits and the 3-bit interframe space included."""
+    body = stuffable_bits(can_id, data, extended)
+    return len(body) + stuff_count(body) + TRAILER_BITS + IFS_BITS
+
+
+def stuffable_length(length: int, extended: bool = False) -> int:
+    """Bits of SOF..CRC of a frame with `length` data bytes (34 + 8n or 54 + 8n)."""
+    return (54 if extended else 34) + 8 * length
+
+
+def no_stuffing_bits(length: int, extended: bool = False) -> int:
+    """Frame length with no stuff bits at all (the lower bound)."""
+    return stuffable_length(length, extended) + TRAILER_BITS + IFS_BITS
+
+
+def worst_case_bits(length: int, extended: bool = False) -> int:
+    """Davis et al. (2007): g + 8n + 13 + floor((g + 8n - 1) / 4), g = 34 (standard) or 54."""
+    g = stuffable_length(0, extended)
+    return g + 8 * length + 13 + (g + 8 * length - 1) // 4
+
+
+def stretch_6_5_bits(length: int, extended: bool = False) -> int:
+    """The thesis' estimate: SOF..CRC stretched to 6/5, rounded up to whole bits."""
+    stuffable = stuffable_length(length, extended)
+    return -(-stuffable * 6 // 5) + TRAILER_BITS + IFS_BITS
