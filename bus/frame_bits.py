@@ -2,8 +2,8 @@
 
 Standard (11-bit) data frame, before stuffing:
 
-    SOF | ID[10..0] | RTR IDE r0 | DLC[3..0] | DATA (8*len) | CRC[14..0] || CRC-del ACK ACK-del EOF(7) | IFS(3)
-    <-------------------- stuffable: 34 + 8*len bits --------------------->   <------- 10 ------->    <-3->
+    SOF | ID[10..0] | RTR IDE r0 | DLC | DATA (8*len) | CRC[14..0] || del ACK del EOF(7) | IFS(3)
+    <----------------- stuffable: 34 + 8*len bits ----------------->   <------ 10 ----->   <-3->
 
 Extended frames put SRR IDE ID[17..0] after the base ID and r1 r0 after RTR (54 + 8*len
 stuffable bits).  Lengths here include the 3-bit interframe space, as can-utils' canframelen does.

@@ -6,10 +6,17 @@ Errors are printed as ``error: ...`` with exit status 2 unless ``--debug`` asks 
 import argparse
 import sys
 
-from tools import cmd_analyze, cmd_bench, cmd_budget, cmd_step
+import can
+
+from bus.factory import BusUnavailable
+from bus.faults import FaultScriptError
+from bus.schema import SchemaError
+from tools import cmd_analyze, cmd_bench, cmd_budget, cmd_busload, cmd_bussim, cmd_remote, cmd_step
 from tools.errors import ServobusError
 
-COMMANDS = (cmd_step, cmd_analyze, cmd_bench, cmd_budget)
+COMMANDS = (cmd_step, cmd_analyze, cmd_bench, cmd_budget, cmd_busload, cmd_bussim, cmd_remote)
+USER_ERRORS = (ServobusError, SchemaError, FaultScriptError, BusUnavailable, can.CanError,
+               ValueError, OSError)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         args.func(args)
-    except (ServobusError, ValueError, OSError) as err:
+    except USER_ERRORS as err:
         if args.debug:
             raise
         print(f"error: {err}", file=sys.stderr)

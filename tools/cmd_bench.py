@@ -3,6 +3,7 @@
 import argparse
 
 from tools.board_bench import bench_board
+from tools.bus_bench import bench_bus
 from tools.output import emit
 
 
@@ -14,9 +15,21 @@ def add_subparser(sub: argparse._SubParsersAction) -> None:
     board.add_argument("--seconds", type=float, default=10.0, help="simulated seconds")
     board.add_argument("--json", action="store_true")
     board.set_defaults(func=_do_board)
+    bus = targets.add_parser("bus", help="frames/s with 14 nodes: simulated bus vs python-can")
+    bus.add_argument("--frames", type=int, default=2000, help="frames sent by each node")
+    bus.add_argument("--remote", action="store_true",
+                     help="also python-can-remote through a local server on 127.0.0.1")
+    bus.add_argument("--json", action="store_true")
+    bus.set_defaults(func=_do_bus)
 
 
 def _do_board(args: argparse.Namespace) -> None:
     if args.seconds <= 0:
         raise ValueError(f"--seconds must be positive, got {args.seconds}")
     emit(bench_board(args.seconds), args.json, title="board benchmark")
+
+
+def _do_bus(args: argparse.Namespace) -> None:
+    if args.frames < 1:
+        raise ValueError(f"--frames must be at least 1, got {args.frames}")
+    emit(bench_bus(args.frames, 0 if args.remote else None), args.json, title="bus benchmark")

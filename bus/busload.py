@@ -1,0 +1,92 @@
+"""Bus load and the host's timing budget of the 4 ms schedule (SPEC 1.2), under three
+frame-length models, with the exact stuffing of the actual payloads and the worst-case
+response time of every message.
+
+host window = period - (TICK + 12 measurements + 3 actuations): the time from the end of the
+last measurement to the next tick, less the actuation frames the host must fit in.
+"""
+
+from collections.abc import Callable
+from statistics import mean
+from typing import Any
+
+import cantools
+
+from bus import frame_bits as fb
+from bus.rta import MessageTiming, response_times
+from bus.schema import TICK, Schema
+
+MODELS: dict[str, Callable[[int], int]] = {
+    "stretch_6_5": fb.stretch_6_5_bits,
+    "worst_case": fb.worst_case_bits,
+    "no_stuffing": fb.no_stuffing_bits,
+}
+
+
+def _window(bits: int, period_ns: int, bit_ns: int) -> dict[str, float]:
+    busy_ns = bits * bit_ns
+    return {"frame_bits": bits, "load_pct": 100.0 * busy_ns / period_ns,
+            "host_window_s": (period_ns - busy_ns) / 1e9,
+            "host_window_pct": 100.0 * (period_ns - busy_ns) / period_ns}
+
+
+def typical_payloads(schema: Schema, frames: list[cantools.database.Message],
+                     seq: int) -> list[bytes]:
+    """The period's payloads of a robot at rest: tick `seq`, pots mid-scale, zero current, 7 V."""
+    out = []
+    for msg in frames:
+        values: dict[str, Any] = {}
+        for sig in msg.signals:
+            base = sig.name.rsplit("_", 1)[0]
+            values[sig.name] = {"seq": seq, "position": 512, "supply": 7.0}.get(
+                sig.name if sig.name == "seq" else base, 0)
+        out.append(bytes(schema.encode(msg.name, values).data))
+    return out
+
+
+def busload(schema: Schema, period_ns: int | None = None, bitrate: int | None = None,
+            meas_bytes: int = 2) -> dict[str, Any]:
+    """The `servobus busload` report (JSON layout of the issue)."""
+    period_ns = period_ns or schema.tick_period_ns
+    bitrate = bitrate or schema.bitrate
+    if period_ns <= 0 or bitrate <= 0 or 1_000_000_000 % bitrate:
+        raise ValueError(f"period {period_ns} ns and bit rate {bitrate} must be positive, "
+                         "and the bit rate must divide 1e9")
+    bit_ns = 1_000_000_000 // bitrate
+    frames = schema.period_messages(meas_bytes)
+    schedule = [{"name": m.name, "id": f"0x{m.frame_id:03X}", "dlc": m.length,
+                 **{model: f(m.length) for model, f in MODELS.items()}} for m in frames]
+    models = {model: _window(sum(f(m.length) for m in frames), period_ns, bit_ns)
+              for model, f in MODELS.items()}
+    per_seq = []
+    for seq in range(256):
+        payloads = typical_payloads(schema, frames, seq)
+        per_seq.append(sum(fb.exact_frame_bits(m.frame_id, p) for m, p in
+                           zip(frames, payloads, strict=True)))
+    exact = _window(max(per_seq), period_ns, bit_ns)
+    exact |= {"frame_bits_min": min(per_seq), "frame_bits_mean": mean(per_seq),
+              "load_pct_mean": 100.0 * mean(per_seq) * bit_ns / period_ns,
+              "payloads": "tick seq 0..255, positions 512, currents 0 A, supply 7 V"}
+    return {"period_s": period_ns / 1e9, "bitrate": bitrate, "meas_bytes": meas_bytes,
+            "schedule": schedule, "models": models, "exact": exact,
+            "messages": _response_times(schema, meas_bytes, period_ns, bit_ns)}
+
+
+def _response_times(schema: Schema, meas_bytes: int, period_ns: int,
+                    bit_ns: int) -> list[dict[str, Any]]:
+    """Davis 2007 worst-case response of every cyclic message against its deadline (= period)."""
+    timings = []
+    for m in schema.cyclic_messages(meas_bytes):
+        t_ns = period_ns if m.cycle_time == schema.message(TICK).cycle_time else \
+            int(m.cycle_time) * 1_000_000
+        timings.append(MessageTiming(m.name, m.frame_id, fb.worst_case_bits(m.length) * bit_ns,
+                                     t_ns, t_ns))
+    rts = response_times(timings, bit_ns)
+    rows = []
+    for t in sorted(timings, key=lambda t: t.can_id):
+        wcrt = rts[t.name]
+        rows.append({"name": t.name, "id": f"0x{t.can_id:03X}", "c_s": t.c_ns / 1e9,
+                     "period_s": t.t_ns / 1e9, "deadline_s": t.d_ns / 1e9,
+                     "wcrt_s": None if wcrt is None else wcrt / 1e9,
+                     "meets_deadline": wcrt is not None and wcrt <= t.d_ns})
+    return rows

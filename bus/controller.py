@@ -1,0 +1,173 @@
+"""One node's CAN controller on the simulated medium: transmit queue and fault confinement.
+
+Fault confinement (ISO 11898-1): a transmit error adds 8 to TEC, a receive error adds 1 to REC;
+a good transmission subtracts 1 from TEC, a good reception 1 from REC (from above 127 it drops
+to 119).  TEC or REC above 127: error-passive; TEC above 255: bus-off, until the node has seen
+128 occurrences of 11 consecutive recessive bits.  An error-passive transmitter that gets no
+ACK keeps its TEC (the exception that keeps a lone node from going bus-off).
+"""
+
+import heapq
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+
+import can
+
+ERROR_PASSIVE_LIMIT = 127
+BUS_OFF_LIMIT = 255
+REC_AFTER_PASSIVE = 119
+DEFAULT_TX_QUEUE = 64
+
+
+class ErrorState(Enum):
+    """Fault-confinement state of a controller."""
+
+    ACTIVE = "error_active"
+    PASSIVE = "error_passive"
+    BUS_OFF = "bus_off"
+
+
+@dataclass(order=True)
+class Pending:
+    """A frame waiting in a transmit queue, ordered by arbitration priority then submission."""
+
+    key: tuple[int, int, int, int]
+    ready: int = field(compare=False)  # ns: when it may first compete (a late node's delay)
+    msg: can.Message = field(compare=False)
+
+
+def arbitration_key(msg: can.Message) -> tuple[int, int, int]:
+    """Lower wins: base ID, then a standard frame beats an extended one, then the ID extension."""
+    if msg.is_extended_id:
+        return (msg.arbitration_id >> 18, 1, msg.arbitration_id & 0x3FFFF)
+    return (msg.arbitration_id, 0, 0)
+
+
+@dataclass
+class Counters:
+    """What a controller has done, for reports and tests."""
+
+    tx_frames: int = 0
+    rx_frames: int = 0
+    tx_errors: int = 0
+    rx_errors: int = 0
+    bus_off_events: int = 0
+    tx_queue_overflows: int = 0
+    rx_overruns: int = 0
+
+
+class Controller:
+    """The CAN controller of one node (or of a fault-injected babbler)."""
+
+    def __init__(self, name: str, deliver: Callable[[can.Message], None] | None,
+                 tx_queue_size: int = DEFAULT_TX_QUEUE) -> None:
+        self.name = name
+        self.deliver = deliver  # None: the node never receives (a babbler)
+        self.tx_queue_size = tx_queue_size
+        self.tec = 0
+        self.rec = 0
+        self.bus_off_since: int | None = None
+        self.recessive_seen = 0  # 11-bit recessive sequences counted while bus-off
+        self.silenced = False
+        self.tx_delay_ns = 0
+        self.suspend_until = 0
+        self.counters = Counters()
+        self.on_sent: Callable[[can.Message], None] | None = None
+        self._waiting: deque[Pending] = deque()  # submitted, not yet ready (late node)
+        self._queue: list[Pending] = []  # ready frames, a heap in arbitration order
+        self._seq = 0
+
+    @property
+    def state(self) -> ErrorState:
+        """Error-active, error-passive or bus-off."""
+        if self.bus_off_since is not None:
+            return ErrorState.BUS_OFF
+        if self.tec > ERROR_PASSIVE_LIMIT or self.rec > ERROR_PASSIVE_LIMIT:
+            return ErrorState.PASSIVE
+        return ErrorState.ACTIVE
+
+    @property
+    def online(self) -> bool:
+        """Takes part in bus traffic (acknowledges, receives, transmits)."""
+        return not self.silenced and self.bus_off_since is None
+
+    def queue(self, msg: can.Message, now: int) -> int:
+        """Put a frame in the priority-ordered transmit queue; return when it may compete."""
+        if len(self._queue) + len(self._waiting) >= self.tx_queue_size:
+            self.counters.tx_queue_overflows += 1
+            raise can.CanOperationError(
+                f"{self.name}: transmit queue full ({self.tx_queue_size} frames); "
+                f"frame 0x{msg.arbitration_id:X} not sent")
+        self._seq += 1
+        pending = Pending((*arbitration_key(msg), self._seq), now + self.tx_delay_ns, msg)
+        if self.tx_delay_ns or self._waiting:
+            self._waiting.append(pending)
+        else:
+            heapq.heappush(self._queue, pending)
+        return pending.ready
+
+    def head(self, now: int) -> Pending | None:
+        """The frame this controller would put into arbitration at `now`, if any."""
+        while self._waiting and self._waiting[0].ready <= now:
+            heapq.heappush(self._queue, self._waiting.popleft())
+        if not self.online or now < self.suspend_until or not self._queue:
+            return None
+        return self._queue[0]
+
+    def next_ready(self) -> int | None:
+        """Earliest time a queued frame becomes eligible (ignoring bus state)."""
+        if not self.online:
+            return None
+        if self._queue:
+            return self.suspend_until
+        if self._waiting:
+            return max(self._waiting[0].ready, self.suspend_until)
+        return None
+
+    def pending(self) -> int:
+        """Frames waiting to be sent."""
+        return len(self._queue) + len(self._waiting)
+
+    def sent(self, pending: Pending) -> None:
+        """A transmission succeeded: dequeue, TEC - 1."""
+        if self._queue[0] is pending:
+            heapq.heappop(self._queue)
+        else:
+            self._queue.remove(pending)
+            heapq.heapify(self._queue)
+        self.tec = max(self.tec - 1, 0)
+        self.counters.tx_frames += 1
+        if self.on_sent is not None:
+            self.on_sent(pending.msg)
+
+    def received(self) -> None:
+        """A reception succeeded: REC - 1 (or back to 119 from error-passive)."""
+        self.counters.rx_frames += 1
+        if self.rec > ERROR_PASSIVE_LIMIT:
+            self.rec = REC_AFTER_PASSIVE
+        elif self.rec > 0:
+            self.rec -= 1
+
+    def transmit_error(self, now: int, ack_error: bool) -> None:
+        """This controller's frame failed: TEC + 8 (not for an ACK error when error-passive)."""
+        self.counters.tx_errors += 1
+        if ack_error and self.state is ErrorState.PASSIVE:
+            return
+        self.tec += 8
+        if self.tec > BUS_OFF_LIMIT:
+            self.bus_off_since = now
+            self.recessive_seen = 0
+            self.counters.bus_off_events += 1
+
+    def receive_error(self) -> None:
+        """A frame this controller was receiving failed: REC + 1."""
+        self.counters.rx_errors += 1
+        self.rec += 1
+
+    def recover(self) -> None:
+        """Back from bus-off: counters reset, error-active."""
+        self.bus_off_since = None
+        self.tec = 0
+        self.rec = 0

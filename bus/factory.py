@@ -1,0 +1,44 @@
+"""Open any bus a node can run on: our simulated bus or a python-can backend, with clear errors.
+
+    servobus    the simulated bus (needs medium=, lives in this process)
+    virtual     python-can's in-process virtual bus
+    socketcan   Linux SocketCAN (can0, vcan0); needs a kernel with AF_CAN
+    remote      python-can-remote websocket client, e.g. ws://127.0.0.1:54701/
+"""
+
+import socket
+from typing import Any
+
+import can
+
+INTERFACES = ("servobus", "virtual", "socketcan", "remote")
+
+
+class BusUnavailable(RuntimeError):
+    """The requested bus cannot be opened here (and why)."""
+
+
+def socketcan_available() -> bool:
+    """Whether this kernel offers AF_CAN raw sockets."""
+    if not hasattr(socket, "AF_CAN"):
+        return False
+    try:
+        socket.socket(socket.AF_CAN, socket.SOCK_RAW, socket.CAN_RAW).close()
+    except OSError:
+        return False
+    return True
+
+
+def open_bus(interface: str, channel: Any, **kwargs: Any) -> can.BusABC:
+    """A python-can bus, or BusUnavailable with the reason it cannot be opened."""
+    if interface not in INTERFACES:
+        raise BusUnavailable(f"unknown interface {interface!r}: use one of {', '.join(INTERFACES)}")
+    if interface == "socketcan" and not socketcan_available():
+        raise BusUnavailable(
+            "socketcan: this kernel has no AF_CAN sockets (needs Linux with the can and can_raw "
+            "modules; for a virtual test bus: modprobe vcan; ip link add dev vcan0 type vcan; "
+            "ip link set up vcan0)")
+    try:
+        return can.Bus(interface=interface, channel=channel, **kwargs)
+    except (OSError, can.CanError, ValueError) as err:
+        raise BusUnavailable(f"{interface} {channel}: {err}") from err

@@ -1,0 +1,204 @@
+"""The simulated CAN wire: arbitration, exact frame timing, error frames, bus-off recovery.
+
+    free_at --SOF-- arbitration field --...-- CRC | del ACK del | EOF(7) | IFS(3) -- free_at
+                                                                ^ end of frame: delivery time
+
+When the bus becomes free, every online controller with a ready frame takes part; the lowest
+arbitration key wins and the others wait for the next free instant.  A frame lasts its exact bit
+count (real stuff bits) at the bit rate.  A corrupted frame is detected by the receivers after the
+ACK delimiter (CRC error), a frame nobody acknowledges by the transmitter in the ACK delimiter;
+either way an error frame (6-bit flag + 8-bit delimiter) and the interframe space follow, the
+counters move, and the frame stays queued for automatic retransmission.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+import can
+
+from bus import frame_bits as fb
+from bus.controller import Controller, ErrorState, Pending
+from bus.faults import CORRUPT, NO_ACK, FaultPlan
+from bus.scheduler import ARBITRATION, BUS, NS_PER_S, Environment, Handle
+
+RECOVERY_SEQUENCES = 128
+RECOVERY_RUN_BITS = 11
+
+
+@lru_cache(maxsize=65536)
+def stuffed_length(can_id: int, data: bytes, extended: bool) -> int:
+    """SOF..CRC including the stuff bits of this exact frame (cached: payloads repeat)."""
+    body = fb.stuffable_bits(can_id, data, extended)
+    return len(body) + fb.stuff_count(body)
+
+
+@dataclass(frozen=True)
+class FrameRecord:
+    """One transmission attempt as the bus saw it (what load meters and loggers tap)."""
+
+    msg: can.Message
+    sender: str
+    start_ns: int
+    end_ns: int  # end of frame (delivery), or end of the error frame
+    busy_until_ns: int  # next SOF possible: end + interframe space
+    ok: bool
+
+
+class Medium:
+    """A CAN bus segment shared by controllers, driven by an Environment."""
+
+    def __init__(self, env: Environment, bitrate: int = 1_000_000, name: str = "servobus0",
+                 faults: FaultPlan | None = None) -> None:
+        if bitrate <= 0 or NS_PER_S % bitrate:
+            raise ValueError(f"bit rate must divide 1e9 ns exactly, got {bitrate}")
+        self.env = env
+        self.name = name
+        self.bitrate = bitrate
+        self.bit_ns = NS_PER_S // bitrate
+        self.faults = faults or FaultPlan()
+        self.controllers: list[Controller] = []
+        self.taps: list[Callable[[FrameRecord], None]] = []
+        self.free_at = 0
+        self.recessive_from = 0
+        self.frames = 0
+        self.error_frames = 0
+        self._arbitration: Handle | None = None
+        self._recoveries: dict[str, Handle] = {}
+
+    def attach(self, name: str, deliver: Callable[[can.Message], None] | None,
+               tx_queue_size: int = 64) -> Controller:
+        """A new controller on this bus; `deliver` gets every frame it receives."""
+        if any(c.name == name for c in self.controllers):
+            raise ValueError(f"a node named {name!r} is already on {self.name}")
+        ctrl = Controller(name, deliver, tx_queue_size)
+        self.controllers.append(ctrl)
+        return ctrl
+
+    def detach(self, ctrl: Controller) -> None:
+        """Remove a controller (its queued frames are discarded)."""
+        self.controllers.remove(ctrl)
+
+    def controller(self, name: str) -> Controller:
+        """The controller attached under `name`."""
+        for ctrl in self.controllers:
+            if ctrl.name == name:
+                return ctrl
+        raise KeyError(f"no node named {name!r} on {self.name}")
+
+    def submit(self, ctrl: Controller, msg: can.Message) -> None:
+        """Queue a frame for transmission by `ctrl` (raises when its queue is full)."""
+        self.wake(ctrl.queue(msg, self.env.now))
+
+    def wake(self, at: int) -> None:
+        """Make sure an arbitration happens at the first free instant at or after `at`."""
+        at = max(at, self.free_at, self.env.now)
+        if self._arbitration is not None:
+            if self._arbitration.time <= at:
+                return
+            self._arbitration.cancel()
+        self._arbitration = self.env.schedule(at, self._arbitrate, ARBITRATION)
+
+    def _arbitrate(self) -> None:
+        self._arbitration = None
+        now = self.env.now
+        best: tuple[Controller, Pending] | None = None
+        for ctrl in self.controllers:
+            pending = ctrl.head(now)
+            if pending is not None and (best is None or pending.key < best[1].key):
+                best = (ctrl, pending)
+        if best is None:
+            later = [t for t in (c.next_ready() for c in self.controllers) if t is not None]
+            if later:
+                self.wake(min(later))
+            return
+        self._transmit(*best, now)
+
+    def _transmit(self, ctrl: Controller, pending: Pending, start: int) -> None:
+        self._end_recessive_run(start)
+        msg = pending.msg
+        bit = self.bit_ns
+        stuffed = stuffed_length(msg.arbitration_id, bytes(msg.data), msg.is_extended_id)
+        receivers = [c for c in self.controllers if c is not ctrl and c.online]
+        fault = self.faults.take(msg, ctrl.name, start)
+        if not receivers:
+            fault = NO_ACK
+        if fault is None:
+            end = start + (stuffed + fb.TRAILER_BITS) * bit
+            self.free_at = end + fb.IFS_BITS * bit
+            self.recessive_from = start + (stuffed + 2) * bit
+            self.env.schedule(end, lambda: self._deliver(ctrl, pending, receivers, start), BUS)
+        else:
+            # CRC error flagged after the ACK delimiter; a missing ACK in the ACK delimiter
+            flag = start + (stuffed + (3 if fault == CORRUPT else 2)) * bit
+            end = flag + fb.ERROR_FRAME_BITS * bit
+            self.free_at = end + fb.IFS_BITS * bit
+            self.recessive_from = flag + 6 * bit
+            self.env.schedule(flag, lambda: self._error(ctrl, pending, receivers, start, flag,
+                                                        fault), BUS)
+        self.wake(self.free_at)
+
+    def _deliver(self, ctrl: Controller, pending: Pending, receivers: list[Controller],
+                 start: int) -> None:
+        now = self.env.now
+        ctrl.sent(pending)
+        self._suspend_if_passive(ctrl)
+        tx = pending.msg
+        rx = can.Message(timestamp=now / NS_PER_S, arbitration_id=tx.arbitration_id,
+                         is_extended_id=tx.is_extended_id, is_remote_frame=tx.is_remote_frame,
+                         dlc=tx.dlc, data=tx.data, channel=self.name, is_rx=True,
+                         check=False)
+        self.frames += 1
+        for r in receivers:
+            r.received()
+            if r.deliver is not None:
+                r.deliver(rx)
+        record = FrameRecord(rx, ctrl.name, start, now, self.free_at, True)
+        for tap in self.taps:
+            tap(record)
+
+    def _error(self, ctrl: Controller, pending: Pending, receivers: list[Controller],
+               start: int, flag: int, fault: str) -> None:
+        ctrl.transmit_error(flag, ack_error=fault == NO_ACK)
+        if fault == CORRUPT:
+            for r in receivers:
+                r.receive_error()
+        self._suspend_if_passive(ctrl)
+        self.error_frames += 1
+        if ctrl.state is ErrorState.BUS_OFF:
+            self._schedule_recovery(ctrl)
+        record = FrameRecord(pending.msg, ctrl.name, start, flag + fb.ERROR_FRAME_BITS *
+                             self.bit_ns, self.free_at, False)
+        for tap in self.taps:
+            tap(record)
+
+    def _suspend_if_passive(self, ctrl: Controller) -> None:
+        if ctrl.state is ErrorState.PASSIVE:
+            ctrl.suspend_until = self.free_at + fb.SUSPEND_BITS * self.bit_ns
+
+    def _end_recessive_run(self, sof: int) -> None:
+        """A start of frame ends the recessive run: bus-off controllers count its sequences."""
+        run_bits = RECOVERY_RUN_BITS * self.bit_ns
+        for ctrl in self.controllers:
+            if ctrl.bus_off_since is not None:
+                self._recoveries.pop(ctrl.name).cancel()
+                begin = max(self.recessive_from, ctrl.bus_off_since)
+                ctrl.recessive_seen += max(sof - begin, 0) // run_bits
+                self._schedule_recovery(ctrl)
+
+    def _schedule_recovery(self, ctrl: Controller) -> None:
+        assert ctrl.bus_off_since is not None
+        begin = max(self.recessive_from, ctrl.bus_off_since)
+        missing = RECOVERY_SEQUENCES - ctrl.recessive_seen
+        due = begin + missing * RECOVERY_RUN_BITS * self.bit_ns
+        old = self._recoveries.get(ctrl.name)
+        if old is not None:
+            old.cancel()
+        self._recoveries[ctrl.name] = self.env.schedule(
+            max(due, self.env.now), lambda: self._recover(ctrl), BUS)
+
+    def _recover(self, ctrl: Controller) -> None:
+        del self._recoveries[ctrl.name]
+        ctrl.recover()
+        if ctrl.next_ready() is not None:
+            self.wake(ctrl.next_ready() or self.env.now)

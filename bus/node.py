@@ -1,0 +1,54 @@
+"""What every node (board, time trigger, host) is to the world: a can.Bus and a clock.
+
+A node reacts to frames (``on_message``) and to its own timers (``clock.call_at``) and sends
+through the plain python-can bus it was started with.  The lockstep simulator and the real-time
+runner (``bus.realtime``) provide the clock and deliver frames, so the same node code runs on the
+simulated bus and on any real python-can bus.
+"""
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import can
+
+from bus.medium import Medium
+from bus.sim_interface import SimBus
+
+
+class Clock(Protocol):
+    """Time source of a node: integer nanoseconds and one-shot timers."""
+
+    def now_ns(self) -> int:
+        """Current time in ns."""
+        ...
+
+    def call_at(self, at: int, action: Callable[[], None]) -> Any:
+        """Run `action` at time `at` (ns)."""
+        ...
+
+
+class Node(Protocol):
+    """A bus participant."""
+
+    name: str
+
+    def start(self, bus: can.BusABC, clock: Clock) -> None:
+        """Begin: keep the bus and clock, arm the first timers."""
+        ...
+
+    def on_message(self, msg: can.Message) -> None:
+        """A frame arrived."""
+        ...
+
+
+def attach_sim(node: Node, medium: Medium, **bus_kwargs: Any) -> SimBus:
+    """Put a node on a simulated medium: its own SimBus, frames delivered as events."""
+    bus = SimBus(channel=node.name, medium=medium, **bus_kwargs)
+
+    def drain() -> None:
+        while (msg := bus.recv(0)) is not None:
+            node.on_message(msg)
+
+    bus.on_rx = drain
+    node.start(bus, medium.env)
+    return bus

@@ -1,0 +1,65 @@
+"""Run nodes on a real python-can bus in wall-clock time (the counterpart of attach_sim).
+
+One loop per process: it waits in ``bus.recv`` until the next timer is due, hands frames to the
+nodes, and fires timers.  Time is ``time.monotonic_ns()`` relative to the start.
+"""
+
+import heapq
+import itertools
+import time
+from collections.abc import Callable, Sequence
+
+import can
+
+from bus.node import Node
+
+
+class RealtimeClock:
+    """Wall-clock ns since start, and a timer heap served by RealtimeRunner."""
+
+    def __init__(self) -> None:
+        self._t0 = time.monotonic_ns()
+        self._timers: list[tuple[int, int, Callable[[], None]]] = []
+        self._seq = itertools.count()
+
+    def now_ns(self) -> int:
+        """Nanoseconds since the clock was made."""
+        return time.monotonic_ns() - self._t0
+
+    def call_at(self, at: int, action: Callable[[], None]) -> None:
+        """Run `action` once the clock reaches `at`."""
+        heapq.heappush(self._timers, (at, next(self._seq), action))
+
+    def next_due(self) -> int | None:
+        """When the earliest timer is due."""
+        return self._timers[0][0] if self._timers else None
+
+    def fire_due(self) -> None:
+        """Run every timer that is due now."""
+        while self._timers and self._timers[0][0] <= self.now_ns():
+            heapq.heappop(self._timers)[2]()
+
+
+class RealtimeRunner:
+    """Drive nodes that share one real bus until a duration passes or Ctrl-C."""
+
+    def __init__(self, bus: can.BusABC, nodes: Sequence[Node]) -> None:
+        self.bus = bus
+        self.nodes = list(nodes)
+        self.clock = RealtimeClock()
+        self.received = 0
+
+    def run(self, duration_s: float | None = None, max_wait_s: float = 0.05) -> None:
+        """Start the nodes and serve frames and timers."""
+        for node in self.nodes:
+            node.start(self.bus, self.clock)
+        end = None if duration_s is None else round(duration_s * 1e9)
+        while end is None or self.clock.now_ns() < end:
+            due = self.clock.next_due()
+            wait = max_wait_s if due is None else max(0.0, (due - self.clock.now_ns()) / 1e9)
+            msg = self.bus.recv(timeout=min(wait, max_wait_s))
+            if msg is not None:
+                self.received += 1
+                for node in self.nodes:
+                    node.on_message(msg)
+            self.clock.fire_due()

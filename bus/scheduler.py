@@ -1,0 +1,113 @@
+"""Simulated time: a SimPy-style event heap keyed by (time, priority, sequence).
+
+Time is an integer number of nanoseconds, so CAN bit times (1000 ns at 1 Mbit/s) and PWM
+periods stay exact.  Events at the same instant run by priority, then in scheduling order, so a
+run is deterministic.  Real-time pacing is the same loop with a sleep before each event.
+"""
+
+import heapq
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+BUS = 0  # the medium's own events: end of frame, error frame, recovery
+NODE = 1  # node callbacks: timers, frame reception
+ARBITRATION = 2  # the start of a frame, after everything else that happens at that instant
+
+NS_PER_S = 1_000_000_000
+
+
+@dataclass(order=True)
+class _Event:
+    time: int
+    priority: int
+    seq: int
+    action: Callable[[], None] = field(compare=False)
+    cancelled: bool = field(default=False, compare=False)
+
+
+class Handle:
+    """What `schedule` returns: lets the caller cancel the event before it runs."""
+
+    def __init__(self, event: _Event) -> None:
+        self._event = event
+
+    def cancel(self) -> None:
+        """The event will be skipped."""
+        self._event.cancelled = True
+
+    @property
+    def time(self) -> int:
+        """When the event is due (ns)."""
+        return self._event.time
+
+
+class Environment:
+    """The event loop of a lockstep simulation (optionally paced to wall time)."""
+
+    def __init__(self, realtime_factor: float | None = None) -> None:
+        if realtime_factor is not None and realtime_factor <= 0:
+            raise ValueError(f"realtime factor must be positive, got {realtime_factor}")
+        self.now = 0
+        self.realtime_factor = realtime_factor
+        self.running = False
+        self._heap: list[_Event] = []
+        self._seq = 0
+        self._wall_start: float | None = None
+
+    def schedule(self, at: int, action: Callable[[], None], priority: int = NODE) -> Handle:
+        """Run `action` at simulated time `at` (ns, not before now)."""
+        if at < self.now:
+            raise ValueError(f"cannot schedule in the past: {at} < {self.now}")
+        self._seq += 1
+        event = _Event(int(at), priority, self._seq, action)
+        heapq.heappush(self._heap, event)
+        return Handle(event)
+
+    def now_ns(self) -> int:
+        """Simulated time in ns (the Clock interface shared with real-time runners)."""
+        return self.now
+
+    def call_at(self, at: int, action: Callable[[], None]) -> Handle:
+        """Node-facing alias of `schedule` at node priority."""
+        return self.schedule(max(at, self.now), action, NODE)
+
+    def peek(self) -> int | None:
+        """Time of the next pending event, or None when there is none."""
+        while self._heap and self._heap[0].cancelled:
+            heapq.heappop(self._heap)
+        return self._heap[0].time if self._heap else None
+
+    def step(self) -> bool:
+        """Run the next event; False when nothing is pending."""
+        if self.peek() is None:
+            return False
+        event = heapq.heappop(self._heap)
+        if self.realtime_factor is not None:
+            self._pace(event.time)
+        self.now = event.time
+        event.action()
+        return True
+
+    def run(self, until: int | None = None, stop: Callable[[], bool] | None = None) -> None:
+        """Run events up to and including time `until` (ns), or until `stop()` is true."""
+        self.running = True
+        try:
+            while stop is None or not stop():
+                nxt = self.peek()
+                if nxt is None or (until is not None and nxt > until):
+                    break
+                self.step()
+            if until is not None and (stop is None or not stop()):
+                self.now = max(self.now, until)
+        finally:
+            self.running = False
+
+    def _pace(self, at: int) -> None:
+        assert self.realtime_factor is not None
+        if self._wall_start is None:
+            self._wall_start = time.perf_counter() - self.now / NS_PER_S / self.realtime_factor
+        target = self._wall_start + at / NS_PER_S / self.realtime_factor
+        delay = target - time.perf_counter()
+        if delay > 0:
+            time.sleep(delay)

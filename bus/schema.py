@@ -1,0 +1,118 @@
+"""The message schema (dbc/servobus.dbc) and the one codec every node uses (cantools).
+
+Board and host sides of a message share this definition: ``encode`` and ``decode`` go through
+cantools' compiled formats, never through byte layouts written again by hand.  Unknown IDs,
+wrong lengths and undecodable payloads raise ``SchemaError`` (nodes count them as faults).
+"""
+
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import can
+import cantools
+
+JOINTS = 12
+TICK = "TICK"
+
+
+class SchemaError(ValueError):
+    """A DBC file or a frame that does not fit the schema."""
+
+
+def default_dbc() -> Path:
+    """The shipped schema file."""
+    return Path(str(resources.files("dbc").joinpath("servobus.dbc")))
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """A decoded frame: message name and physical signal values."""
+
+    name: str
+    values: dict[str, Any]
+
+
+class Schema:
+    """The loaded DBC with the servobus naming conventions."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path is not None else default_dbc()
+        try:
+            self.db = cantools.database.load_file(str(self.path), strict=True)
+        except (OSError, cantools.database.UnsupportedDatabaseFormatError, ValueError) as err:
+            raise SchemaError(f"{self.path}: cannot load DBC: {err}") from err
+        for name in (TICK, meas_name(1, 2), actuation_name(1)):
+            if name not in {m.name for m in self.db.messages}:
+                raise SchemaError(f"{self.path}: the schema has no message {name}")
+        self._by_id = {m.frame_id: m for m in self.db.messages}
+
+    @property
+    def bitrate(self) -> int:
+        """Bit rate from the DBC attribute Baudrate (1 Mbit/s by default)."""
+        attr = self.db.dbc.attributes.get("Baudrate") if self.db.dbc else None
+        return int(attr.value) if attr is not None else 1_000_000
+
+    @property
+    def tick_period_ns(self) -> int:
+        """The TICK cycle time (GenMsgCycleTime) in ns."""
+        cycle = self.db.get_message_by_name(TICK).cycle_time
+        if not cycle:
+            raise SchemaError(f"{self.path}: TICK has no GenMsgCycleTime")
+        return int(cycle) * 1_000_000
+
+    def message(self, name: str) -> cantools.database.Message:
+        """A message definition by name."""
+        try:
+            return self.db.get_message_by_name(name)
+        except KeyError as err:
+            raise SchemaError(f"no message {name!r} in {self.path.name}") from err
+
+    def encode(self, name: str, values: dict[str, Any]) -> can.Message:
+        """A can.Message of `name` with the given physical values (range-checked)."""
+        definition = self.message(name)
+        try:
+            data = definition.encode(values, strict=True)
+        except (cantools.database.EncodeError, KeyError, ValueError) as err:
+            raise SchemaError(f"{name}: cannot encode {values}: {err}") from err
+        return can.Message(arbitration_id=definition.frame_id, data=data, is_extended_id=False)
+
+    def decode(self, msg: can.Message) -> Decoded:
+        """Name and values of a received frame; SchemaError for unknown IDs or wrong DLC."""
+        definition = self._by_id.get(msg.arbitration_id)
+        if definition is None or msg.is_extended_id:
+            raise SchemaError(f"unknown CAN ID 0x{msg.arbitration_id:X}")
+        if msg.dlc != definition.length:
+            raise SchemaError(f"{definition.name} (0x{msg.arbitration_id:X}) has DLC {msg.dlc}, "
+                              f"the schema says {definition.length}")
+        try:
+            values = definition.decode(bytes(msg.data), decode_choices=False)
+        except (cantools.database.DecodeError, ValueError) as err:
+            raise SchemaError(f"{definition.name}: cannot decode {msg.data.hex()}: {err}") \
+                from err
+        return Decoded(definition.name, dict(values))
+
+    def period_messages(self, meas_bytes: int) -> list[cantools.database.Message]:
+        """The frames of one tick period: TICK, 12 measurements, 3 actuations (SPEC 1.2)."""
+        if meas_bytes not in (2, 6):
+            raise SchemaError(f"measurement messages are 2 or 6 bytes, not {meas_bytes}")
+        meas = [self.message(meas_name(j, meas_bytes)) for j in range(1, JOINTS + 1)]
+        act = [self.message(actuation_name(k)) for k in range(1, JOINTS // 4 + 1)]
+        return [self.message(TICK), *meas, *act]
+
+    def cyclic_messages(self, meas_bytes: int) -> list[cantools.database.Message]:
+        """Every message with a cycle time, with the chosen measurement variant."""
+        other = "MEAS6_" if meas_bytes == 2 else "MEAS_"
+        return [m for m in self.db.messages
+                if m.cycle_time and not m.name.startswith(other)]
+
+
+def meas_name(joint: int, meas_bytes: int) -> str:
+    """MEAS_<j> (2-byte variant) or MEAS6_<j> (6-byte variant)."""
+    return f"{'MEAS6' if meas_bytes == 6 else 'MEAS'}_{joint}"
+
+
+def actuation_name(k: int) -> str:
+    """ACTUATION_<k>, k = 1..3, carrying joints 4k-3 .. 4k."""
+    return f"ACTUATION_{k}"

@@ -1,0 +1,69 @@
+"""The time-trigger node: a TICK every period with the 8-bit sequence number (SPEC 1.1).
+
+Its crystal is modelled: tick k is due at offset + k * period * (1 + drift_ppm / 1e6) plus a
+seeded uniform jitter in [-jitter, +jitter].  ``skip`` lists sequence numbers whose tick is not
+sent (a dropped tick, for fault runs).
+"""
+
+import random
+from dataclasses import dataclass, field
+
+import can
+
+from bus.node import Clock
+from bus.schema import TICK, Schema
+from firmware.time_trigger import next_sequence
+
+
+@dataclass
+class TickNode:
+    """Sends TICK frames on its own clock."""
+
+    schema: Schema
+    period_ns: int = 4_000_000
+    offset_ns: int = 0
+    drift_ppm: float = 0.0
+    jitter_ns: int = 0
+    seed: int = 0
+    skip_at_ns: list[int] = field(default_factory=list)
+    name: str = "TIME_TRIGGER"
+    sent: int = 0
+    skipped: int = 0
+
+    def __post_init__(self) -> None:
+        if self.period_ns <= 0:
+            raise ValueError(f"tick period must be positive, got {self.period_ns} ns")
+        self._rng = random.Random(self.seed)
+        self._k = 0
+        self._seq = 0
+        self._bus: can.BusABC | None = None
+        self._clock: Clock | None = None
+
+    def due(self, k: int) -> int:
+        """Nominal time of tick k on this node's crystal (ns), before jitter."""
+        return self.offset_ns + round(k * self.period_ns * (1.0 + self.drift_ppm * 1e-6))
+
+    def start(self, bus: can.BusABC, clock: Clock) -> None:
+        """Arm the first tick."""
+        self._bus, self._clock = bus, clock
+        self._arm()
+
+    def on_message(self, msg: can.Message) -> None:
+        """The time trigger listens to nothing."""
+
+    def _arm(self) -> None:
+        assert self._clock is not None
+        jitter = self._rng.randint(-self.jitter_ns, self.jitter_ns) if self.jitter_ns else 0
+        self._clock.call_at(max(self.due(self._k) + jitter, self._clock.now_ns()), self._tick)
+
+    def _tick(self) -> None:
+        assert self._bus is not None and self._clock is not None
+        now = self._clock.now_ns()
+        if any(abs(now - t) < self.period_ns // 2 for t in self.skip_at_ns):
+            self.skipped += 1
+        else:
+            self._bus.send(self.schema.encode(TICK, {"seq": self._seq}))
+            self.sent += 1
+        self._seq = next_sequence(self._seq)
+        self._k += 1
+        self._arm()
