@@ -63,7 +63,7 @@ def busload(schema: Schema, period_ns: int | None = None, bitrate: int | None = 
         payloads = typical_payloads(schema, frames, seq)
         per_seq.append(sum(fb.exact_frame_bits(m.frame_id, p) for m, p in
                            zip(frames, payloads, strict=True)))
-    exact = _window(max(per_seq), period_ns, bit_ns)
+    exact: dict[str, Any] = _window(max(per_seq), period_ns, bit_ns)
     exact |= {"frame_bits_min": min(per_seq), "frame_bits_mean": mean(per_seq),
               "load_pct_mean": 100.0 * mean(per_seq) * bit_ns / period_ns,
               "payloads": "tick seq 0..255, positions 512, currents 0 A, supply 7 V"}
@@ -77,8 +77,8 @@ def _response_times(schema: Schema, meas_bytes: int, period_ns: int,
     """Davis 2007 worst-case response of every cyclic message against its deadline (= period)."""
     timings = []
     for m in schema.cyclic_messages(meas_bytes):
-        t_ns = period_ns if m.cycle_time == schema.message(TICK).cycle_time else \
-            int(m.cycle_time) * 1_000_000
+        cycle = int(m.cycle_time or 0)
+        t_ns = period_ns if cycle == schema.message(TICK).cycle_time else cycle * 1_000_000
         timings.append(MessageTiming(m.name, m.frame_id, fb.worst_case_bits(m.length) * bit_ns,
                                      t_ns, t_ns))
     rts = response_times(timings, bit_ns)

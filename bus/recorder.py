@@ -4,6 +4,7 @@ On the simulated bus the recorder taps the medium, so every delivered frame is w
 its end-of-frame time; on a real bus it is an ordinary python-can Listener.
 """
 
+from functools import partial
 from pathlib import Path
 
 import can
@@ -55,7 +56,7 @@ def replay_sim(medium: Medium, messages: list[can.Message], name: str = "REPLAY"
     t0 = messages[0].timestamp
     for msg in messages:
         at = medium.env.now + round((msg.timestamp - t0) * NS_PER_S)
-        medium.env.schedule(at, lambda m=msg: medium.submit(ctrl, m))
+        medium.env.schedule(at, partial(medium.submit, ctrl, msg))
 
 
 def replay_realtime(bus: can.BusABC, messages: list[can.Message]) -> int:

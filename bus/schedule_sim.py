@@ -12,7 +12,7 @@ from bus.fault_runner import apply_script
 from bus.faults import FaultPlan
 from bus.load_meter import LoadMeter
 from bus.medium import FrameRecord, Medium
-from bus.node import attach_sim
+from bus.node import Node, attach_sim
 from bus.recorder import MediumRecorder
 from bus.scheduler import NS_PER_S, Environment
 from bus.schema import JOINTS, Schema
@@ -42,8 +42,8 @@ class ScheduleSim:
         self.tick = TickNode(self.schema, self.schema.tick_period_ns, seed=self.seed)
         self.host = HostTraffic(self.schema, self.meas_bytes)
         self.joints = [JointTraffic(self.schema, j, self.meas_bytes) for j in range(1, JOINTS + 1)]
-        self.buses: list[SimBus] = [attach_sim(n, self.medium)
-                                    for n in (self.tick, *self.joints, self.host)]
+        nodes: list[Node] = [self.tick, *self.joints, self.host]
+        self.buses: list[SimBus] = [attach_sim(n, self.medium) for n in nodes]
         self.recorder = MediumRecorder(self.medium, self.log_path) if self.log_path else None
         apply_script(self.medium, self.faults)
 

@@ -40,9 +40,12 @@ class Schema:
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path is not None else default_dbc()
         try:
-            self.db = cantools.database.load_file(str(self.path), strict=True)
+            db = cantools.database.load_file(str(self.path), strict=True)
         except (OSError, cantools.database.UnsupportedDatabaseFormatError, ValueError) as err:
             raise SchemaError(f"{self.path}: cannot load DBC: {err}") from err
+        if not isinstance(db, cantools.database.can.Database):
+            raise SchemaError(f"{self.path}: not a CAN database")
+        self.db: cantools.database.can.Database = db
         for name in (TICK, meas_name(1, 2), actuation_name(1)):
             if name not in {m.name for m in self.db.messages}:
                 raise SchemaError(f"{self.path}: the schema has no message {name}")
@@ -87,7 +90,7 @@ class Schema:
             raise SchemaError(f"{definition.name} (0x{msg.arbitration_id:X}) has DLC {msg.dlc}, "
                               f"the schema says {definition.length}")
         try:
-            values = definition.decode(bytes(msg.data), decode_choices=False)
+            values: Any = definition.decode(bytes(msg.data), decode_choices=False)
         except (cantools.database.DecodeError, ValueError) as err:
             raise SchemaError(f"{definition.name}: cannot decode {msg.data.hex()}: {err}") \
                 from err

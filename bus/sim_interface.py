@@ -78,6 +78,11 @@ class SimBus(can.BusABC):
         return {ErrorState.ACTIVE: can.BusState.ACTIVE, ErrorState.PASSIVE: can.BusState.PASSIVE,
                 ErrorState.BUS_OFF: can.BusState.ERROR}[self.controller.state]
 
+    @state.setter
+    def state(self, new_state: can.BusState) -> None:
+        raise can.CanOperationError("the simulated controller's state follows its error "
+                                    "counters; it cannot be set")
+
     def shutdown(self) -> None:
         """Leave the medium."""
         if self.controller in self.medium.controllers:
