@@ -3,13 +3,16 @@
     servobus    the simulated bus (needs medium=, lives in this process)
     virtual     python-can's in-process virtual bus
     socketcan   Linux SocketCAN (can0, vcan0); needs a kernel with AF_CAN
-    remote      python-can-remote websocket client, e.g. ws://127.0.0.1:54701/
+    remote      python-can-remote websocket client, e.g. ws://127.0.0.1:54701/ (receive
+                filters applied on the client, which python-can-remote itself skips)
 """
 
 import socket
+import time
 from typing import Any
 
 import can
+from can_remote.client import RemoteBus
 
 INTERFACES = ("servobus", "virtual", "socketcan", "remote")
 
@@ -39,6 +42,24 @@ def open_bus(interface: str, channel: Any, **kwargs: Any) -> can.BusABC:
             "modules; for a virtual test bus: modprobe vcan; ip link add dev vcan0 type vcan; "
             "ip link set up vcan0)")
     try:
+        if interface == "remote":
+            return _FilteringRemoteBus(channel, **kwargs)
         return can.Bus(interface=interface, channel=channel, **kwargs)
     except (OSError, can.CanError, ValueError) as err:
         raise BusUnavailable(f"{interface} {channel}: {err}") from err
+
+
+class _FilteringRemoteBus(RemoteBus):
+    """python-can-remote's client overrides recv() and so skips python-can's receive filters;
+    this applies them, so nodes behave the same on every backend."""
+
+    def recv(self, timeout: float | None = None) -> can.Message | None:
+        """Next frame that passes the filters, within the timeout."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+            msg = super().recv(left)
+            if msg is None or self._matches_filters(msg):
+                return msg
+            if deadline is not None and left == 0.0:
+                return None
