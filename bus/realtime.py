@@ -55,8 +55,11 @@ class RealtimeRunner:
             node.start(self.bus, self.clock)
         end = None if duration_s is None else round(duration_s * 1e9)
         while end is None or self.clock.now_ns() < end:
+            now = self.clock.now_ns()
             due = self.clock.next_due()
-            wait = max_wait_s if due is None else max(0.0, (due - self.clock.now_ns()) / 1e9)
+            wait = max_wait_s if due is None else max(0.0, (due - now) / 1e9)
+            if end is not None:
+                wait = min(wait, (end - now) / 1e9)
             msg = self.bus.recv(timeout=min(wait, max_wait_s))
             if msg is not None:
                 self.received += 1

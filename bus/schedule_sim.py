@@ -58,8 +58,9 @@ class ScheduleSim:
         try:
             self.env.run(until=round(duration_s * NS_PER_S))
         finally:
+            report = self.report()
             self.close()
-        return self.report()
+        return report
 
     def close(self) -> None:
         """Close the log and take every node off the bus."""

@@ -83,6 +83,9 @@ class SimBus(can.BusABC):
         raise can.CanOperationError("the simulated controller's state follows its error "
                                     "counters; it cannot be set")
 
+    def __del__(self) -> None:
+        """A simulated bus holds no OS resource: dropping it unclosed needs no warning."""
+
     def shutdown(self) -> None:
         """Leave the medium."""
         if self.controller in self.medium.controllers:

@@ -78,7 +78,7 @@ def test_late_node_enters_arbitration_after_its_delay() -> None:
 
 def test_corrupted_frame_gives_error_frame_counters_and_retransmission() -> None:
     plan = FaultPlan(rules=[FrameFault(CORRUPT, 0x123, 0, count=1)])
-    medium, (a, b, c) = make(3, plan)
+    medium, (a, b, _c) = make(3, plan)
     a.send(msg(0x123, b"\xAA\x55"))
     medium.env.run(until=1)
     flag = (stuffed(0x123, b"\xAA\x55") + 3) * BIT
@@ -183,7 +183,7 @@ def test_fault_on_unknown_node_names_the_nodes() -> None:
 
 def test_random_corruption_is_seeded() -> None:
     def errors(seed: int) -> list:
-        medium, (a, b) = make(2, FaultPlan(corrupt_probability=0.2, seed=seed))
+        medium, (a, _b) = make(2, FaultPlan(corrupt_probability=0.2, seed=seed))
         for k in range(50):
             a.send(msg(0x100 + k, b"\x00"))
             medium.env.run()

@@ -68,7 +68,7 @@ def test_unknown_id_wrong_dlc_and_out_of_range_are_schema_errors() -> None:
 def test_malformed_dbc_names_the_file(tmp_path: Path) -> None:
     bad = tmp_path / "broken.dbc"
     bad.write_text('VERSION ""\nBO_ 16 TICK: 1 X\n SG_ seq : 0|8@1+ (1,0) [0|255] ""\n BU_ ((')
-    with pytest.raises(SchemaError, match="broken.dbc"):
+    with pytest.raises(SchemaError, match=r"broken\.dbc"):
         Schema(bad)
-    with pytest.raises(SchemaError, match="missing.dbc"):
+    with pytest.raises(SchemaError, match=r"missing\.dbc"):
         Schema(tmp_path / "missing.dbc")

@@ -1,0 +1,66 @@
+"""`servobus busload`, `bussim` and `bench bus` end to end."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tools.cli import main
+
+
+def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict:
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_busload_json_layout(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _json(capsys, ["busload", "--json"])
+    assert set(out["models"]) == {"stretch_6_5", "worst_case", "no_stuffing"}
+    for model in out["models"].values():
+        assert {"load_pct", "host_window_s", "host_window_pct"} <= model.keys()
+    assert {"load_pct", "host_window_s"} <= out["exact"].keys()
+    assert len(out["messages"]) == 1 + 3 + 12 + 12 and len(out["schedule"]) == 16
+    six = _json(capsys, ["busload", "--meas-bytes", "6", "--period", "4ms", "--bitrate", "1M",
+                         "--json"])
+    assert six["models"]["worst_case"]["load_pct"] > out["models"]["worst_case"]["load_pct"]
+
+
+def test_busload_table_and_measured_log(capsys: pytest.CaptureFixture[str],
+                                        tmp_path: Path) -> None:
+    assert main(["busload"]) == 0
+    table = capsys.readouterr().out
+    assert "ACTUATION_3" in table and "host_window_pct" in table and "MISS" not in table
+    log = tmp_path / "run.asc"
+    sim = _json(capsys, ["bussim", "--duration", "0.2", "--log", str(log), "--json"])
+    assert sim["frames"] == 50 * 16 and sim["host_complete_periods"] == 50
+    measured = _json(capsys, ["busload", "--log", str(log), "--window", "4ms", "--json"])
+    assert measured["frames"] == 800 and 30 < measured["window_load_mean_pct"] < 33
+
+
+def test_bussim_with_faults(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _json(capsys, ["bussim", "--duration", "0.1", "--json",
+                         "--fault", "corrupt 0x101 at 0.05s count 3",
+                         "--fault", "silence JOINT_5 at 0.02s"])
+    assert out["error_frames"] == 3 and out["faults_injected"] == 3
+    # three errors in the 52 ms period (TEC 24), then one success in each of 12 periods
+    assert out["nodes"]["JOINT_1"]["tec"] == 24 - 12
+    assert out["host_complete_periods"] == 5  # JOINT_5 silent from the sixth period on
+
+
+def test_bench_bus_json(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _json(capsys, ["bench", "bus", "--frames", "50", "--json"])
+    assert out["nodes"] == 14
+    assert out["servobus"]["deliveries"] == 50 * 14 * 13
+    assert out["virtual"]["lost"] == 0 and out["virtual"]["frames_per_s"] > 0
+
+
+@pytest.mark.parametrize("argv", [["busload", "--dbc", "/no/such.dbc"],
+                                  ["busload", "--bitrate", "fast"],
+                                  ["busload", "--log", "/no/such.log"],
+                                  ["bussim", "--fault", "explode now"],
+                                  ["bussim", "--fault", "silence NOBODY at 1s"],
+                                  ["bussim", "--duration", "-1"]])
+def test_bad_bus_input_is_a_clear_error(capsys: pytest.CaptureFixture[str], argv) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "Traceback" not in err
