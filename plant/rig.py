@@ -93,6 +93,18 @@ def run_periods(ram, rom, params, state, istate, tables, n, trace_i, trace_f, re
 run_periods_fast = numba.njit(cache=True)(run_periods)
 
 
+@register_jitable
+def run_bank(rams, roms, params, states, istates, tables, counts, trace_i, trace_f):
+    """Advance each board b of a bank (rows of the 2-D arrays) by counts[b] PWM periods."""
+    for b in range(rams.shape[0]):
+        if counts[b] > 0:
+            run_periods(rams[b], roms[b], params[b], states[b], istates[b], tables[b],
+                        counts[b], trace_i, trace_f, False)
+
+
+run_bank_fast = numba.njit(cache=True)(run_bank)
+
+
 @dataclass
 class Trace:
     """Per-PWM-period record: integer firmware values and float plant values."""

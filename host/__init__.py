@@ -1,0 +1,1 @@
+"""The host program (the thesis' CerveauX): supervision, position controllers, trajectories."""
