@@ -75,6 +75,7 @@ class Controller:
         self.suspend_until = 0
         self.counters = Counters()
         self.on_sent: Callable[[can.Message], None] | None = None
+        self.accept: set[int] | None = None  # acceptance filter: standard IDs (None: all)
         self._waiting: deque[Pending] = deque()  # submitted, not yet ready (late node)
         self._queue: list[Pending] = []  # ready frames, a heap in arbitration order
         self._seq = 0
@@ -107,6 +108,10 @@ class Controller:
         else:
             heapq.heappush(self._queue, pending)
         return pending.ready
+
+    def has_frames(self) -> bool:
+        """Anything queued at all (cheap pre-check for arbitration)."""
+        return bool(self._queue or self._waiting)
 
     def head(self, now: int) -> Pending | None:
         """The frame this controller would put into arbitration at `now`, if any."""
@@ -145,6 +150,8 @@ class Controller:
     def received(self) -> None:
         """A reception succeeded: REC - 1 (or back to 119 from error-passive)."""
         self.counters.rx_frames += 1
+        if not self.rec:
+            return
         if self.rec > ERROR_PASSIVE_LIMIT:
             self.rec = REC_AFTER_PASSIVE
         elif self.rec > 0:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import can
 
 from bus import frame_bits as fb
+from bus.frame_fast import stuffed_length
 
 
 @dataclass
@@ -25,11 +26,13 @@ class LoadMeter:
     first: float | None = None
     last: float | None = None
 
-    def add(self, msg: can.Message) -> None:
-        """Charge one frame."""
+    def add(self, msg: can.Message, bits: int | None = None) -> None:
+        """Charge one frame (its exact length is computed unless the caller knows it)."""
         if msg.is_error_frame:
             return
-        bits = fb.exact_frame_bits(msg.arbitration_id, bytes(msg.data), msg.is_extended_id)
+        if bits is None:
+            bits = stuffed_length(msg.arbitration_id, bytes(msg.data), msg.is_extended_id) + \
+                fb.TRAILER_BITS + fb.IFS_BITS
         if self.first is None:
             self.first = msg.timestamp
         self.last = msg.timestamp

@@ -13,24 +13,17 @@ counters move, and the frame stays queued for automatic retransmission.
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 
 import can
 
 from bus import frame_bits as fb
 from bus.controller import Controller, ErrorState, Pending
 from bus.faults import CORRUPT, NO_ACK, FaultPlan
+from bus.frame_fast import stuffed_length
 from bus.scheduler import ARBITRATION, BUS, NS_PER_S, Environment, Handle
 
 RECOVERY_SEQUENCES = 128
 RECOVERY_RUN_BITS = 11
-
-
-@lru_cache(maxsize=65536)
-def stuffed_length(can_id: int, data: bytes, extended: bool) -> int:
-    """SOF..CRC including the stuff bits of this exact frame (cached: payloads repeat)."""
-    body = fb.stuffable_bits(can_id, data, extended)
-    return len(body) + fb.stuff_count(body)
 
 
 @dataclass(frozen=True)
@@ -104,6 +97,8 @@ class Medium:
         now = self.env.now
         best: tuple[Controller, Pending] | None = None
         for ctrl in self.controllers:
+            if not ctrl.has_frames():
+                continue
             pending = ctrl.head(now)
             if pending is not None and (best is None or pending.key < best[1].key):
                 best = (ctrl, pending)
@@ -119,7 +114,8 @@ class Medium:
         msg = pending.msg
         bit = self.bit_ns
         stuffed = stuffed_length(msg.arbitration_id, bytes(msg.data), msg.is_extended_id)
-        receivers = [c for c in self.controllers if c is not ctrl and c.online]
+        receivers = [c for c in self.controllers
+                     if c is not ctrl and not c.silenced and c.bus_off_since is None]
         fault = self.faults.take(msg, ctrl.name, start)
         if not receivers:
             fault = NO_ACK
@@ -149,13 +145,15 @@ class Medium:
                          dlc=tx.dlc, data=tx.data, channel=self.name, is_rx=True,
                          check=False)
         self.frames += 1
+        can_id = rx.arbitration_id
         for r in receivers:
             r.received()
-            if r.deliver is not None:
+            if r.deliver is not None and (r.accept is None or can_id in r.accept):
                 r.deliver(rx)
-        record = FrameRecord(rx, ctrl.name, start, now, self.free_at, True)
-        for tap in self.taps:
-            tap(record)
+        if self.taps:
+            record = FrameRecord(rx, ctrl.name, start, now, self.free_at, True)
+            for tap in self.taps:
+                tap(record)
 
     def _error(self, ctrl: Controller, pending: Pending, receivers: list[Controller],
                start: int, flag: int, fault: str) -> None:

@@ -44,11 +44,14 @@ class Node(Protocol):
 def attach_sim(node: Node, medium: Medium, **bus_kwargs: Any) -> SimBus:
     """Put a node on a simulated medium: its own SimBus, frames delivered as events."""
     bus = SimBus(channel=node.name, medium=medium, **bus_kwargs)
-
-    def drain() -> None:
-        while (msg := bus.recv(0)) is not None:
-            node.on_message(msg)
-
-    bus.on_rx = drain
+    bus.listener = node.on_message
     node.start(bus, medium.env)
     return bus
+
+
+def send_or_count(bus: can.BusABC, msg: can.Message, owner: Any) -> None:
+    """Send; a refused frame (full queue, bus-off driver error) is counted in owner.tx_faults."""
+    try:
+        bus.send(msg)
+    except can.CanError:
+        owner.tx_faults += 1

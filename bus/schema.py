@@ -81,14 +81,21 @@ class Schema:
             raise SchemaError(f"{name}: cannot encode {values}: {err}") from err
         return can.Message(arbitration_id=definition.frame_id, data=data, is_extended_id=False)
 
-    def decode(self, msg: can.Message) -> Decoded:
-        """Name and values of a received frame; SchemaError for unknown IDs or wrong DLC."""
+    def check(self, msg: can.Message) -> str:
+        """The message name of a frame whose ID and DLC fit the schema (SchemaError if not);
+        for frames whose arrival is the information (a tick) and whose values are not needed."""
         definition = self._by_id.get(msg.arbitration_id)
         if definition is None or msg.is_extended_id:
             raise SchemaError(f"unknown CAN ID 0x{msg.arbitration_id:X}")
         if msg.dlc != definition.length:
             raise SchemaError(f"{definition.name} (0x{msg.arbitration_id:X}) has DLC {msg.dlc}, "
                               f"the schema says {definition.length}")
+        return str(definition.name)
+
+    def decode(self, msg: can.Message) -> Decoded:
+        """Name and values of a received frame; SchemaError for unknown IDs or wrong DLC."""
+        definition = self._by_id[msg.arbitration_id] if self.check(msg) else None
+        assert definition is not None
         try:
             values: Any = definition.decode(bytes(msg.data), decode_choices=False)
         except (cantools.database.DecodeError, ValueError) as err:

@@ -4,7 +4,9 @@
     bus = can.Bus(interface="servobus", channel="JOINT_1", medium=medium)
 
 The channel names the node.  ``send`` queues into the node's controller (priority order) and
-returns; frames arrive with the simulated time of their end of frame as timestamp.  ``recv``
+returns; frames arrive with the simulated time of their end of frame as timestamp.  Receive
+filters act as the controller's acceptance filter; a ``listener`` (set by ``attach_sim``) gets
+accepted frames at their end of frame instead of the receive queue.  ``recv``
 with a timeout runs the simulation forward (at most `timeout` simulated seconds) when called
 from outside the simulation; inside a simulation callback it never blocks.  Received messages are
 shared by all receivers (no copies): treat them as read-only.
@@ -18,7 +20,7 @@ import can
 
 from bus.controller import ErrorState
 from bus.medium import Medium
-from bus.scheduler import NODE, NS_PER_S
+from bus.scheduler import NS_PER_S
 
 DEFAULT_RX_QUEUE = 1024
 
@@ -38,19 +40,30 @@ class SimBus(can.BusABC):
         self._rx: deque[can.Message] = deque()
         self._rx_size = rx_queue_size
         self._own = receive_own_messages
-        self.on_rx: Callable[[], None] | None = None
+        self.listener: Callable[[can.Message], None] | None = None
         self.controller = medium.attach(str(channel), self._deliver, tx_queue_size)
         if receive_own_messages:
             self.controller.on_sent = self._echo
         super().__init__(channel=channel, **kwargs)
 
     def _deliver(self, msg: can.Message) -> None:
+        """Acceptance filter (as the controller hardware does), then the listener or the queue."""
+        if self._filters is not None and not self._matches_filters(msg):
+            return
+        if self.listener is not None:
+            self.listener(msg)
+            return
         if len(self._rx) >= self._rx_size:
             self._rx.popleft()
             self.controller.counters.rx_overruns += 1
         self._rx.append(msg)
-        if self.on_rx is not None:
-            self.medium.env.schedule(self.medium.env.now, self.on_rx, NODE)
+
+    def _apply_filters(self, filters: can.typechecking.CanFilters | None) -> None:
+        """Exact standard-ID filters go into the controller's acceptance filter (a set lookup
+        before delivery); other filters are applied per frame."""
+        exact = filters is not None and all(
+            f.get("can_mask") == 0x7FF and f.get("extended") is False for f in filters)
+        self.controller.accept = {f["can_id"] for f in filters} if exact and filters else None
 
     def _echo(self, msg: can.Message) -> None:
         echo = can.Message(timestamp=self.medium.env.now / NS_PER_S,

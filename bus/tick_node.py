@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import can
 
-from bus.node import Clock
+from bus.node import Clock, send_or_count
 from bus.schema import TICK, Schema
 from firmware.time_trigger import next_sequence
 
@@ -29,6 +29,7 @@ class TickNode:
     name: str = "TIME_TRIGGER"
     sent: int = 0
     skipped: int = 0
+    tx_faults: int = 0
 
     def __post_init__(self) -> None:
         if self.period_ns <= 0:
@@ -62,7 +63,7 @@ class TickNode:
         if any(abs(now - t) < self.period_ns // 2 for t in self.skip_at_ns):
             self.skipped += 1
         else:
-            self._bus.send(self.schema.encode(TICK, {"seq": self._seq}))
+            send_or_count(self._bus, self.schema.encode(TICK, {"seq": self._seq}), self)
             self.sent += 1
         self._seq = next_sequence(self._seq)
         self._k += 1

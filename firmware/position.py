@@ -12,7 +12,13 @@ from firmware import memory as m
 
 @register_jitable
 def pot_sample(ram, rom, code: int) -> None:
-    """Accumulate one 10-bit pot reading; publish the rounded mean when the block is full."""
+    """Accumulate one 10-bit pot reading; publish the rounded mean when the block is full.
+
+    Until the first block completes after reset, the position is the first raw reading (the boot
+    conversion), so a tick right after power-on reports a real position, not zero.
+    """
+    if i32.eq(ram[m.POS_SEQ], 0) and i32.eq(ram[m.POS_COUNT], 0):
+        ram[m.POS_OUT] = code
     ram[m.POS_SUM] = i32.add(ram[m.POS_SUM], code)
     count = i32.add(ram[m.POS_COUNT], 1)
     if i32.eq(count, rom[m.POS_BLOCK]):

@@ -1,0 +1,149 @@
+"""The host as a CAN node: cycle state machine, controller, trajectory, joint commands.
+
+    tick k --> collect MEAS_1..12 --> compute (compute_ns) --> ACTUATION_1..3 --> wait tick k+1
+
+If a measurement is missing, the host computes anyway once the measurement phase is over
+(``meas_timeout_ns`` after the tick) with the joint's last value and no current for it, so the
+other joints stay under control; the fault is reported at the next tick.  Frames that arrive
+while the host is busy (a slow host) wait; if several ticks queued up meanwhile the host jumps to
+the newest and the skipped periods show up as slips.  Unknown or malformed frames are counted.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import can
+import numpy as np
+
+from bus.node import Clock, send_or_count
+from bus.schema import JOINTS, TICK, Schema, SchemaError, actuation_name, meas_name
+from host.pid import MimoController
+from host.supervisor import Supervisor
+from host.trajectory import Player
+
+COMMANDS = {"release": 0, "engage": 1, "freeze": 2, "set_mode": 3, "clear_faults": 4}
+
+
+@dataclass
+class PeriodRecord:
+    """What the host saw and did in one period (for reports and plots)."""
+
+    tick_ns: int
+    reference: np.ndarray
+    measured: np.ndarray
+    current: np.ndarray
+
+
+@dataclass
+class HostNode:
+    """The PID host (SISO per-joint PIDs behind the MIMO interface)."""
+
+    schema: Schema
+    controller: MimoController
+    player: Player
+    meas_bytes: int = 2
+    compute_ns: int = 200_000
+    meas_timeout_ns: int = 2_000_000
+    local_p: bool = False
+    name: str = "HOST"
+    supervisor: Supervisor = field(default_factory=Supervisor)
+    records: list[PeriodRecord] = field(default_factory=list)
+    rx_faults: int = 0
+    tx_faults: int = 0
+    limit_events: int = 0
+    extra_delay: Callable[[int], int] = lambda now: 0
+
+    def __post_init__(self) -> None:
+        self._tick_id = int(self.schema.message(TICK).frame_id)
+        self._meas = {int(self.schema.message(meas_name(j, self.meas_bytes)).frame_id): j
+                      for j in range(1, JOINTS + 1)}
+        self.measured = np.full(JOINTS, 512.0)
+        self.engaged = np.ones(JOINTS, dtype=bool)
+        self._fresh = np.zeros(JOINTS, dtype=bool)
+        self._busy_until = 0
+        self._backlog: list[tuple[can.Message, int]] = []
+        self._period = 0
+        self._pending = None
+
+    def start(self, bus: can.BusABC, clock: Clock) -> None:
+        """Keep the bus and clock; accept only ticks and measurements."""
+        self.bus, self.clock = bus, clock
+
+    def on_message(self, msg: can.Message) -> None:
+        """Handle a frame now, or keep it for when the busy host is free again."""
+        now = self.clock.now_ns()
+        if now < self._busy_until:
+            self._backlog.append((msg, now))
+            return
+        self._handle(msg, now)
+
+    def _handle(self, msg: can.Message, now: int) -> None:
+        """Process a frame that arrived at `now` (ns)."""
+        try:
+            decoded = self.schema.decode(msg)
+        except SchemaError:
+            self.rx_faults += 1
+            return
+        if msg.arbitration_id == self._tick_id:
+            self.supervisor.on_tick(int(decoded.values["seq"]), now)
+            self.player.advance_to(now / 1e9)
+            self._fresh[:] = False
+            self._period += 1
+            period = self._period
+            self.clock.call_at(max(now + self.meas_timeout_ns, self.clock.now_ns()),
+                               lambda: self._timeout(period))
+        elif msg.arbitration_id in self._meas:
+            j = self._meas[msg.arbitration_id]
+            self.measured[j - 1] = float(decoded.values[f"position_{j}"])
+            self._fresh[j - 1] = True
+            if self.supervisor.on_measurement(j, now) and self._pending != self._period:
+                self._compute(self._period)
+
+    def _timeout(self, period: int) -> None:
+        if period == self._period and self.supervisor.sent_ns is None and \
+                self._pending != period:
+            self._compute(period)
+
+    def _compute(self, period: int) -> None:
+        self._pending = period
+        now = max(self.clock.now_ns(), self._busy_until)
+        done = now + self.compute_ns + self.extra_delay(now)
+        self._busy_until = done
+        self.clock.call_at(done, lambda: self._send(period))
+
+    def _send(self, period: int) -> None:
+        reference = self.player.position()
+        currents = self.controller.step(reference, self.measured)
+        usable = self._fresh & self.engaged
+        currents = np.where(usable, currents, 0.0)
+        self.limit_events += int(np.count_nonzero(getattr(self.controller, "saturated",
+                                                          np.zeros(JOINTS, bool)) & usable))
+        for k in range(1, JOINTS // 4 + 1):
+            joints = range(4 * (k - 1) + 1, 4 * k + 1)
+            if self.local_p:
+                frame = self.schema.encode(f"POSREF_{k}", {
+                    f"xw_{j}": int(min(max(round(reference[j - 1]), 0), 1023)) for j in joints})
+            else:
+                frame = self.schema.encode(actuation_name(k), {
+                    f"iw_{j}": float(currents[j - 1]) for j in joints})
+            send_or_count(self.bus, frame, self)
+        if period == self._period:
+            self.supervisor.on_actuation_sent(self.clock.now_ns())
+        self.records.append(PeriodRecord(self.supervisor.tick_ns, reference.copy(),
+                                         self.measured.copy(), currents))
+        self._drain_backlog()
+
+    def _drain_backlog(self) -> None:
+        """Serve frames that waited while busy; only the newest tick's period is kept."""
+        backlog, self._backlog = self._backlog, []
+        ticks = [k for k, (m, _) in enumerate(backlog) if m.arbitration_id == self._tick_id]
+        start = ticks[-1] if ticks else 0
+        for msg, arrived in backlog[start:]:
+            self._handle(msg, arrived)
+
+    def command(self, joint: int, command: str, mode: int = 0) -> None:
+        """Send a joint command (joint 0: all joints)."""
+        if command not in COMMANDS:
+            raise ValueError(f"unknown command {command!r}: use one of {', '.join(COMMANDS)}")
+        send_or_count(self.bus, self.schema.encode(
+            "COMMAND", {"joint": joint, "command": COMMANDS[command], "mode": mode}), self)

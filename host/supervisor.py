@@ -1,0 +1,74 @@
+"""The host's cycle bookkeeping (SPEC 1.1, 4.1): servo faults, slips, host window, deadlines.
+
+Per period k: the tick arrives; measurements arrive; the host computes and sends the actuation.
+At tick k+1: every joint whose measurement of period k did not arrive is a servo fault (named);
+a sequence number that is not previous + 1 mod 256 counts the lost samples as slips; an
+actuation of period k not sent before tick k+1 is a deadline miss.  The host window of period k
+is the time from its last measurement to tick k+1; the part the host used is measured too.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+JOINTS = 12
+
+
+@dataclass
+class Supervisor:
+    """Counters and per-period records of the host cycle."""
+
+    joints: int = JOINTS
+    ticks: int = 0
+    slips: int = 0
+    deadline_misses: int = 0
+    servo_faults: dict[int, int] = field(default_factory=dict)
+    fault_periods: list[tuple[int, list[int]]] = field(default_factory=list)
+    windows_ns: list[int] = field(default_factory=list)
+    used_ns: list[int] = field(default_factory=list)
+    seq: int | None = None
+    tick_ns: int = 0
+    arrived: set[int] = field(default_factory=set)
+    last_meas_ns: int | None = None
+    sent_ns: int | None = None
+
+    def on_tick(self, seq: int, now: int) -> None:
+        """Close the previous period, open the next."""
+        if self.seq is not None:
+            missing = sorted(set(range(1, self.joints + 1)) - self.arrived)
+            if missing:
+                self.fault_periods.append((self.ticks, missing))
+                for j in missing:
+                    self.servo_faults[j] = self.servo_faults.get(j, 0) + 1
+            if self.sent_ns is None or self.sent_ns > now:
+                self.deadline_misses += 1
+            if self.last_meas_ns is not None:
+                self.windows_ns.append(now - self.last_meas_ns)
+                if self.sent_ns is not None:
+                    self.used_ns.append(self.sent_ns - self.last_meas_ns)
+            self.slips += (seq - self.seq - 1) % 256
+        self.ticks += 1
+        self.seq = seq
+        self.tick_ns = now
+        self.arrived = set()
+        self.last_meas_ns = None
+        self.sent_ns = None
+
+    def on_measurement(self, joint: int, now: int) -> bool:
+        """Record a measurement; True when it completes the period's set."""
+        if self.seq is None or joint in self.arrived:
+            return False
+        self.arrived.add(joint)
+        self.last_meas_ns = now
+        return len(self.arrived) == self.joints
+
+    def on_actuation_sent(self, now: int) -> None:
+        """The period's actuation went out."""
+        self.sent_ns = now
+
+    def window_stats(self) -> dict[str, float]:
+        """min / median / max host window (s) over the closed periods."""
+        if not self.windows_ns:
+            return {"min": 0.0, "median": 0.0, "max": 0.0}
+        w = np.array(self.windows_ns) / 1e9
+        return {"min": float(w.min()), "median": float(np.median(w)), "max": float(w.max())}

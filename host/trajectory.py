@@ -1,0 +1,128 @@
+"""Trajectory files and playback (SPEC 4.3).
+
+A sample line holds 12 integers (joint positions x_w in pot LSB, 0 <= x_w < 1024) and one real
+(seconds to interpolate from this line to the next), separated by any white space.  Lines whose
+first field is not a number are comments.  A line that starts with a number but is not a valid
+sample (wrong field count, out-of-range or non-integer position, time <= 0) is an error naming
+file and line: a typo must not silently drop a pose.
+
+Playback interpolates linearly in joint coordinates and wraps from the last line to the first;
+it can be paused and scrubbed within the current interval.
+"""
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+JOINTS = 12
+POT_CODES = 1024
+_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
+
+
+class TrajectoryError(ValueError):
+    """A malformed trajectory file, with file and line."""
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    """Poses (n x 12, LSB) and the time from each pose to the next (n, s)."""
+
+    poses: np.ndarray
+    durations: np.ndarray
+    source: str = "<memory>"
+
+    @property
+    def period_s(self) -> float:
+        """Time of one pass through all lines (back to the first)."""
+        return float(self.durations.sum())
+
+    def to_text(self) -> str:
+        """The file form of this trajectory."""
+        lines = [f"# servobus trajectory: {JOINTS} joint positions (LSB), seconds to next line"]
+        for pose, dt in zip(self.poses, self.durations, strict=True):
+            lines.append(" ".join(f"{int(x):4d}" for x in pose) + f"  {dt:.6g}")
+        return "\n".join(lines) + "\n"
+
+
+def parse(text: str, source: str = "<text>") -> Trajectory:
+    """Parse trajectory text; TrajectoryError names source:line for every bad sample line."""
+    poses, durations = [], []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        fields = raw.split()
+        if not fields or not _NUMBER.match(fields[0]):
+            continue
+        where = f"{source}:{number}"
+        if len(fields) != JOINTS + 1 or not all(_NUMBER.match(f) for f in fields):
+            raise TrajectoryError(f"{where}: a sample needs {JOINTS} positions and 1 time, "
+                                  f"got {len(fields)} fields")
+        pose = []
+        for k, field in enumerate(fields[:JOINTS], start=1):
+            value = float(field)
+            if not value.is_integer() or not 0 <= value < POT_CODES:
+                raise TrajectoryError(f"{where}: joint {k} position {field} is not an integer "
+                                      f"in 0..{POT_CODES - 1}")
+            pose.append(int(value))
+        dt = float(fields[JOINTS])
+        if not math.isfinite(dt) or dt <= 0:
+            raise TrajectoryError(f"{where}: time {fields[JOINTS]} must be positive seconds")
+        poses.append(pose)
+        durations.append(dt)
+    if not poses:
+        raise TrajectoryError(f"{source}: no sample lines")
+    return Trajectory(np.array(poses, dtype=float), np.array(durations), source)
+
+
+def load(path: str | Path) -> Trajectory:
+    """Read and parse a trajectory file."""
+    try:
+        text = Path(path).read_text()
+    except (OSError, UnicodeDecodeError) as err:
+        raise TrajectoryError(f"{path}: cannot read: {err}") from err
+    return parse(text, str(path))
+
+
+def default_gait() -> Trajectory:
+    """The gait-like 12-joint trajectory shipped with the package."""
+    return load(Path(__file__).parent / "data" / "gait.traj")
+
+
+class Player:
+    """Playback clock over a trajectory: position at time t, pause, scrub."""
+
+    def __init__(self, trajectory: Trajectory) -> None:
+        self.trajectory = trajectory
+        self._starts = np.concatenate(([0.0], np.cumsum(trajectory.durations)))
+        self._t = 0.0
+        self._last_wall: float | None = None
+        self.paused = False
+
+    def advance_to(self, wall_s: float) -> None:
+        """Move the playback clock with wall (or simulated) time, unless paused."""
+        if self._last_wall is not None and not self.paused:
+            self._t += wall_s - self._last_wall
+        self._last_wall = wall_s
+
+    def scrub(self, fraction: float) -> None:
+        """Jump within the current interval (0 = its first line, 1 = the next line)."""
+        start, dt = self._interval()
+        self._t += (start + min(max(fraction, 0.0), 1.0) * dt) - self._t % self.trajectory.period_s
+
+    def _interval(self) -> tuple[float, float]:
+        k = self.index()
+        return float(self._starts[k]), float(self.trajectory.durations[k])
+
+    def index(self) -> int:
+        """The line the playback is interpolating from."""
+        t = self._t % self.trajectory.period_s
+        return int(np.searchsorted(self._starts, t, side="right") - 1)
+
+    def position(self) -> np.ndarray:
+        """Interpolated pose (12 floats, LSB) at the playback time; wraps to the first line."""
+        k = self.index()
+        start, dt = self._interval()
+        frac = (self._t % self.trajectory.period_s - start) / dt
+        poses = self.trajectory.poses
+        return poses[k] + frac * (poses[(k + 1) % len(poses)] - poses[k])

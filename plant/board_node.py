@@ -1,0 +1,115 @@
+"""An emulated servo board as a CAN node: the firmware's CAN interrupts on the schema's frames.
+
+    TICK         advance the board to now; firmware latches the position; send MEAS_j (MEAS6_j)
+    ACTUATION_k  firmware keeps i_w as pending (applied at the next tick)
+    POSREF_k     local-P mode position reference x_w
+    COMMAND      release (float) / engage / freeze / set_mode / clear_faults, joint j or all (0)
+    every 100 ms STATUS_j with mode, latched faults, CAN error state, TEC, REC; ANNOUNCE_j at boot
+
+The board's acceptance filter admits only these frames.  A frame that does not decode is counted
+(``rx_faults``), never raised.
+"""
+
+from dataclasses import dataclass
+
+import can
+
+from bus.node import Clock, send_or_count
+from bus.schema import TICK, Schema, SchemaError, actuation_name, meas_name
+from firmware import board, protection
+from firmware import memory as m
+from plant.board_bank import BoardBank
+
+STATUS_PERIOD_NS = 100_000_000
+CAN_STATES = {can.BusState.ACTIVE: 0, can.BusState.PASSIVE: 1, can.BusState.ERROR: 2}
+FIRMWARE_VERSION = 0x0100
+
+
+@dataclass
+class BoardNode:
+    """Joint `joint` (1..12) of a BoardBank on a CAN bus."""
+
+    bank: BoardBank
+    index: int
+    schema: Schema
+    meas_bytes: int = 2
+    engage_mode: int = m.MODE_CURRENT
+    rx_faults: int = 0
+    tx_faults: int = 0
+    unique_id: int = 0
+
+    def __post_init__(self) -> None:
+        self.joint = self.index + 1
+        self.name = f"JOINT_{self.joint}"
+        self.rig = self.bank.rigs[self.index]
+        group = (self.joint - 1) // 4 + 1
+        ids = {name: int(self.schema.message(name).frame_id) for name in
+               (TICK, actuation_name(group), f"POSREF_{group}", "COMMAND")}
+        self._tick, self._act, self._posref, self._cmd = ids.values()
+        self._filters = [{"can_id": i, "can_mask": 0x7FF, "extended": False}
+                         for i in ids.values()]
+
+    def start(self, bus: can.BusABC, clock: Clock) -> None:
+        """Boot: acceptance filter, announce, status timer."""
+        self.bus, self.clock = bus, clock
+        bus.set_filters(self._filters)
+        send_or_count(bus, self.schema.encode(f"ANNOUNCE_{self.joint}", {
+            f"unique_id_{self.joint}": self.unique_id or 0x5E000000 + self.joint,
+            f"fw_version_{self.joint}": FIRMWARE_VERSION,
+            f"board_mode_{self.joint}": int(self.rig.ram[m.MODE]),
+            f"sensing_{self.joint}": int(self.rig.rom[m.SIGNED_SENSE])}), self)
+        clock.call_at(clock.now_ns() + STATUS_PERIOD_NS, self._status)
+
+    def on_message(self, msg: can.Message) -> None:
+        """Run the firmware's CAN handler for an accepted frame."""
+        ram = self.rig.ram
+        try:
+            if msg.arbitration_id == self._tick:
+                self.schema.check(msg)
+                self.bank.advance_to(self.clock.now_ns())
+                board.can_tick(ram, self.rig.rom)
+                self._send_measurement()
+                return
+            v = self.schema.decode(msg).values
+        except SchemaError:
+            self.rx_faults += 1
+            return
+        if msg.arbitration_id == self._act:
+            board.can_actuation(ram, round(v[f"iw_{self.joint}"] * 4096))
+        elif msg.arbitration_id == self._posref:
+            ram[m.XW_REF] = int(v[f"xw_{self.joint}"])
+        elif msg.arbitration_id == self._cmd and int(v["joint"]) in (0, self.joint):
+            self._command(int(v["command"]), int(v["mode"]))
+
+    def _command(self, command: int, mode: int) -> None:
+        ram = self.rig.ram
+        if command == 0:
+            board.set_mode(ram, m.MODE_FLOAT)
+        elif command in (1, 2):  # engage; freeze = the host sets x_w := x, then engages
+            board.set_mode(ram, self.engage_mode)
+        elif command == 3:
+            self.engage_mode = {0: m.MODE_CURRENT, 1: m.MODE_LOCAL_P, 2: m.MODE_FLOAT}[mode]
+            board.set_mode(ram, self.engage_mode)
+        elif command == 4:
+            protection.clear_faults(ram)
+
+    def _send_measurement(self) -> None:
+        j, ram = self.joint, self.rig.ram
+        values: dict[str, float] = {f"position_{j}": int(ram[m.POS_TX])}
+        if self.meas_bytes == 6:
+            values[f"supply_{j}"] = self.rig.servo.supply_v
+            values[f"current_{j}"] = max(min(float(self.rig.amps(int(ram[m.PI_MEAS]))), 7.99), -8)
+        send_or_count(self.bus, self.schema.encode(meas_name(j, self.meas_bytes), values), self)
+
+    def _status(self) -> None:
+        j, ram = self.joint, self.rig.ram
+        ctrl = getattr(self.bus, "controller", None)
+        send_or_count(self.bus, self.schema.encode(f"STATUS_{j}", {
+            f"mode_{j}": int(ram[m.MODE]),
+            f"over_current_{j}": int(ram[m.STATUS] & m.STATUS_OVER_CURRENT != 0),
+            f"over_temperature_{j}": int(ram[m.STATUS] & m.STATUS_OVER_TEMPERATURE != 0),
+            f"watchdog_{j}": 0,
+            f"can_state_{j}": CAN_STATES.get(self.bus.state, 0),
+            f"tec_{j}": min(ctrl.tec, 255) if ctrl else 0,
+            f"rec_{j}": min(ctrl.rec, 255) if ctrl else 0}), self)
+        self.clock.call_at(self.clock.now_ns() + STATUS_PERIOD_NS, self._status)

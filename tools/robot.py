@@ -1,0 +1,184 @@
+"""The whole robot on the simulated bus: time trigger, 12 emulated boards, the PID host.
+
+Robot-level fault lines (besides the bus faults of ``bus.faults``):
+
+    node 5 silent at 1.0s [for 50ms]     board JOINT_5 stops talking (and listening)
+    tick drop at 2.0s                    the time trigger does not send that tick
+    host delay 3ms at 1.5s               the host's computation at 1.5 s takes 3 ms longer
+"""
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bus.busload import busload
+from bus.fault_runner import apply_script
+from bus.faults import FaultPlan, FaultScriptError, parse_duration
+from bus.load_meter import LoadMeter
+from bus.medium import FrameRecord, Medium
+from bus.node import attach_sim
+from bus.recorder import MediumRecorder
+from bus.scheduler import NS_PER_S, Environment
+from bus.schema import JOINTS, Schema
+from bus.tick_node import TickNode
+from firmware import memory as m
+from host.host_node import HostNode
+from host.pid import AntiWindup, PidBank
+from host.position_loop import design, physical_plant
+from host.trajectory import Player, Trajectory, default_gait
+from host.tunings import TUNINGS, Tuning
+from plant.board_bank import BoardBank
+from plant.board_node import BoardNode
+from plant.build import PlantOptions
+from presets.board import DEFAULT_BOARD, Sensing
+from presets.servos import HSR_5995TG
+
+BOARD_MODES = {"cascade": m.MODE_CURRENT, "local-p": m.MODE_LOCAL_P}
+
+
+@dataclass
+class RobotConfig:
+    """Everything `servobus run` can vary."""
+
+    mode: str = "cascade"
+    sensing: Sensing = "supply-unipolar"
+    plant: str = "switching"
+    alphas: Sequence[float] = (1.0,) * JOINTS
+    seed: int = 0
+    faults: Sequence[str] = ()
+    log_path: str | None = None
+    realtime_factor: float | None = None
+    meas_bytes: int = 2
+    anti_windup: AntiWindup = "soft"
+    tuning: str = "designed"
+    trajectory: Trajectory | None = None
+    compute_ns: int = 200_000
+
+
+def default_tuning() -> Tuning:
+    """The default robot's tuning: the design procedure on the default joint's P(z)."""
+    return design(physical_plant(HSR_5995TG, DEFAULT_BOARD), name="designed")[0]
+
+
+@dataclass
+class Robot:
+    """A ready-to-run robot; `run` advances it and `report` summarises."""
+
+    config: RobotConfig = field(default_factory=RobotConfig)
+
+    def __post_init__(self) -> None:
+        cfg = self.config
+        if cfg.mode not in BOARD_MODES:
+            raise ValueError(f"board mode {cfg.mode!r}: use cascade or local-p")
+        if len(cfg.alphas) != JOINTS or min(cfg.alphas) <= 0:
+            raise ValueError(f"need {JOINTS} positive inertia factors, got {list(cfg.alphas)}")
+        self.schema = Schema()
+        self.trajectory = cfg.trajectory or default_gait()
+        self.env = Environment(cfg.realtime_factor)
+        self.medium = Medium(self.env, self.schema.bitrate, faults=FaultPlan(seed=cfg.seed))
+        self.meter = LoadMeter(self.schema.bitrate, self.schema.tick_period_ns / NS_PER_S)
+        self.medium.taps.append(self._measure)
+        start = self.trajectory.poses[0]
+        theta0 = (start - 512.0) / DEFAULT_BOARD.pot_lsb_per_rad
+        options = [PlantOptions(sensing=cfg.sensing, plant=cfg.plant,  # type: ignore[arg-type]
+                                rotor="free", alpha=a, theta0=float(t), seed=cfg.seed * 100 + j)
+                   for j, (a, t) in enumerate(zip(cfg.alphas, theta0, strict=True))]
+        self.bank = BoardBank(options, [BOARD_MODES[cfg.mode]] * JOINTS, seed=cfg.seed)
+        for rig, x in zip(self.bank.rigs, start, strict=True):
+            rig.ram[m.XW_REF] = int(x)
+        self.tuning = TUNINGS[cfg.tuning] if cfg.tuning in TUNINGS else default_tuning()
+        nominal = physical_plant(HSR_5995TG, DEFAULT_BOARD)
+        gains = np.tile(self.tuning.gains(nominal.kp, nominal.f), (JOINTS, 1))
+        self.tick = TickNode(self.schema, self.schema.tick_period_ns, seed=cfg.seed)
+        self.host = HostNode(self.schema, PidBank(gains, anti_windup=cfg.anti_windup),
+                             Player(self.trajectory), cfg.meas_bytes, cfg.compute_ns,
+                             local_p=cfg.mode == "local-p")
+        self.boards = [BoardNode(self.bank, k, self.schema, cfg.meas_bytes,
+                                 BOARD_MODES[cfg.mode]) for k in range(JOINTS)]
+        self._delays: list[tuple[int, int]] = []
+        self.host.extra_delay = self._host_delay
+        self.recorder = MediumRecorder(self.medium, cfg.log_path) if cfg.log_path else None
+        self.buses = [attach_sim(n, self.medium) for n in (self.tick, *self.boards, self.host)]
+        apply_script(self.medium, self._robot_faults(cfg.faults))
+
+    def _measure(self, record: FrameRecord) -> None:
+        if record.ok:
+            self.meter.add(record.msg, (record.busy_until_ns - record.start_ns) //
+                           self.medium.bit_ns)
+
+    def _host_delay(self, now: int) -> int:
+        for k, (at, extra) in enumerate(self._delays):
+            if now >= at:
+                del self._delays[k]
+                return extra
+        return 0
+
+    def _robot_faults(self, lines: Sequence[str]) -> list[str]:
+        """Apply the robot-level faults; return the bus-level lines."""
+        rest = []
+        for line in lines:
+            if mt := re.fullmatch(r"node (\d+) silent at (\S+)( for (\S+))?", line.strip()):
+                joint = int(mt.group(1))
+                if not 1 <= joint <= JOINTS:
+                    raise FaultScriptError(f"{line!r}: joints are 1..{JOINTS}")
+                rest.append(f"silence JOINT_{joint} at {mt.group(2)}" +
+                            (f" for {mt.group(4)}" if mt.group(4) else ""))
+            elif mt := re.fullmatch(r"tick drop at (\S+)", line.strip()):
+                self.tick.skip_at_ns.append(parse_duration(mt.group(1)))
+            elif mt := re.fullmatch(r"host delay (\S+) at (\S+)", line.strip()):
+                self._delays.append((parse_duration(mt.group(2)), parse_duration(mt.group(1))))
+            else:
+                rest.append(line)
+        return rest
+
+    def run(self, duration_s: float, chunk_s: float = 0.1, progress=None) -> None:
+        """Advance the simulation; the log is closed even when interrupted."""
+        if duration_s <= 0:
+            raise ValueError(f"duration must be positive, got {duration_s}")
+        end = self.env.now + round(duration_s * NS_PER_S)
+        try:
+            while self.env.now < end:
+                before = self.env.now
+                self.env.run(until=min(end, self.env.now + round(chunk_s * NS_PER_S)))
+                if progress is not None:
+                    progress((self.env.now - before) / NS_PER_S)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Flush and close the log."""
+        if self.recorder is not None:
+            self.recorder.close()
+            self.recorder = None
+
+    def report(self, wall_s: float) -> dict:
+        """The final report (`servobus run --json` keys)."""
+        sup, recs = self.host.supervisor, self.host.records
+        err = (np.array([r.reference - r.measured for r in recs]) if recs
+               else np.zeros((1, JOINTS)))
+        sim_s = self.env.now / NS_PER_S
+        trips = {f"JOINT_{k + 1}": int(r.ram[m.STATUS]) for k, r in enumerate(self.bank.rigs)
+                 if r.ram[m.STATUS]}
+        return {
+            "sim_time_s": sim_s, "wall_time_s": wall_s,
+            "rtf": sim_s / wall_s if wall_s > 0 else 0.0,
+            "ticks": sup.ticks, "slips": sup.slips,
+            "servo_faults": {f"JOINT_{j}": n for j, n in sorted(sup.servo_faults.items())},
+            "bus_load_pct": self.meter.report()["load_pct"],
+            "bus_load_predicted_pct": busload(self.schema, meas_bytes=self.config.meas_bytes)
+            ["exact"]["load_pct_mean"],
+            "host_window_s": sup.window_stats(),
+            "host_window_used_max_s": max(sup.used_ns, default=0) / 1e9,
+            "deadline_misses": sup.deadline_misses,
+            "tracking_rms_lsb": np.sqrt(np.mean(err**2, axis=0)).round(3).tolist(),
+            "tracking_max_lsb": np.abs(err).max(axis=0).round(3).tolist(),
+            "current_limit_events": self.host.limit_events,
+            "trips": trips,
+            "rx_faults": self.host.rx_faults + sum(b.rx_faults for b in self.boards),
+            "tx_faults": self.host.tx_faults + self.tick.tx_faults +
+            sum(b.tx_faults for b in self.boards),
+            "error_frames": self.medium.error_frames,
+            "tuning": self.tuning.name, "mode": self.config.mode,
+        }
