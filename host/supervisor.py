@@ -23,7 +23,7 @@ class Supervisor:
     slips: int = 0
     deadline_misses: int = 0
     servo_faults: dict[int, int] = field(default_factory=dict)
-    fault_periods: list[tuple[int, list[int]]] = field(default_factory=list)
+    fault_periods: list[tuple[int, list[int]]] = field(default_factory=list)  # (period, joints)
     windows_ns: list[int] = field(default_factory=list)
     used_ns: list[int] = field(default_factory=list)
     seq: int | None = None
@@ -37,7 +37,7 @@ class Supervisor:
         if self.seq is not None:
             missing = sorted(set(range(1, self.joints + 1)) - self.arrived)
             if missing:
-                self.fault_periods.append((self.ticks, missing))
+                self.fault_periods.append((self.ticks - 1, missing))
                 for j in missing:
                     self.servo_faults[j] = self.servo_faults.get(j, 0) + 1
             if self.sent_ns is None or self.sent_ns > now:

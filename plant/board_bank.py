@@ -1,7 +1,8 @@
 """Many boards advanced together in one compiled call (the robot has 12).
 
 Each board keeps its own PWM clock: period k of board b starts at phase[b] + k T, with a seeded
-phase in [0, T) (the inner loops are asynchronous to the ticks, SPEC 1.1).  ``advance_to(t)``
+phase in [0, T) (the inner loops are asynchronous to the ticks, SPEC 1.1), less a boot time: the
+boards are powered and measuring (one full pot block) before the first tick at t = 0.  ``advance_to(t)``
 runs every board through the periods that start before t, so a CAN interrupt at t is handled at
 the next PWM boundary: at most one inner-loop period late, as on the real boards.
 """
@@ -19,7 +20,7 @@ class BoardBank:
     """Stacked firmware and plant arrays of n boards, advanced by one numba call."""
 
     def __init__(self, options: Sequence[PlantOptions], modes: Sequence[int], seed: int = 0,
-                 fast: bool = True) -> None:
+                 fast: bool = True, boot_ns: int = 4_000_000) -> None:
         rigs = [BoardRig(options=o, mode=mode) for o, mode in zip(options, modes, strict=True)]
         self.rigs = rigs
         self.hw = rigs[0].hw
@@ -34,11 +35,13 @@ class BoardBank:
             rig.ram, rig.rom, rig.params = self.rams[k], self.roms[k], self.params[k]
             rig.state, rig.istate, rig.tables = self.states[k], self.istates[k], self.tables[k]
         rng = random.Random(seed)
-        self.phase_ns = np.array([rng.randrange(self.period_ns) for _ in rigs], dtype=np.int64)
+        self.phase_ns = np.array([rng.randrange(self.period_ns) - boot_ns for _ in rigs],
+                                 dtype=np.int64)
         self.done = np.zeros(len(rigs), dtype=np.int64)
         self.fast = fast
         self._ti = np.zeros((1, N_TI), dtype=np.int64)
         self._tf = np.zeros((1, N_TF))
+        self.advance_to(0)  # the boards boot `boot_ns` before the bus starts
 
     def __len__(self) -> int:
         return len(self.rigs)

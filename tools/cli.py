@@ -11,12 +11,23 @@ import can
 from bus.factory import BusUnavailable
 from bus.faults import FaultScriptError
 from bus.schema import SchemaError
-from tools import cmd_analyze, cmd_bench, cmd_budget, cmd_busload, cmd_bussim, cmd_remote, cmd_step
+from host.trajectory import TrajectoryError
+from tools import (
+    cmd_analyze,
+    cmd_bench,
+    cmd_budget,
+    cmd_busload,
+    cmd_bussim,
+    cmd_remote,
+    cmd_run,
+    cmd_step,
+)
 from tools.errors import ServobusError
 
-COMMANDS = (cmd_step, cmd_analyze, cmd_bench, cmd_budget, cmd_busload, cmd_bussim, cmd_remote)
-USER_ERRORS = (ServobusError, SchemaError, FaultScriptError, BusUnavailable, can.CanError,
-               ValueError, OSError)
+COMMANDS = (cmd_run, cmd_step, cmd_analyze, cmd_bench, cmd_budget, cmd_busload, cmd_bussim,
+            cmd_remote)
+USER_ERRORS = (ServobusError, SchemaError, FaultScriptError, BusUnavailable, TrajectoryError,
+               can.CanError, ValueError, OSError)
 
 
 def build_parser() -> argparse.ArgumentParser:
