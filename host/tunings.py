@@ -28,3 +28,10 @@ TUNINGS = {
     "R2b": Tuning("R2b", omega_d=25.0, omega_i=3.12, k_kp=7.21e-3),
 }
 THESIS_Q = 0.7958
+
+# P(z) of the default robot's joint (HSR-5995TG preset, alpha = 1, as-built supply-unipolar
+# sensing, cascade mode), identified with `servobus identify --joint 1 --method chirp --json`
+# (seed 0, 30 s): the data the default tuning is designed from.
+DEFAULT_ROBOT_KP = 0.6635
+DEFAULT_ROBOT_Q = 0.7472
+DESIGN_OVERSHOOT_PCT = 25.0

@@ -18,14 +18,15 @@ from tools import (
     cmd_budget,
     cmd_busload,
     cmd_bussim,
+    cmd_identify,
     cmd_remote,
     cmd_run,
     cmd_step,
 )
 from tools.errors import ServobusError
 
-COMMANDS = (cmd_run, cmd_step, cmd_analyze, cmd_bench, cmd_budget, cmd_busload, cmd_bussim,
-            cmd_remote)
+COMMANDS = (cmd_run, cmd_step, cmd_analyze, cmd_identify, cmd_bench, cmd_budget, cmd_busload,
+            cmd_bussim, cmd_remote)
 USER_ERRORS = (ServobusError, SchemaError, FaultScriptError, BusUnavailable, TrajectoryError,
                can.CanError, ValueError, OSError)
 

@@ -1,7 +1,16 @@
-"""`servobus analyze current-loop`: the linear design view of the current loop."""
+"""`servobus analyze current-loop | position-loop`: the linear design views of both loops."""
 
 import argparse
+import math
 
+from host.position_loop import (
+    PositionPlant,
+    alpha_max,
+    critical_omega,
+    largest_pole,
+    step_figures,
+)
+from host.tunings import THESIS_Q, TUNINGS
 from presets.board import DEFAULT_BOARD, SENSING_CHOICES
 from presets.servos import HSR_5995TG
 from tools.current_loop_analysis import analyze, report_dict
@@ -17,8 +26,42 @@ def add_subparser(sub: argparse._SubParsersAction) -> None:
                          help="front end whose gain sets the controller units")
     current.add_argument("--json", action="store_true")
     current.set_defaults(func=_do_current_loop)
+    add_position_loop(topics)
 
 
 def _do_current_loop(args: argparse.Namespace) -> None:
     report = analyze(HSR_5995TG, DEFAULT_BOARD, args.sensing)
     emit(report_dict(report, DEFAULT_BOARD), args.json, title="current loop (linear model)")
+
+
+def add_position_loop(topics: argparse._SubParsersAction) -> None:
+    """`analyze position-loop`: P(z), the PID tunings, their stability interval in alpha."""
+    pos = topics.add_parser("position-loop", help="P(z), tunings R2/R2b, stability in alpha")
+    pos.add_argument("--q", type=float, default=THESIS_Q, help="mechanical pole of P(z)")
+    pos.add_argument("--tuning", choices=tuple(TUNINGS), action="append",
+                     help="tuning(s) to analyse (default: all)")
+    pos.add_argument("--json", action="store_true")
+    pos.set_defaults(func=_do_position_loop)
+
+
+def _do_position_loop(args: argparse.Namespace) -> None:
+    if not 0.0 < args.q < 1.0:
+        raise ValueError(f"--q must be in (0, 1), got {args.q}")
+    plant = PositionPlant(kp=1.0, q=args.q, f=float(DEFAULT_BOARD.can_hz))
+    w_crit = critical_omega(plant)
+    result: dict = {"q": args.q, "tm_s": plant.tm_s, "critical_hz": w_crit / (2 * math.pi),
+                    "critical_rad_s": w_crit, "kp_scaling": "K_P(alpha) = K_P (1 - q^(1/alpha))"
+                    " / (1 - q): the static speed per ampere K_t/B does not change with the "
+                    "load", "tunings": {}}
+    for name in args.tuning or TUNINGS:
+        tuning = TUNINGS[name]
+        gains = tuning.gains(plant.kp, plant.f)
+        fig = step_figures(plant, gains)
+        result["tunings"][name] = {
+            "omega_d": tuning.omega_d, "omega_i": tuning.omega_i, "K_times_KP": tuning.k_kp,
+            "overshoot_pct": fig.overshoot_pct,
+            "settling_s": fig.settling_periods / plant.f,
+            "largest_pole": largest_pole(plant, gains),
+            "alpha_max": alpha_max(plant, gains),
+        }
+    emit(result, args.json, title="position loop (linear model)")

@@ -26,14 +26,19 @@ from bus.tick_node import TickNode
 from firmware import memory as m
 from host.host_node import HostNode
 from host.pid import AntiWindup, PidBank
-from host.position_loop import design, physical_plant
+from host.position_loop import PositionPlant, design
 from host.trajectory import Player, Trajectory, default_gait
-from host.tunings import TUNINGS, Tuning
+from host.tunings import (
+    DEFAULT_ROBOT_KP,
+    DEFAULT_ROBOT_Q,
+    DESIGN_OVERSHOOT_PCT,
+    TUNINGS,
+    Tuning,
+)
 from plant.board_bank import BoardBank
 from plant.board_node import BoardNode
 from plant.build import PlantOptions
 from presets.board import DEFAULT_BOARD, Sensing
-from presets.servos import HSR_5995TG
 
 BOARD_MODES = {"cascade": m.MODE_CURRENT, "local-p": m.MODE_LOCAL_P}
 
@@ -57,9 +62,14 @@ class RobotConfig:
     compute_ns: int = 200_000
 
 
+def default_plant() -> PositionPlant:
+    """The identified P(z) of the default robot's joints (host.tunings)."""
+    return PositionPlant(DEFAULT_ROBOT_KP, DEFAULT_ROBOT_Q, float(DEFAULT_BOARD.can_hz))
+
+
 def default_tuning() -> Tuning:
-    """The default robot's tuning: the design procedure on the default joint's P(z)."""
-    return design(physical_plant(HSR_5995TG, DEFAULT_BOARD), name="designed")[0]
+    """The default robot's tuning: the design procedure on the identified P(z)."""
+    return design(default_plant(), DESIGN_OVERSHOOT_PCT, name="designed")[0]
 
 
 @dataclass
@@ -89,7 +99,7 @@ class Robot:
         for rig, x in zip(self.bank.rigs, start, strict=True):
             rig.ram[m.XW_REF] = int(x)
         self.tuning = TUNINGS[cfg.tuning] if cfg.tuning in TUNINGS else default_tuning()
-        nominal = physical_plant(HSR_5995TG, DEFAULT_BOARD)
+        nominal = default_plant()
         gains = np.tile(self.tuning.gains(nominal.kp, nominal.f), (JOINTS, 1))
         self.tick = TickNode(self.schema, self.schema.tick_period_ns, seed=cfg.seed)
         self.host = HostNode(self.schema, PidBank(gains, anti_windup=cfg.anti_windup),
