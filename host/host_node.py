@@ -63,7 +63,7 @@ class HostNode:
         self._busy_until = 0
         self._backlog: list[tuple[can.Message, int]] = []
         self._period = 0
-        self._pending = None
+        self._pending: int | None = None
 
     def start(self, bus: can.BusABC, clock: Clock) -> None:
         """Keep the bus and clock; accept only ticks and measurements."""

@@ -1,10 +1,10 @@
 """Many boards advanced together in one compiled call (the robot has 12).
 
 Each board keeps its own PWM clock: period k of board b starts at phase[b] + k T, with a seeded
-phase in [0, T) (the inner loops are asynchronous to the ticks, SPEC 1.1), less a boot time: the
-boards are powered and measuring (one full pot block) before the first tick at t = 0.  ``advance_to(t)``
-runs every board through the periods that start before t, so a CAN interrupt at t is handled at
-the next PWM boundary: at most one inner-loop period late, as on the real boards.
+phase in [0, T) (the inner loops are asynchronous to the ticks, SPEC 1.1), less a boot time:
+the boards are powered and measuring (one full pot block) before the first tick at t = 0.
+``advance_to(t)`` runs every board through the periods that start before t, so a CAN interrupt
+at t is handled at the next PWM boundary: at most one inner-loop period late, as on the boards.
 """
 
 import random

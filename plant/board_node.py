@@ -13,6 +13,7 @@ The board's acceptance filter admits only these frames.  A frame that does not d
 from dataclasses import dataclass
 
 import can
+from can.typechecking import CanFilter
 
 from bus.node import Clock, send_or_count
 from bus.schema import TICK, Schema, SchemaError, actuation_name, meas_name
@@ -46,8 +47,8 @@ class BoardNode:
         ids = {name: int(self.schema.message(name).frame_id) for name in
                (TICK, actuation_name(group), f"POSREF_{group}", "COMMAND")}
         self._tick, self._act, self._posref, self._cmd = ids.values()
-        self._filters = [{"can_id": i, "can_mask": 0x7FF, "extended": False}
-                         for i in ids.values()]
+        self._filters: list[CanFilter] = [
+            {"can_id": i, "can_mask": 0x7FF, "extended": False} for i in ids.values()]
 
     def start(self, bus: can.BusABC, clock: Clock) -> None:
         """Boot: acceptance filter, announce, status timer."""

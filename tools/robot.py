@@ -18,7 +18,7 @@ from bus.fault_runner import apply_script
 from bus.faults import FaultPlan, FaultScriptError, parse_duration
 from bus.load_meter import LoadMeter
 from bus.medium import FrameRecord, Medium
-from bus.node import attach_sim
+from bus.node import Node, attach_sim
 from bus.recorder import MediumRecorder
 from bus.scheduler import NS_PER_S, Environment
 from bus.schema import JOINTS, Schema
@@ -110,7 +110,8 @@ class Robot:
         self._delays: list[tuple[int, int]] = []
         self.host.extra_delay = self._host_delay
         self.recorder = MediumRecorder(self.medium, cfg.log_path) if cfg.log_path else None
-        self.buses = [attach_sim(n, self.medium) for n in (self.tick, *self.boards, self.host)]
+        nodes: list[Node] = [self.tick, *self.boards, self.host]
+        self.buses = [attach_sim(n, self.medium) for n in nodes]
         apply_script(self.medium, self._robot_faults(cfg.faults))
 
     def _measure(self, record: FrameRecord) -> None:
