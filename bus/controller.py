@@ -76,8 +76,8 @@ class Controller:
         self.counters = Counters()
         self.on_sent: Callable[[can.Message], None] | None = None
         self.accept: set[int] | None = None  # acceptance filter: standard IDs (None: all)
-        self._waiting: deque[Pending] = deque()  # submitted, not yet ready (late node)
-        self._queue: list[Pending] = []  # ready frames, a heap in arbitration order
+        self.waiting_frames: deque[Pending] = deque()  # submitted, not yet ready (late node)
+        self.ready_frames: list[Pending] = []  # ready frames, a heap in arbitration order
         self._seq = 0
 
     @property
@@ -96,62 +96,56 @@ class Controller:
 
     def queue(self, msg: can.Message, now: int) -> int:
         """Put a frame in the priority-ordered transmit queue; return when it may compete."""
-        if len(self._queue) + len(self._waiting) >= self.tx_queue_size:
+        if len(self.ready_frames) + len(self.waiting_frames) >= self.tx_queue_size:
             self.counters.tx_queue_overflows += 1
             raise can.CanOperationError(
                 f"{self.name}: transmit queue full ({self.tx_queue_size} frames); "
                 f"frame 0x{msg.arbitration_id:X} not sent")
         self._seq += 1
         pending = Pending((*arbitration_key(msg), self._seq), now + self.tx_delay_ns, msg)
-        if self.tx_delay_ns or self._waiting:
-            self._waiting.append(pending)
+        if self.tx_delay_ns or self.waiting_frames:
+            self.waiting_frames.append(pending)
         else:
-            heapq.heappush(self._queue, pending)
+            heapq.heappush(self.ready_frames, pending)
         return pending.ready
-
-    def has_frames(self) -> bool:
-        """Anything queued at all (cheap pre-check for arbitration)."""
-        return bool(self._queue or self._waiting)
 
     def head(self, now: int) -> Pending | None:
         """The frame this controller would put into arbitration at `now`, if any."""
-        while self._waiting and self._waiting[0].ready <= now:
-            heapq.heappush(self._queue, self._waiting.popleft())
-        if not self.online or now < self.suspend_until or not self._queue:
+        while self.waiting_frames and self.waiting_frames[0].ready <= now:
+            heapq.heappush(self.ready_frames, self.waiting_frames.popleft())
+        if not self.online or now < self.suspend_until or not self.ready_frames:
             return None
-        return self._queue[0]
+        return self.ready_frames[0]
 
     def next_ready(self) -> int | None:
         """Earliest time a queued frame becomes eligible (ignoring bus state)."""
         if not self.online:
             return None
-        if self._queue:
+        if self.ready_frames:
             return self.suspend_until
-        if self._waiting:
-            return max(self._waiting[0].ready, self.suspend_until)
+        if self.waiting_frames:
+            return max(self.waiting_frames[0].ready, self.suspend_until)
         return None
 
     def pending(self) -> int:
         """Frames waiting to be sent."""
-        return len(self._queue) + len(self._waiting)
+        return len(self.ready_frames) + len(self.waiting_frames)
 
     def sent(self, pending: Pending) -> None:
         """A transmission succeeded: dequeue, TEC - 1."""
-        if self._queue[0] is pending:
-            heapq.heappop(self._queue)
+        if self.ready_frames[0] is pending:
+            heapq.heappop(self.ready_frames)
         else:
-            self._queue.remove(pending)
-            heapq.heapify(self._queue)
+            self.ready_frames.remove(pending)
+            heapq.heapify(self.ready_frames)
         self.tec = max(self.tec - 1, 0)
         self.counters.tx_frames += 1
         if self.on_sent is not None:
             self.on_sent(pending.msg)
 
-    def received(self) -> None:
-        """A reception succeeded: REC - 1 (or back to 119 from error-passive)."""
-        self.counters.rx_frames += 1
-        if not self.rec:
-            return
+    def received_after_error(self) -> None:
+        """A reception succeeded while REC > 0: REC - 1 (or back to 119 from error-passive).
+        The medium counts the frame itself (the hot path)."""
         if self.rec > ERROR_PASSIVE_LIMIT:
             self.rec = REC_AFTER_PASSIVE
         elif self.rec > 0:

@@ -97,7 +97,7 @@ class Medium:
         now = self.env.now
         best: tuple[Controller, Pending] | None = None
         for ctrl in self.controllers:
-            if not ctrl.has_frames():
+            if not (ctrl.ready_frames or ctrl.waiting_frames):
                 continue
             pending = ctrl.head(now)
             if pending is not None and (best is None or pending.key < best[1].key):
@@ -147,7 +147,9 @@ class Medium:
         self.frames += 1
         can_id = rx.arbitration_id
         for r in receivers:
-            r.received()
+            r.counters.rx_frames += 1
+            if r.rec:
+                r.received_after_error()
             if r.deliver is not None and (r.accept is None or can_id in r.accept):
                 r.deliver(rx)
         if self.taps:

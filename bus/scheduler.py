@@ -8,7 +8,6 @@ run is deterministic.  Real-time pacing is the same loop with a sleep before eac
 import heapq
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 BUS = 0  # the medium's own events: end of frame, error frame, recovery
 NODE = 1  # node callbacks: timers, frame reception
@@ -17,29 +16,22 @@ ARBITRATION = 2  # the start of a frame, after everything else that happens at t
 NS_PER_S = 1_000_000_000
 
 
-@dataclass(order=True)
-class _Event:
-    time: int
-    priority: int
-    seq: int
-    action: Callable[[], None] = field(compare=False)
-    cancelled: bool = field(default=False, compare=False)
-
-
 class Handle:
     """What `schedule` returns: lets the caller cancel the event before it runs."""
 
-    def __init__(self, event: _Event) -> None:
-        self._event = event
+    __slots__ = ("_entry",)
+
+    def __init__(self, entry: list) -> None:
+        self._entry = entry
 
     def cancel(self) -> None:
         """The event will be skipped."""
-        self._event.cancelled = True
+        self._entry[3] = None
 
     @property
     def time(self) -> int:
         """When the event is due (ns)."""
-        return self._event.time
+        return int(self._entry[0])
 
 
 class Environment:
@@ -51,7 +43,7 @@ class Environment:
         self.now = 0
         self.realtime_factor = realtime_factor
         self.running = False
-        self._heap: list[_Event] = []
+        self._heap: list[list] = []  # [time, priority, seq, action or None when cancelled]
         self._seq = 0
         self._wall_start: float | None = None
 
@@ -60,9 +52,9 @@ class Environment:
         if at < self.now:
             raise ValueError(f"cannot schedule in the past: {at} < {self.now}")
         self._seq += 1
-        event = _Event(int(at), priority, self._seq, action)
-        heapq.heappush(self._heap, event)
-        return Handle(event)
+        entry = [int(at), priority, self._seq, action]
+        heapq.heappush(self._heap, entry)
+        return Handle(entry)
 
     def now_ns(self) -> int:
         """Simulated time in ns (the Clock interface shared with real-time runners)."""
@@ -74,19 +66,20 @@ class Environment:
 
     def peek(self) -> int | None:
         """Time of the next pending event, or None when there is none."""
-        while self._heap and self._heap[0].cancelled:
-            heapq.heappop(self._heap)
-        return self._heap[0].time if self._heap else None
+        heap = self._heap
+        while heap and heap[0][3] is None:
+            heapq.heappop(heap)
+        return heap[0][0] if heap else None
 
     def step(self) -> bool:
         """Run the next event; False when nothing is pending."""
         if self.peek() is None:
             return False
-        event = heapq.heappop(self._heap)
+        at, _, _, action = heapq.heappop(self._heap)
         if self.realtime_factor is not None:
-            self._pace(event.time)
-        self.now = event.time
-        event.action()
+            self._pace(at)
+        self.now = at
+        action()
         return True
 
     def run(self, until: int | None = None, stop: Callable[[], bool] | None = None) -> None:

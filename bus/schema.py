@@ -1,7 +1,8 @@
 """The message schema (dbc/servobus.dbc) and the one codec every node uses (cantools).
 
 Board and host sides of a message share this definition: ``encode`` and ``decode`` go through
-cantools' compiled formats, never through byte layouts written again by hand.  Unknown IDs,
+cantools, or through the struct formats ``bus.codec_fast`` generates from the same DBC signal
+definitions; never through byte layouts written again by hand.  Unknown IDs,
 wrong lengths and undecodable payloads raise ``SchemaError`` (nodes count them as faults).
 """
 
@@ -12,6 +13,8 @@ from typing import Any
 
 import can
 import cantools
+
+from bus import codec_fast
 
 JOINTS = 12
 TICK = "TICK"
@@ -50,6 +53,9 @@ class Schema:
             if name not in {m.name for m in self.db.messages}:
                 raise SchemaError(f"{self.path}: the schema has no message {name}")
         self._by_id = {m.frame_id: m for m in self.db.messages}
+        self._by_name = {m.name: m for m in self.db.messages}
+        self._fast = {m.name: codec for m in self.db.messages
+                      if (codec := codec_fast.generate(m)) is not None}
 
     @property
     def bitrate(self) -> int:
@@ -68,15 +74,16 @@ class Schema:
     def message(self, name: str) -> cantools.database.Message:
         """A message definition by name."""
         try:
-            return self.db.get_message_by_name(name)
+            return self._by_name[name]
         except KeyError as err:
             raise SchemaError(f"no message {name!r} in {self.path.name}") from err
 
     def encode(self, name: str, values: dict[str, Any]) -> can.Message:
         """A can.Message of `name` with the given physical values (range-checked)."""
         definition = self.message(name)
+        fast = self._fast.get(name)
         try:
-            data = definition.encode(values, strict=True)
+            data = fast.encode(values) if fast else definition.encode(values, strict=True)
         except (cantools.database.EncodeError, KeyError, ValueError) as err:
             raise SchemaError(f"{name}: cannot encode {values}: {err}") from err
         return can.Message(arbitration_id=definition.frame_id, data=data, is_extended_id=False)
@@ -96,8 +103,10 @@ class Schema:
         """Name and values of a received frame; SchemaError for unknown IDs or wrong DLC."""
         definition = self._by_id[msg.arbitration_id] if self.check(msg) else None
         assert definition is not None
+        fast = self._fast.get(definition.name)
         try:
-            values: Any = definition.decode(bytes(msg.data), decode_choices=False)
+            values: Any = (fast.decode(bytes(msg.data)) if fast else
+                           definition.decode(bytes(msg.data), decode_choices=False))
         except (cantools.database.DecodeError, ValueError) as err:
             raise SchemaError(f"{definition.name}: cannot decode {msg.data.hex()}: {err}") \
                 from err

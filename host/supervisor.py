@@ -18,7 +18,7 @@ JOINTS = 12
 class Supervisor:
     """Counters and per-period records of the host cycle."""
 
-    joints: int = JOINTS
+    expected: frozenset[int] = frozenset(range(1, JOINTS + 1))
     ticks: int = 0
     slips: int = 0
     deadline_misses: int = 0
@@ -35,7 +35,7 @@ class Supervisor:
     def on_tick(self, seq: int, now: int) -> None:
         """Close the previous period, open the next."""
         if self.seq is not None:
-            missing = sorted(set(range(1, self.joints + 1)) - self.arrived)
+            missing = sorted(self.expected - self.arrived)
             if missing:
                 self.fault_periods.append((self.ticks - 1, missing))
                 for j in missing:
@@ -56,11 +56,11 @@ class Supervisor:
 
     def on_measurement(self, joint: int, now: int) -> bool:
         """Record a measurement; True when it completes the period's set."""
-        if self.seq is None or joint in self.arrived:
+        if self.seq is None or joint in self.arrived or joint not in self.expected:
             return False
         self.arrived.add(joint)
         self.last_meas_ns = now
-        return len(self.arrived) == self.joints
+        return self.arrived == self.expected
 
     def on_actuation_sent(self, now: int) -> None:
         """The period's actuation went out."""

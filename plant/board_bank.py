@@ -41,6 +41,7 @@ class BoardBank:
         self.fast = fast
         self._ti = np.zeros((1, N_TI), dtype=np.int64)
         self._tf = np.zeros((1, N_TF))
+        self._last_t = -1
         self.advance_to(0)  # the boards boot `boot_ns` before the bus starts
 
     def __len__(self) -> int:
@@ -48,6 +49,9 @@ class BoardBank:
 
     def advance_to(self, t_ns: int) -> None:
         """Run every board through all its PWM periods that start before t_ns."""
+        if t_ns == self._last_t:
+            return
+        self._last_t = t_ns
         due = -((self.phase_ns - t_ns) // self.period_ns)  # ceil((t - phase) / T)
         counts = np.maximum(due - self.done, 0)
         if not counts.any():

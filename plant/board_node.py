@@ -38,9 +38,10 @@ class BoardNode:
     rx_faults: int = 0
     tx_faults: int = 0
     unique_id: int = 0
+    joint: int = 0  # 0: index + 1
 
     def __post_init__(self) -> None:
-        self.joint = self.index + 1
+        self.joint = self.joint or self.index + 1
         self.name = f"JOINT_{self.joint}"
         self.rig = self.bank.rigs[self.index]
         group = (self.joint - 1) // 4 + 1

@@ -3,8 +3,9 @@
 Per PWM period k (T = 3000 PCLK counts):
 
     kT: PWM peripheral latches the shadow duty; PWM interrupt (encoder, pot, thermometer, PI)
-    kT + j*500 (j = 0..5): plant advanced segment by segment to the sample; ADC interrupt
-    the rest of the period: plant advanced to (k+1)T; thermal model; trace row
+    the shaft advanced over the period's switching segments (mean winding current per segment)
+    kT + j*500 (j = 0..5): the RC filter advanced to the sample, driven by those currents; ADC
+    interrupt; then the filter to (k+1)T; thermal model; trace row
 
 ``run_periods`` is one plain function.  The fast path compiles it with numba and runs many
 periods per call; the reference path runs the very same function in CPython one period per
@@ -33,16 +34,11 @@ N_TI, N_TF = 6, 5
 
 
 @register_jitable
-def _advance_to(target, t, seg, ends, states, duty, params, tables, state, acc):
-    """Advance the plant from t to target through the segments; accumulate i and i^2."""
+def _filter_to(target, t, seg, ends, sensed, state, tables):
+    """Advance the RC filter from t to target through the segments' sensed currents."""
     while t < target:
         end = min(ends[seg], target)
-        counts = end - t
-        i = motor.advance(params, tables, state, states[seg], duty, counts)
-        frontend.rc_update(state, tables, counts,
-                           frontend.sensed_current(params, states[seg], i))
-        acc[0] += i * counts
-        acc[1] += i * i * counts
+        frontend.rc_update(state, tables, end - t, sensed[seg])
         t = end
         if t == ends[seg]:
             seg += 1
@@ -57,7 +53,7 @@ def run_periods(ram, rom, params, state, istate, tables, n, trace_i, trace_f, re
     step = top // n_adc
     ends = np.zeros(hbridge.MAX_SEGMENTS, dtype=np.int64)
     states = np.zeros(hbridge.MAX_SEGMENTS, dtype=np.int64)
-    acc = np.zeros(2)
+    sensed = np.zeros(hbridge.MAX_SEGMENTS)
     for k in range(n):
         duty = ram[m.PWM_SHADOW]
         floating = ram[m.BRIDGE_SHADOW] == m.BRIDGE_FLOAT
@@ -65,17 +61,25 @@ def run_periods(ram, rom, params, state, istate, tables, n, trace_i, trace_f, re
                       sensors.encoder_counter(params, state),
                       sensors.encoder_index(params, state, istate),
                       sensors.thermometer_code(params, state))
-        hbridge.build_segments(duty, floating, params, ends, states)
+        n_seg = hbridge.build_segments(duty, floating, params, ends, states)
+        i_sum = 0.0
+        i2_sum = 0.0
+        start = 0
+        for s in range(n_seg):  # the shaft, segment by segment
+            counts = ends[s] - start
+            i = motor.advance(params, tables, state, states[s], duty, counts)
+            sensed[s] = frontend.sensed_current(params, states[s], i)
+            i_sum += i * counts
+            i2_sum += i * i * counts
+            start = ends[s]
         t = 0
         seg = 0
-        acc[0] = 0.0
-        acc[1] = 0.0
-        for j in range(n_adc):
-            t, seg = _advance_to(j * step, t, seg, ends, states, duty, params, tables, state, acc)
+        for j in range(n_adc):  # the RC filter to each ADC instant
+            t, seg = _filter_to(j * step, t, seg, ends, sensed, state, tables)
             board.adc_isr(ram, frontend.adc_code(params, state[p.VC]))
-        t, seg = _advance_to(top, t, seg, ends, states, duty, params, tables, state, acc)
-        state[p.I_MEAN] = acc[0] / top
-        sensors.thermal_update(params, state, acc[1] / top, top / params[p.PCLK_HZ])
+        t, seg = _filter_to(top, t, seg, ends, sensed, state, tables)
+        state[p.I_MEAN] = i_sum / top
+        sensors.thermal_update(params, state, i2_sum / top, top / params[p.PCLK_HZ])
         if record:
             trace_i[k, TI_IREF] = ram[m.IW_REF]
             trace_i[k, TI_MEAS] = ram[m.PI_MEAS]

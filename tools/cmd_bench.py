@@ -1,10 +1,11 @@
-"""`servobus bench board`: simulation speed figures."""
+"""`servobus bench board | bus | run`: simulation speed figures."""
 
 import argparse
 
 from tools.board_bench import bench_board
 from tools.bus_bench import bench_bus
 from tools.output import emit
+from tools.robot_bench import bench_run
 
 
 def add_subparser(sub: argparse._SubParsersAction) -> None:
@@ -21,6 +22,10 @@ def add_subparser(sub: argparse._SubParsersAction) -> None:
                      help="also python-can-remote through a local server on 127.0.0.1")
     bus.add_argument("--json", action="store_true")
     bus.set_defaults(func=_do_bus)
+    run = targets.add_parser("run", help="the whole robot at full fidelity")
+    run.add_argument("--seconds", type=float, default=10.0, help="simulated seconds")
+    run.add_argument("--json", action="store_true")
+    run.set_defaults(func=_do_run)
 
 
 def _do_board(args: argparse.Namespace) -> None:
@@ -33,3 +38,9 @@ def _do_bus(args: argparse.Namespace) -> None:
     if args.frames < 1:
         raise ValueError(f"--frames must be at least 1, got {args.frames}")
     emit(bench_bus(args.frames, 0 if args.remote else None), args.json, title="bus benchmark")
+
+
+def _do_run(args: argparse.Namespace) -> None:
+    if args.seconds <= 0:
+        raise ValueError(f"--seconds must be positive, got {args.seconds}")
+    emit(bench_run(args.seconds), args.json, title="robot run benchmark")
