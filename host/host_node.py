@@ -59,6 +59,7 @@ class HostNode:
                       for j in range(1, JOINTS + 1)}
         self.measured = np.full(JOINTS, 512.0)
         self.engaged = np.ones(JOINTS, dtype=bool)
+        self.hold = np.full(JOINTS, np.nan)  # frozen joints keep this reference
         self._fresh = np.zeros(JOINTS, dtype=bool)
         self._busy_until = 0
         self._backlog: list[tuple[can.Message, int]] = []
@@ -112,7 +113,7 @@ class HostNode:
         self.clock.call_at(done, lambda: self._send(period))
 
     def _send(self, period: int) -> None:
-        reference = self.player.position()
+        reference = np.where(np.isnan(self.hold), self.player.position(), self.hold)
         currents = self.controller.step(reference, self.measured)
         usable = self._fresh & self.engaged
         currents = np.where(usable, currents, 0.0)
@@ -145,5 +146,41 @@ class HostNode:
         """Send a joint command (joint 0: all joints)."""
         if command not in COMMANDS:
             raise ValueError(f"unknown command {command!r}: use one of {', '.join(COMMANDS)}")
+        if not 0 <= joint <= JOINTS:
+            raise ValueError(f"joint {joint}: use 1..{JOINTS}, or 0 for all")
         send_or_count(self.bus, self.schema.encode(
             "COMMAND", {"joint": joint, "command": COMMANDS[command], "mode": mode}), self)
+
+    def _mask(self, joint: int) -> np.ndarray:
+        return np.arange(1, JOINTS + 1) == joint if joint else np.ones(JOINTS, dtype=bool)
+
+    def release(self, joint: int = 0) -> None:
+        """Float a joint (0: all): no control, the limb can be moved by hand."""
+        mask = self._mask(joint)
+        self.engaged[mask] = False
+        self.command(joint, "release")
+
+    def engage(self, joint: int = 0) -> None:
+        """Put a joint (0: all) back under control, following the trajectory."""
+        mask = self._mask(joint)
+        self.hold[mask] = np.nan
+        self._reset_controller(mask)
+        self.engaged[mask] = True
+        self.command(joint, "engage")
+
+    def freeze(self, joint: int = 0) -> None:
+        """x_w := x, then engage: the joint holds where it is now."""
+        mask = self._mask(joint)
+        self.hold[mask] = self.measured[mask]
+        self._reset_controller(mask)
+        self.engaged[mask] = True
+        self.command(joint, "freeze")
+
+    def capture(self) -> np.ndarray:
+        """The present pose (the measured positions), for a new trajectory line."""
+        return np.rint(self.measured).astype(int)
+
+    def _reset_controller(self, mask: np.ndarray) -> None:
+        reset = getattr(self.controller, "reset", None)
+        if reset is not None:
+            reset(mask)

@@ -20,6 +20,7 @@ from tools import (
     cmd_bussim,
     cmd_identify,
     cmd_nodes,
+    cmd_record,
     cmd_remote,
     cmd_run,
     cmd_step,
@@ -27,7 +28,7 @@ from tools import (
 from tools.errors import ServobusError
 
 COMMANDS = (cmd_run, cmd_step, cmd_analyze, cmd_identify, cmd_bench, cmd_budget, cmd_busload,
-            cmd_bussim, cmd_remote, cmd_nodes)
+            cmd_bussim, cmd_remote, cmd_nodes, cmd_record)
 USER_ERRORS = (ServobusError, SchemaError, FaultScriptError, BusUnavailable, TrajectoryError,
                can.CanError, ValueError, OSError)
 
