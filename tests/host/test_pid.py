@@ -52,6 +52,7 @@ def test_conditional_integration_freezes_while_saturated_in_the_error_direction(
     for _ in range(50):
         pid.step(np.array([100.0]), np.array([0.0]))
     assert pid.integ[0] == 0.0  # saturated from the first step: no integration at all
+    pid.step(np.array([-1.0]), np.array([0.0]))  # the D kick of the jump still saturates
     pid.step(np.array([-1.0]), np.array([0.0]))  # back inside the limits: integrates again
     assert pid.integ[0] == pytest.approx(-0.004)
 
