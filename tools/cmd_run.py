@@ -57,6 +57,8 @@ def parse_alphas(text: str) -> list[float]:
 
 
 def _do_run(args: argparse.Namespace) -> None:
+    if args.duration <= 0:
+        raise ValueError(f"--duration must be positive, got {args.duration}")
     joints = [int(j) for j in args.plot_joints.split(",")]
     if not all(1 <= j <= JOINTS for j in joints):
         raise ValueError(f"--plot-joints: joints are 1..{JOINTS}")

@@ -1,0 +1,127 @@
+"""`servobus run`, `identify`, `analyze position-loop`, `record` and the real-bus node commands."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from firmware import memory as m
+from host.trajectory import load
+from host.tunings import DEFAULT_ROBOT_KP, DEFAULT_ROBOT_Q
+from tools.cli import main
+from tools.identify_run import identify
+from tools.remote_server import serve_in_thread
+from tools.robot import Robot, RobotConfig
+
+
+def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict:
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_run_json_has_the_report_keys(capsys, tmp_path: Path) -> None:
+    png, log = tmp_path / "run.png", tmp_path / "run.log"
+    out = _json(capsys, ["run", "--duration", "0.4", "--json", "--plot", str(png), "--log",
+                         str(log), "--alpha", "2", "--fault", "node 5 silent at 0.2s"])
+    assert {"sim_time_s", "wall_time_s", "rtf", "ticks", "slips", "servo_faults",
+            "bus_load_pct", "bus_load_predicted_pct", "host_window_s", "deadline_misses",
+            "tracking_rms_lsb", "tracking_max_lsb", "current_limit_events", "trips"} <= out.keys()
+    assert len(out["tracking_rms_lsb"]) == 12 and out["ticks"] == 100
+    assert set(out["host_window_s"]) == {"min", "median", "max"}
+    assert out["servo_faults"] == {"JOINT_5": 49}
+    assert png.read_bytes()[:4] == b"\x89PNG" and log.stat().st_size > 0
+
+
+@pytest.mark.parametrize("argv", [["run", "--alpha", "1,2"], ["run", "--duration", "0"],
+                                  ["run", "--trajectory", "/no/such.traj"],
+                                  ["run", "--fault", "node 13 silent at 1s"],
+                                  ["run", "--plot-joints", "0"],
+                                  ["identify", "--joint", "13"],
+                                  ["board", "--node", "0"],
+                                  ["board", "--node", "1", "--interface", "socketcan",
+                                   "--channel", "can0"],
+                                  ["analyze", "position-loop", "--q", "1.5"]])
+def test_bad_robot_input_is_a_clear_error(capsys, argv) -> None:
+    if argv[2:4] == ["--interface", "socketcan"]:
+        from bus.factory import socketcan_available
+
+        if socketcan_available():
+            argv = [*argv[:-1], "servobus_no_such_if0"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err.startswith("error: ")
+
+
+def test_bad_trajectory_file_names_file_and_line(capsys, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.traj"
+    bad.write_text("# poses\n" + " ".join(["512"] * 12) + " 0.1\n" + " ".join(["2000"] * 12)
+                   + " 0.1\n")
+    assert main(["run", "--trajectory", str(bad), "--duration", "0.1"]) == 2
+    assert f"{bad}:3: joint 1 position 2000" in capsys.readouterr().err
+
+
+def test_analyze_position_loop_json(capsys) -> None:
+    out = _json(capsys, ["analyze", "position-loop", "--json"])
+    assert out["critical_hz"] == pytest.approx(12.44, abs=0.01)
+    r2, r2b = out["tunings"]["R2"], out["tunings"]["R2b"]
+    assert r2["alpha_max"] < r2b["alpha_max"]
+    assert {"overshoot_pct", "settling_s", "alpha_max"} <= r2.keys()
+
+
+def test_identify_recovers_the_stored_default_plant() -> None:
+    result = identify(1, "chirp", seconds=12.0)
+    assert result["q"] == pytest.approx(DEFAULT_ROBOT_Q, abs=0.04)
+    assert result["kp"] == pytest.approx(DEFAULT_ROBOT_KP, rel=0.15)
+    step = identify(1, "step")
+    assert 0.3 < step["q"] < 0.95 and step["kp"] > 0
+
+
+def test_record_writes_a_playable_trajectory(capsys, tmp_path: Path) -> None:
+    out = tmp_path / "anim.traj"
+    rep = _json(capsys, ["record", "--duration", "1.2", "--every", "0.25", "--out", str(out),
+                         "--json"])
+    traj = load(out)
+    assert rep["lines"] == len(traj.poses) == 4
+    assert traj.poses.max() - traj.poses.min() > 5  # the hand moved the floating joints
+
+
+def test_release_and_freeze_reach_the_boards() -> None:
+    robot = Robot(RobotConfig())
+    robot.run(0.1)
+    robot.host.release(3)
+    robot.run(0.02)
+    assert robot.bank.rigs[2].ram[m.MODE] == m.MODE_FLOAT
+    assert robot.bank.rigs[3].ram[m.MODE] == m.MODE_CURRENT
+    robot.host.freeze(3)
+    robot.run(0.02)
+    assert robot.bank.rigs[2].ram[m.MODE] == m.MODE_CURRENT
+    assert robot.host.hold[2] == robot.host.hold[2]  # a number: x_w := x
+    robot.host.release(0)
+    robot.run(0.02)
+    assert all(r.ram[m.MODE] == m.MODE_FLOAT for r in robot.bank.rigs)
+
+
+def test_tick_board_and_host_as_separate_processes_over_remote() -> None:
+    server = serve_in_thread("127.0.0.1", 0)
+    url = f"ws://127.0.0.1:{server.server_port}/"
+    common = ["--interface", "remote", "--channel", url, "--json"]
+    try:
+        board = subprocess.Popen([sys.executable, "-m", "tools.cli", "board", "--node", "1",
+                                  "--duration", "4", *common], stdout=subprocess.PIPE, text=True)
+        host = subprocess.Popen([sys.executable, "-m", "tools.cli", "host", "--joints", "1",
+                                 "--duration", "4", *common], stdout=subprocess.PIPE, text=True)
+        tick = subprocess.run([sys.executable, "-m", "tools.cli", "tick", "--period", "20ms",
+                               "--duration", "3", *common], capture_output=True, text=True,
+                              check=True, timeout=60)
+        host_out = json.loads(host.communicate(timeout=60)[0])
+        board_out = json.loads(board.communicate(timeout=60)[0])
+    finally:
+        server.shutdown()
+        server.server_close()
+    sent = json.loads(tick.stdout)["ticks_sent"]
+    # the three processes start within a second or so of each other: allow the first ticks
+    assert 140 <= sent <= 151 and host_out["slips"] == 0
+    assert host_out["ticks"] >= sent - 25
+    assert host_out["servo_faults"].get("JOINT_1", 0) < 0.2 * sent
+    assert board_out["frames_received"] >= sent - 25 and board_out["rx_faults"] == 0
