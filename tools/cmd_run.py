@@ -33,6 +33,9 @@ def add_subparser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--fault", action="append", default=[],
                         help='"node 5 silent at 1.0s", "tick drop at 2.0s", '
                              '"host delay 3ms at 1.5s", "babble 0x001 at 1.0s for 50ms", ...')
+    parser.add_argument("--do", action="append", default=[], metavar="ACTION",
+                        help='operator actions: "release 3 at 1s", "freeze all at 2s", '
+                             '"engage 3 at 3s", "pause at 1s", "resume at 2s", "scrub 0.5 at 2s"')
     parser.add_argument("--log", help="record the bus to run.blf / .asc / .log")
     parser.add_argument("--plot", metavar="FILE.png")
     parser.add_argument("--plot-joints", default="1,3,4", help="joints to plot")
@@ -66,7 +69,7 @@ def _do_run(args: argparse.Namespace) -> None:
                          alphas=parse_alphas(args.alpha), seed=args.seed, faults=args.fault,
                          log_path=args.log, realtime_factor=args.realtime,
                          meas_bytes=args.meas_bytes, anti_windup=args.anti_windup,
-                         tuning=args.tuning,
+                         tuning=args.tuning, actions=args.do,
                          trajectory=load(args.trajectory) if args.trajectory else None)
     robot = Robot(config)
     bar = tqdm(total=args.duration, unit="sim s", disable=args.no_progress or args.json,

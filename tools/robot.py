@@ -60,6 +60,7 @@ class RobotConfig:
     tuning: str = "designed"
     trajectory: Trajectory | None = None
     compute_ns: int = 200_000
+    actions: Sequence[str] = ()
 
 
 def default_plant() -> PositionPlant:
@@ -113,6 +114,8 @@ class Robot:
         nodes: list[Node] = [self.tick, *self.boards, self.host]
         self.buses = [attach_sim(n, self.medium) for n in nodes]
         apply_script(self.medium, self._robot_faults(cfg.faults))
+        for line in cfg.actions:
+            self._schedule_action(line)
 
     def _measure(self, record: FrameRecord) -> None:
         if record.ok:
@@ -143,6 +146,27 @@ class Robot:
             else:
                 rest.append(line)
         return rest
+
+    def _schedule_action(self, line: str) -> None:
+        """Operator actions at a time: 'release 3 at 1s', 'freeze all at 2s', 'engage 3 at 3s',
+        'pause at 1s', 'resume at 2s', 'scrub 0.5 at 2.5s'."""
+        mt = re.fullmatch(r"(release|engage|freeze|pause|resume|scrub)( (\S+))? at (\S+)",
+                          line.strip())
+        if mt is None:
+            raise FaultScriptError(f"action {line!r}: use release|engage|freeze N|all, pause, "
+                                   "resume or scrub F, then 'at TIME'")
+        verb, arg, at = mt.group(1), mt.group(3), parse_duration(mt.group(4))
+        host, player = self.host, self.host.player
+        if verb in ("release", "engage", "freeze"):
+            joint = 0 if arg in (None, "all") else int(arg)
+            if not 0 <= joint <= JOINTS:
+                raise FaultScriptError(f"action {line!r}: joints are 1..{JOINTS} or all")
+            self.env.schedule(at, lambda: getattr(host, verb)(joint))
+        elif verb == "scrub":
+            fraction = float(arg or "0")
+            self.env.schedule(at, lambda: player.scrub(fraction))
+        else:
+            self.env.schedule(at, lambda: setattr(player, "paused", verb == "pause"))
 
     def run(self, duration_s: float, chunk_s: float = 0.1, progress=None) -> None:
         """Advance the simulation; the log is closed even when interrupted."""

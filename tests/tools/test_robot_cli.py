@@ -86,6 +86,14 @@ def test_record_writes_a_playable_trajectory(capsys, tmp_path: Path) -> None:
     assert traj.poses.max() - traj.poses.min() > 5  # the hand moved the floating joints
 
 
+def test_operator_actions_from_the_command_line(capsys) -> None:
+    out = _json(capsys, ["run", "--duration", "0.6", "--json", "--do", "release 3 at 0.2s",
+                         "--do", "freeze 3 at 0.3s", "--do", "pause at 0.4s",
+                         "--do", "scrub 0.5 at 0.45s"])
+    assert out["servo_faults"] == {} and out["ticks"] == 150
+    assert main(["run", "--duration", "0.1", "--do", "dance at 1s"]) == 2
+
+
 def test_release_and_freeze_reach_the_boards() -> None:
     robot = Robot(RobotConfig())
     robot.run(0.1)
