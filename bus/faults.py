@@ -67,6 +67,8 @@ class FaultPlan:
 
     def take(self, msg: can.Message, sender: str, now: int) -> str | None:
         """The fault to apply to this transmission attempt, if any (consumes a rule count)."""
+        if not self.rules and not self.corrupt_probability:
+            return None
         kind = None
         for rule in self.rules:
             if rule.matches(msg, sender, now):

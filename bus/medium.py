@@ -97,9 +97,13 @@ class Medium:
         now = self.env.now
         best: tuple[Controller, Pending] | None = None
         for ctrl in self.controllers:
-            if not (ctrl.ready_frames or ctrl.waiting_frames):
+            if ctrl.waiting_frames:
+                pending = ctrl.head(now)
+            elif (ctrl.ready_frames and not ctrl.silenced and ctrl.bus_off_since is None
+                  and now >= ctrl.suspend_until):
+                pending = ctrl.ready_frames[0]  # the head() fast path: nothing waiting
+            else:
                 continue
-            pending = ctrl.head(now)
             if pending is not None and (best is None or pending.key < best[1].key):
                 best = (ctrl, pending)
         if best is None:
@@ -178,6 +182,8 @@ class Medium:
 
     def _end_recessive_run(self, sof: int) -> None:
         """A start of frame ends the recessive run: bus-off controllers count its sequences."""
+        if not self._recoveries:
+            return
         run_bits = RECOVERY_RUN_BITS * self.bit_ns
         for ctrl in self.controllers:
             if ctrl.bus_off_since is not None:
