@@ -43,9 +43,8 @@ def sub(a: int, b: int) -> int:
 
 
 @register_jitable
-def sat_add(a: int, b: int) -> tuple[int, bool]:
-    """Saturating 32-bit addition; the flag says whether the true sum left int32."""
-    s = a + b
+def _saturate(s: int) -> tuple[int, bool]:
+    """Clip an exact (33-bit) result to int32; the flag says whether it had to."""
     if s > 2147483647:
         return 2147483647, True
     if s < -2147483648:
@@ -54,14 +53,15 @@ def sat_add(a: int, b: int) -> tuple[int, bool]:
 
 
 @register_jitable
+def sat_add(a: int, b: int) -> tuple[int, bool]:
+    """Saturating 32-bit addition; the flag says whether the true sum left int32."""
+    return _saturate(a + b)
+
+
+@register_jitable
 def sat_sub(a: int, b: int) -> tuple[int, bool]:
     """Saturating 32-bit subtraction; the flag says whether the true difference left int32."""
-    s = a - b
-    if s > 2147483647:
-        return 2147483647, True
-    if s < -2147483648:
-        return -2147483648, True
-    return s, False
+    return _saturate(a - b)
 
 
 @register_jitable
