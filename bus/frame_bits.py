@@ -22,17 +22,14 @@ def _bits(value: int, width: int) -> list[int]:
     return [(value >> (width - 1 - k)) & 1 for k in range(width)]
 
 
-def unstuffed_bits(can_id: int, data: bytes, extended: bool = False, dlc: int | None = None,
-                   remote: bool = False) -> list[int]:
-    """SOF through the end of the data field (the CRC's input)."""
-    dlc = len(data) if dlc is None else dlc
-    payload = [] if remote else [b for byte in data for b in _bits(byte, 8)]
-    rtr = 1 if remote else 0
+def unstuffed_bits(can_id: int, data: bytes, extended: bool = False) -> list[int]:
+    """SOF through the end of the data field of a data frame (the CRC's input)."""
+    payload = [b for byte in data for b in _bits(byte, 8)]
     if extended:
-        head = [0, *_bits(can_id >> 18, 11), 1, 1, *_bits(can_id & 0x3FFFF, 18), rtr, 0, 0]
+        head = [0, *_bits(can_id >> 18, 11), 1, 1, *_bits(can_id & 0x3FFFF, 18), 0, 0, 0]
     else:
-        head = [0, *_bits(can_id, 11), rtr, 0, 0]
-    return head + _bits(dlc, 4) + payload
+        head = [0, *_bits(can_id, 11), 0, 0, 0]
+    return head + _bits(len(data), 4) + payload
 
 
 def crc15(bits: Sequence[int]) -> int:

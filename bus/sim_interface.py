@@ -39,7 +39,6 @@ class SimBus(can.BusABC):
         self.channel_info = f"servobus simulated bus {medium.name}, node {channel}"
         self._rx: deque[can.Message] = deque()
         self._rx_size = rx_queue_size
-        self._own = receive_own_messages
         self.listener: Callable[[can.Message], None] | None = None
         self.controller = medium.attach(str(channel), self._deliver, tx_queue_size)
         if receive_own_messages:

@@ -40,11 +40,6 @@ class PositionPlant:
         q = self.q ** (1.0 / alpha)
         return PositionPlant(self.kp * (1.0 - q) / (1.0 - self.q), q, self.f)
 
-    def frequency_response(self, omega: np.ndarray) -> np.ndarray:
-        """P(e^{j w T}) at angular frequencies w (rad/s)."""
-        z = np.exp(1j * omega / self.f)
-        return self.kp / (z * (z - 1.0) * (z - self.q))
-
 
 def physical_plant(servo: ServoPreset, hw: BoardHardware, alpha: float = 1.0) -> PositionPlant:
     """P(z) of the emulated joint under current control, from the preset's physics."""

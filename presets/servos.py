@@ -25,10 +25,6 @@ class ServoPreset:
         """Current at full duty with the rotor locked."""
         return self.supply_v / self.r_a
 
-    def time_constant_s(self, alpha: float = 1.0) -> float:
-        """Electrical+viscous mechanical time constant J / (K_t K_e / R_a + B)."""
-        return alpha * self.j / (self.kt * self.kt / self.r_a + self.b)
-
 
 HSR_5995TG = ServoPreset(
     name="hsr-5995tg",
