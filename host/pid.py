@@ -38,19 +38,21 @@ class PidBank:
         self.anti_windup = anti_windup
         self.a_aw = a_aw
         self.integ = np.zeros(len(gains))
-        self.e_prev = np.zeros(len(gains))
+        self.e_prev = np.full(len(gains), np.nan)  # no D kick on the first sample
         self.saturated = np.zeros(len(gains), dtype=bool)
 
     def reset(self, joints: np.ndarray | None = None) -> None:
-        """Forget the integrator and the last error (all joints, or a boolean mask)."""
+        """Forget the integrator and the last error (all joints, or a boolean mask); the next
+        sample starts without a derivative kick."""
         mask = np.ones_like(self.integ, dtype=bool) if joints is None else joints
         self.integ[mask] = 0.0
-        self.e_prev[mask] = 0.0
+        self.e_prev[mask] = np.nan
 
     def step(self, reference: np.ndarray, measured: np.ndarray) -> np.ndarray:
         """One update; `saturated` tells which outputs hit the current limit."""
         e = np.asarray(reference, dtype=float) - np.asarray(measured, dtype=float)
-        pd = self.r_p * e + self.r_d * (e - self.e_prev)
+        e_prev = np.where(np.isnan(self.e_prev), e, self.e_prev)
+        pd = self.r_p * e + self.r_d * (e - e_prev)
         integ = self.integ
         if self.anti_windup == "hard":
             integ = np.clip(integ, -self.i_max - pd, self.i_max - pd)

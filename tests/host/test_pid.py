@@ -14,7 +14,7 @@ ERRS = st.lists(st.lists(st.floats(-40, 40), min_size=3, max_size=3), min_size=2
 @given(st.lists(st.floats(-2, 2), min_size=2, max_size=60))
 def test_unsaturated_pid_is_exactly_r2(errors: list[float]) -> None:
     pid = PidBank(GAINS[:1], i_max=1e9, anti_windup="soft")
-    integ, prev, out = 0.0, 0.0, []
+    integ, prev, out = 0.0, errors[0], []  # the first sample has no derivative kick
     for e in errors:
         out.append(pid.step(np.array([e]), np.array([0.0]))[0])
         expected = 0.05 * e + integ + 0.2 * (e - prev)
@@ -40,7 +40,7 @@ def test_hard_anti_windup_keeps_p_plus_i_plus_d_in_range(errors) -> None:
     pid = PidBank(GAINS, anti_windup="hard")
     for e in errors:
         integ_before = pid.integ.copy()
-        e_prev = pid.e_prev.copy()
+        e_prev = np.where(np.isnan(pid.e_prev), np.array(e), pid.e_prev)
         pid.step(np.array(e), np.zeros(3))
         pd = 0.05 * np.array(e) + 0.2 * (np.array(e) - e_prev)
         held = np.clip(integ_before, -1 - pd, 1 - pd)
