@@ -13,6 +13,7 @@ The board's acceptance filter admits only these frames.  A frame that does not d
 from dataclasses import dataclass
 
 import can
+import numba
 from can.typechecking import CanFilter
 
 from bus.node import Clock, send_or_count
@@ -22,6 +23,7 @@ from firmware import memory as m
 from plant.board_bank import BoardBank
 
 STATUS_PERIOD_NS = 100_000_000
+can_tick_fast = numba.njit(cache=True)(board.can_tick)  # the same handler, compiled
 CAN_STATES = {can.BusState.ACTIVE: 0, can.BusState.PASSIVE: 1, can.BusState.ERROR: 2}
 FIRMWARE_VERSION = 0x0100
 
@@ -48,6 +50,8 @@ class BoardNode:
         ids = {name: int(self.schema.message(name).frame_id) for name in
                (TICK, actuation_name(group), f"POSREF_{group}", "COMMAND")}
         self._tick, self._act, self._posref, self._cmd = ids.values()
+        self._meas = meas_name(self.joint, self.meas_bytes)
+        self._position = f"position_{self.joint}"
         self._filters: list[CanFilter] = [
             {"can_id": i, "can_mask": 0x7FF, "extended": False} for i in ids.values()]
 
@@ -69,7 +73,7 @@ class BoardNode:
             if msg.arbitration_id == self._tick:
                 self.schema.check(msg)
                 self.bank.advance_to(self.clock.now_ns())
-                board.can_tick(ram, self.rig.rom)
+                can_tick_fast(ram, self.rig.rom)
                 self._send_measurement()
                 return
             v = self.schema.decode(msg).values
@@ -97,11 +101,11 @@ class BoardNode:
 
     def _send_measurement(self) -> None:
         j, ram = self.joint, self.rig.ram
-        values: dict[str, float] = {f"position_{j}": int(ram[m.POS_TX])}
+        values: dict[str, float] = {self._position: int(ram[m.POS_TX])}
         if self.meas_bytes == 6:
             values[f"supply_{j}"] = self.rig.servo.supply_v
             values[f"current_{j}"] = max(min(float(self.rig.amps(int(ram[m.PI_MEAS]))), 7.99), -8)
-        send_or_count(self.bus, self.schema.encode(meas_name(j, self.meas_bytes), values), self)
+        send_or_count(self.bus, self.schema.encode(self._meas, values), self)
 
     def _status(self) -> None:
         j, ram = self.joint, self.rig.ram
