@@ -50,7 +50,7 @@ class Counters:
     """What a controller has done, for reports and tests."""
 
     tx_frames: int = 0
-    rx_frames: int = 0
+    rx_frames: int = 0  # frames admitted by the acceptance filter
     tx_errors: int = 0
     rx_errors: int = 0
     bus_off_events: int = 0

@@ -58,6 +58,8 @@ class Medium:
         self.error_frames = 0
         self._arbitration: Handle | None = None
         self._recoveries: dict[str, Handle] = {}
+        self._by_id: dict[int, list[Controller]] = {}  # who accepts an ID (cache)
+        self._rec_pending = False  # some controller has REC > 0
 
     def attach(self, name: str, deliver: Callable[[can.Message], None] | None,
                tx_queue_size: int = 64) -> Controller:
@@ -66,11 +68,26 @@ class Medium:
             raise ValueError(f"a node named {name!r} is already on {self.name}")
         ctrl = Controller(name, deliver, tx_queue_size)
         self.controllers.append(ctrl)
+        self.filters_changed()
         return ctrl
 
     def detach(self, ctrl: Controller) -> None:
         """Remove a controller (its queued frames are discarded)."""
         self.controllers.remove(ctrl)
+        self.filters_changed()
+
+    def filters_changed(self) -> None:
+        """Forget which controllers accept which IDs (attach, detach, new acceptance filter)."""
+        self._by_id.clear()
+
+    def _listeners(self, can_id: int) -> list[Controller]:
+        """Controllers whose acceptance filter admits `can_id` (cached per ID)."""
+        found = self._by_id.get(can_id)
+        if found is None:
+            found = [c for c in self.controllers if c.deliver is not None
+                     and (c.accept is None or can_id in c.accept)]
+            self._by_id[can_id] = found
+        return found
 
     def controller(self, name: str) -> Controller:
         """The controller attached under `name`."""
@@ -149,13 +166,15 @@ class Medium:
                          dlc=tx.dlc, data=tx.data, channel=self.name, is_rx=True,
                          check=False)
         self.frames += 1
-        can_id = rx.arbitration_id
-        for r in receivers:
-            r.counters.rx_frames += 1
-            if r.rec:
-                r.received_after_error()
-            if r.deliver is not None and (r.accept is None or can_id in r.accept):
-                r.deliver(rx)
+        if self._rec_pending:
+            for r in receivers:
+                if r.rec:
+                    r.received_after_error()
+            self._rec_pending = any(r.rec for r in self.controllers)
+        for r in self._listeners(rx.arbitration_id):
+            if r is not ctrl and not r.silenced and r.bus_off_since is None:
+                r.counters.rx_frames += 1
+                r.deliver(rx)  # type: ignore[misc]
         if self.taps:
             record = FrameRecord(rx, ctrl.name, start, now, self.free_at, True)
             for tap in self.taps:
@@ -167,6 +186,7 @@ class Medium:
         if fault == CORRUPT:
             for r in receivers:
                 r.receive_error()
+            self._rec_pending = bool(receivers)
         self._suspend_if_passive(ctrl)
         self.error_frames += 1
         if ctrl.state is ErrorState.BUS_OFF:

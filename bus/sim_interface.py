@@ -63,6 +63,7 @@ class SimBus(can.BusABC):
         exact = filters is not None and all(
             f.get("can_mask") == 0x7FF and f.get("extended") is False for f in filters)
         self.controller.accept = {f["can_id"] for f in filters} if exact and filters else None
+        self.medium.filters_changed()
 
     def _echo(self, msg: can.Message) -> None:
         echo = can.Message(timestamp=self.medium.env.now / NS_PER_S,
