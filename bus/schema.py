@@ -56,6 +56,7 @@ class Schema:
         self._by_name = {m.name: m for m in self.db.messages}
         self._fast = {m.name: codec for m in self.db.messages
                       if (codec := codec_fast.generate(m)) is not None}
+        self._fast_by_id = {self._by_name[name].frame_id: c for name, c in self._fast.items()}
 
     @property
     def bitrate(self) -> int:
@@ -101,9 +102,9 @@ class Schema:
 
     def decode(self, msg: can.Message) -> Decoded:
         """Name and values of a received frame; SchemaError for unknown IDs or wrong DLC."""
-        definition = self._by_id[msg.arbitration_id] if self.check(msg) else None
-        assert definition is not None
-        fast = self._fast.get(definition.name)
+        self.check(msg)
+        definition = self._by_id[msg.arbitration_id]
+        fast = self._fast_by_id.get(msg.arbitration_id)
         try:
             values: Any = (fast.decode(bytes(msg.data)) if fast else
                            definition.decode(bytes(msg.data), decode_choices=False))
