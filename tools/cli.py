@@ -35,7 +35,9 @@ USER_ERRORS = (ServobusError, SchemaError, FaultScriptError, BusUnavailable, Tra
 
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every subcommand registered."""
-    parser = argparse.ArgumentParser(prog="servobus", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="servobus", description="Emulator of a distributed robot joint-control system: "
+        "fixed-point servo boards, a time-trigger node and a PID host on CAN.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
