@@ -25,8 +25,10 @@ def _fmt(value: Any) -> str:
 def _table(result: dict[str, Any], indent: int) -> None:
     width = max((len(k) for k in result), default=0)
     for key, value in result.items():
-        if isinstance(value, dict):
+        if isinstance(value, dict) and value:
             print(" " * indent + f"{key}:")
             _table(value, indent + 2)
+        elif isinstance(value, dict):
+            print(" " * indent + f"{key:<{width}}  none")
         else:
             print(" " * indent + f"{key:<{width}}  {_fmt(value)}")
