@@ -46,8 +46,10 @@ class SimBus(can.BusABC):
         super().__init__(channel=channel, **kwargs)
 
     def _deliver(self, msg: can.Message) -> None:
-        """Acceptance filter (as the controller hardware does), then the listener or the queue."""
-        if self._filters is not None and not self._matches_filters(msg):
+        """Filters the controller's acceptance set could not take, then the listener or the
+        queue."""
+        if self.controller.accept is None and self._filters is not None \
+                and not self._matches_filters(msg):
             return
         if self.listener is not None:
             self.listener(msg)
