@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from firmware import memory as m
@@ -101,10 +102,12 @@ def test_release_and_freeze_reach_the_boards() -> None:
     robot.run(0.02)
     assert robot.bank.rigs[2].ram[m.MODE] == m.MODE_FLOAT
     assert robot.bank.rigs[3].ram[m.MODE] == m.MODE_CURRENT
+    x_at_freeze = robot.host.measured[2]
     robot.host.freeze(3)
     robot.run(0.02)
     assert robot.bank.rigs[2].ram[m.MODE] == m.MODE_CURRENT
-    assert robot.host.hold[2] == robot.host.hold[2]  # a number: x_w := x
+    assert robot.host.hold[2] == x_at_freeze  # x_w := x, the joint holds where it was
+    assert np.isnan(robot.host.hold[3])  # the others still follow the trajectory
     robot.host.release(0)
     robot.run(0.02)
     assert all(r.ram[m.MODE] == m.MODE_FLOAT for r in robot.bank.rigs)
