@@ -8,6 +8,7 @@ Robot-level fault lines (besides the bus faults of ``bus.faults``):
 """
 
 import re
+from functools import lru_cache
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -68,8 +69,9 @@ def default_plant() -> PositionPlant:
     return PositionPlant(DEFAULT_ROBOT_KP, DEFAULT_ROBOT_Q, float(DEFAULT_BOARD.can_hz))
 
 
+@lru_cache(maxsize=1)
 def default_tuning() -> Tuning:
-    """The default robot's tuning: the design procedure on the identified P(z)."""
+    """The default robot's tuning: the design procedure on the identified P(z) (computed once)."""
     return design(default_plant(), DESIGN_OVERSHOOT_PCT, name="designed")[0]
 
 
@@ -110,12 +112,13 @@ class Robot:
                                  BOARD_MODES[cfg.mode]) for k in range(JOINTS)]
         self._delays: list[tuple[int, int]] = []
         self.host.extra_delay = self._host_delay
-        self.recorder = MediumRecorder(self.medium, cfg.log_path) if cfg.log_path else None
         nodes: list[Node] = [self.tick, *self.boards, self.host]
         self.buses = [attach_sim(n, self.medium) for n in nodes]
         apply_script(self.medium, self._robot_faults(cfg.faults))
         for line in cfg.actions:
             self._schedule_action(line)
+        # last, so that a bad fault or action line leaves no half-written log behind
+        self.recorder = MediumRecorder(self.medium, cfg.log_path) if cfg.log_path else None
 
     def _measure(self, record: FrameRecord) -> None:
         if record.ok:
