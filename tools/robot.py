@@ -8,9 +8,9 @@ Robot-level fault lines (besides the bus faults of ``bus.faults``):
 """
 
 import re
-from functools import lru_cache
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
