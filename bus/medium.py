@@ -12,7 +12,7 @@ counters move, and the frame stays queued for automatic retransmission.
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import can
 
@@ -26,8 +26,7 @@ RECOVERY_SEQUENCES = 128
 RECOVERY_RUN_BITS = 11
 
 
-@dataclass(frozen=True)
-class FrameRecord:
+class FrameRecord(NamedTuple):
     """One transmission attempt as the bus saw it (what load meters and loggers tap)."""
 
     msg: can.Message
@@ -197,7 +196,7 @@ class Medium:
             tap(record)
 
     def _suspend_if_passive(self, ctrl: Controller) -> None:
-        if ctrl.state is ErrorState.PASSIVE:
+        if (ctrl.tec > 127 or ctrl.rec > 127) and ctrl.state is ErrorState.PASSIVE:
             ctrl.suspend_until = self.free_at + fb.SUSPEND_BITS * self.bit_ns
 
     def _end_recessive_run(self, sof: int) -> None:

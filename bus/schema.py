@@ -6,10 +6,9 @@ definitions; never through byte layouts written again by hand.  Unknown IDs,
 wrong lengths and undecodable payloads raise ``SchemaError`` (nodes count them as faults).
 """
 
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import can
 import cantools
@@ -29,8 +28,7 @@ def default_dbc() -> Path:
     return Path(str(resources.files("dbc").joinpath("servobus.dbc")))
 
 
-@dataclass(frozen=True)
-class Decoded:
+class Decoded(NamedTuple):
     """A decoded frame: message name and physical signal values."""
 
     name: str
