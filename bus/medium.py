@@ -22,6 +22,7 @@ from bus.faults import CORRUPT, NO_ACK, FaultPlan
 from bus.frame_fast import stuffed_length
 from bus.scheduler import ARBITRATION, BUS, NS_PER_S, Environment, Handle
 
+STUFF_CACHE = 65536  # stuffed lengths remembered (ticks, positions and statuses repeat)
 RECOVERY_SEQUENCES = 128
 RECOVERY_RUN_BITS = 11
 
@@ -59,6 +60,7 @@ class Medium:
         self._recoveries: dict[str, Handle] = {}
         self._by_id: dict[int, list[Controller]] = {}  # who accepts an ID (cache)
         self._rec_pending = False  # some controller has REC > 0
+        self._stuffed: dict[tuple[int, bytes, bool], int] = {}  # payloads repeat: cache
 
     def attach(self, name: str, deliver: Callable[[can.Message], None] | None,
                tx_queue_size: int = 64) -> Controller:
@@ -133,7 +135,12 @@ class Medium:
         self._end_recessive_run(start)
         msg = pending.msg
         bit = self.bit_ns
-        stuffed = stuffed_length(msg.arbitration_id, bytes(msg.data), msg.is_extended_id)
+        key = (msg.arbitration_id, bytes(msg.data), msg.is_extended_id)
+        stuffed = self._stuffed.get(key)
+        if stuffed is None:
+            if len(self._stuffed) > STUFF_CACHE:
+                self._stuffed.clear()
+            stuffed = self._stuffed[key] = stuffed_length(*key)
         receivers = [c for c in self.controllers
                      if c is not ctrl and not c.silenced and c.bus_off_since is None]
         fault = self.faults.take(msg, ctrl.name, start)
