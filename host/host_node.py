@@ -67,7 +67,8 @@ class HostNode:
         self._pending: int | None = None
 
     def start(self, bus: can.BusABC, clock: Clock) -> None:
-        """Keep the bus and clock; accept only ticks and measurements."""
+        """Keep the bus and clock.  No acceptance filter: the host sees, and counts, every
+        frame it cannot decode."""
         self.bus, self.clock = bus, clock
 
     def on_message(self, msg: can.Message) -> None:
@@ -117,6 +118,8 @@ class HostNode:
         currents = self.controller.step(reference, self.measured)
         usable = self._fresh & self.engaged
         currents = np.where(usable, currents, 0.0)
+        if not usable.all():  # no stale integration for silent or released joints
+            self._reset_controller(~usable)
         self.limit_events += int(np.count_nonzero(getattr(self.controller, "saturated",
                                                           np.zeros(JOINTS, bool)) & usable))
         for k in range(1, JOINTS // 4 + 1):
