@@ -127,10 +127,6 @@ class Controller:
             return max(self.waiting_frames[0].ready, self.suspend_until)
         return None
 
-    def pending(self) -> int:
-        """Frames waiting to be sent."""
-        return len(self.ready_frames) + len(self.waiting_frames)
-
     def sent(self, pending: Pending) -> None:
         """A transmission succeeded: dequeue, TEC - 1."""
         if self.ready_frames[0] is pending:

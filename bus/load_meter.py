@@ -12,6 +12,7 @@ import can
 
 from bus import frame_bits as fb
 from bus.frame_fast import stuffed_length
+from bus.medium import FrameRecord
 
 
 @dataclass
@@ -40,6 +41,12 @@ class LoadMeter:
         self.windows[k] = self.windows.get(k, 0) + bits
         self.frames += 1
         self.bits += bits
+
+    def tap(self, record: FrameRecord) -> None:
+        """A medium tap: charge each delivered frame with its exact bits on the wire."""
+        if record.ok:
+            self.add(record.msg, (record.busy_until_ns - record.start_ns) * self.bitrate //
+                     1_000_000_000)
 
     def add_all(self, messages: Iterable[can.Message]) -> "LoadMeter":
         """Charge many frames; returns self."""

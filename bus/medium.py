@@ -115,13 +115,9 @@ class Medium:
         now = self.env.now
         best: tuple[Controller, Pending] | None = None
         for ctrl in self.controllers:
-            if ctrl.waiting_frames:
-                pending = ctrl.head(now)
-            elif (ctrl.ready_frames and not ctrl.silenced and ctrl.bus_off_since is None
-                  and now >= ctrl.suspend_until):
-                pending = ctrl.ready_frames[0]  # the head() fast path: nothing waiting
-            else:
+            if not (ctrl.ready_frames or ctrl.waiting_frames):
                 continue
+            pending = ctrl.head(now)
             if pending is not None and (best is None or pending.key < best[1].key):
                 best = (ctrl, pending)
         if best is None:
@@ -141,8 +137,7 @@ class Medium:
             if len(self._stuffed) > STUFF_CACHE:
                 self._stuffed.clear()
             stuffed = self._stuffed[key] = stuffed_length(*key)
-        receivers = [c for c in self.controllers
-                     if c is not ctrl and not c.silenced and c.bus_off_since is None]
+        receivers = [c for c in self.controllers if c is not ctrl and c.online]
         fault = self.faults.take(msg, ctrl.name, start)
         if not receivers:
             fault = NO_ACK
@@ -178,7 +173,7 @@ class Medium:
                     r.received_after_error()
             self._rec_pending = any(r.rec for r in self.controllers)
         for r in self._listeners(rx.arbitration_id):
-            if r is not ctrl and not r.silenced and r.bus_off_since is None:
+            if r is not ctrl and r.online:
                 r.counters.rx_frames += 1
                 r.deliver(rx)  # type: ignore[misc]
         if self.taps:
@@ -203,7 +198,7 @@ class Medium:
             tap(record)
 
     def _suspend_if_passive(self, ctrl: Controller) -> None:
-        if (ctrl.tec > 127 or ctrl.rec > 127) and ctrl.state is ErrorState.PASSIVE:
+        if ctrl.state is ErrorState.PASSIVE:
             ctrl.suspend_until = self.free_at + fb.SUSPEND_BITS * self.bit_ns
 
     def _end_recessive_run(self, sof: int) -> None:
@@ -232,5 +227,6 @@ class Medium:
     def _recover(self, ctrl: Controller) -> None:
         del self._recoveries[ctrl.name]
         ctrl.recover()
-        if ctrl.next_ready() is not None:
-            self.wake(ctrl.next_ready() or self.env.now)
+        ready = ctrl.next_ready()
+        if ready is not None:
+            self.wake(ready)

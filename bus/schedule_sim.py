@@ -11,7 +11,7 @@ from typing import Any
 from bus.fault_runner import apply_script
 from bus.faults import FaultPlan
 from bus.load_meter import LoadMeter
-from bus.medium import FrameRecord, Medium
+from bus.medium import Medium
 from bus.node import Node, attach_sim
 from bus.recorder import MediumRecorder
 from bus.scheduler import NS_PER_S, Environment
@@ -38,7 +38,7 @@ class ScheduleSim:
         self.env = Environment(self.realtime_factor)
         self.medium = Medium(self.env, self.schema.bitrate, faults=FaultPlan(seed=self.seed))
         self.meter = LoadMeter(self.schema.bitrate, window_s=self.schema.tick_period_ns / NS_PER_S)
-        self.medium.taps.append(self._measure)
+        self.medium.taps.append(self.meter.tap)
         self.tick = TickNode(self.schema, self.schema.tick_period_ns, seed=self.seed)
         self.host = HostTraffic(self.schema, self.meas_bytes)
         self.joints = [JointTraffic(self.schema, j, self.meas_bytes) for j in range(1, JOINTS + 1)]
@@ -46,10 +46,6 @@ class ScheduleSim:
         self.buses: list[SimBus] = [attach_sim(n, self.medium) for n in nodes]
         self.recorder = MediumRecorder(self.medium, self.log_path) if self.log_path else None
         apply_script(self.medium, self.faults)
-
-    def _measure(self, record: FrameRecord) -> None:
-        if record.ok:
-            self.meter.add(record.msg)
 
     def run(self, duration_s: float) -> dict[str, Any]:
         """Run for `duration_s` simulated seconds (the log is closed even on Ctrl-C)."""

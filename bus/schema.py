@@ -47,14 +47,13 @@ class Schema:
         if not isinstance(db, cantools.database.can.Database):
             raise SchemaError(f"{self.path}: not a CAN database")
         self.db: cantools.database.can.Database = db
-        for name in (TICK, meas_name(1, 2), actuation_name(1)):
-            if name not in {m.name for m in self.db.messages}:
-                raise SchemaError(f"{self.path}: the schema has no message {name}")
         self._by_id = {m.frame_id: m for m in self.db.messages}
         self._by_name = {m.name: m for m in self.db.messages}
-        self._fast = {m.name: codec for m in self.db.messages
+        for name in (TICK, meas_name(1, 2), actuation_name(1)):
+            if name not in self._by_name:
+                raise SchemaError(f"{self.path}: the schema has no message {name}")
+        self._fast = {m.frame_id: codec for m in self.db.messages
                       if (codec := codec_fast.generate(m)) is not None}
-        self._fast_by_id = {self._by_name[name].frame_id: c for name, c in self._fast.items()}
 
     @property
     def bitrate(self) -> int:
@@ -65,7 +64,7 @@ class Schema:
     @property
     def tick_period_ns(self) -> int:
         """The TICK cycle time (GenMsgCycleTime) in ns."""
-        cycle = self.db.get_message_by_name(TICK).cycle_time
+        cycle = self.message(TICK).cycle_time
         if not cycle:
             raise SchemaError(f"{self.path}: TICK has no GenMsgCycleTime")
         return int(cycle) * 1_000_000
@@ -80,29 +79,32 @@ class Schema:
     def encode(self, name: str, values: dict[str, Any]) -> can.Message:
         """A can.Message of `name` with the given physical values (range-checked)."""
         definition = self.message(name)
-        fast = self._fast.get(name)
+        fast = self._fast.get(definition.frame_id)
         try:
             data = fast.encode(values) if fast else definition.encode(values, strict=True)
         except (cantools.database.EncodeError, KeyError, ValueError) as err:
             raise SchemaError(f"{name}: cannot encode {values}: {err}") from err
         return can.Message(arbitration_id=definition.frame_id, data=data, is_extended_id=False)
 
-    def check(self, msg: can.Message) -> str:
-        """The message name of a frame whose ID and DLC fit the schema (SchemaError if not);
-        for frames whose arrival is the information (a tick) and whose values are not needed."""
+    def _definition(self, msg: can.Message) -> cantools.database.Message:
+        """The definition of a frame whose ID and DLC fit the schema (SchemaError if not)."""
         definition = self._by_id.get(msg.arbitration_id)
         if definition is None or msg.is_extended_id:
             raise SchemaError(f"unknown CAN ID 0x{msg.arbitration_id:X}")
         if msg.dlc != definition.length:
             raise SchemaError(f"{definition.name} (0x{msg.arbitration_id:X}) has DLC {msg.dlc}, "
                               f"the schema says {definition.length}")
-        return str(definition.name)
+        return definition
+
+    def check(self, msg: can.Message) -> str:
+        """The message name of a frame whose ID and DLC fit the schema (SchemaError if not);
+        for frames whose arrival is the information (a tick) and whose values are not needed."""
+        return str(self._definition(msg).name)
 
     def decode(self, msg: can.Message) -> Decoded:
         """Name and values of a received frame; SchemaError for unknown IDs or wrong DLC."""
-        self.check(msg)
-        definition = self._by_id[msg.arbitration_id]
-        fast = self._fast_by_id.get(msg.arbitration_id)
+        definition = self._definition(msg)
+        fast = self._fast.get(msg.arbitration_id)
         try:
             values: Any = (fast.decode(bytes(msg.data)) if fast else
                            definition.decode(bytes(msg.data), decode_choices=False))

@@ -119,9 +119,8 @@ class HostNode:
         usable = self._fresh & self.engaged
         currents = np.where(usable, currents, 0.0)
         if not usable.all():  # no stale integration for silent or released joints
-            self._reset_controller(~usable)
-        self.limit_events += int(np.count_nonzero(getattr(self.controller, "saturated",
-                                                          np.zeros(JOINTS, bool)) & usable))
+            self.controller.reset(~usable)
+        self.limit_events += int(np.count_nonzero(self.controller.saturated & usable))
         for k in range(1, JOINTS // 4 + 1):
             joints = range(4 * (k - 1) + 1, 4 * k + 1)
             if self.local_p:
@@ -167,7 +166,7 @@ class HostNode:
         """Put a joint (0: all) back under control, following the trajectory."""
         mask = self._mask(joint)
         self.hold[mask] = np.nan
-        self._reset_controller(mask)
+        self.controller.reset(mask)
         self.engaged[mask] = True
         self.command(joint, "engage")
 
@@ -175,15 +174,10 @@ class HostNode:
         """x_w := x, then engage: the joint holds where it is now."""
         mask = self._mask(joint)
         self.hold[mask] = self.measured[mask]
-        self._reset_controller(mask)
+        self.controller.reset(mask)
         self.engaged[mask] = True
         self.command(joint, "freeze")
 
     def capture(self) -> np.ndarray:
         """The present pose (the measured positions), for a new trajectory line."""
         return np.rint(self.measured).astype(int)
-
-    def _reset_controller(self, mask: np.ndarray) -> None:
-        reset = getattr(self.controller, "reset", None)
-        if reset is not None:
-            reset(mask)

@@ -56,7 +56,11 @@ class ExcitedController:
     @property
     def saturated(self) -> np.ndarray:
         """The inner controller's saturation flags."""
-        return getattr(self.inner, "saturated", np.zeros(12, dtype=bool))
+        return self.inner.saturated
+
+    def reset(self, joints: np.ndarray | None = None) -> None:
+        """Reset the inner controller (the excitation runs on)."""
+        self.inner.reset(joints)
 
     def step(self, reference: np.ndarray, measured: np.ndarray) -> np.ndarray:
         """Inner output plus the excitation sample of this period for the chosen joint."""

@@ -20,8 +20,17 @@ ANTI_WINDUP: tuple[AntiWindup, ...] = ("soft", "hard", "conditional", "dynamic")
 class MimoController(Protocol):
     """A controller that sees every joint: measurements and references in, currents out."""
 
+    @property
+    def saturated(self) -> np.ndarray:
+        """Per joint: the last output hit the current limit."""
+        ...
+
     def step(self, reference: np.ndarray, measured: np.ndarray) -> np.ndarray:
         """One 250 Hz update: currents (A) for every joint."""
+        ...
+
+    def reset(self, joints: np.ndarray | None = None) -> None:
+        """Forget the state of the masked joints (released, frozen or without a measurement)."""
         ...
 
 

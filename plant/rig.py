@@ -133,6 +133,7 @@ class BoardRig:
         self.params = build_params(servo, hw, self.options)
         self.tables = build_tables(servo, hw, self.options)
         self.state, self.istate = build_state(hw, self.options)
+        self.counts_per_amp = current_loop_design(servo, hw, self.options.sensing).counts_per_amp
         self.periods = 0
 
     def command_current(self, amps: float) -> None:
@@ -157,5 +158,4 @@ class BoardRig:
 
     def amps(self, sum_counts: np.ndarray | int) -> np.ndarray:
         """Moving-sum counts of the firmware's current measurement in amperes."""
-        return np.asarray(sum_counts) / current_loop_design(
-            self.servo, self.hw, self.options.sensing).counts_per_amp
+        return np.asarray(sum_counts) / self.counts_per_amp

@@ -36,7 +36,7 @@ def bench_sim(per_node: int) -> dict[str, float]:
         for msg in _frames(i, per_node):
             bus.send(msg)
     medium.env.run()
-    received = sum(len(b._rx) for b in buses)
+    received = sum(b.controller.counters.rx_frames for b in buses)
     wall = time.perf_counter() - start
     for bus in buses:
         bus.shutdown()

@@ -4,7 +4,8 @@ The reference path runs a representative workload (a current step, then a revers
 with CAN ticks and actuations every 4 ms) under ``OpCounter``; each interrupt's mean and worst
 operation counts are converted to cycles with the table below and weighted by its rate.
 
-Cycle table (ARM7TDMI TRM, S/N/I cycles, zero flash wait states assumed: MAM fully enabled):
+The cycle table CYCLES is the ARM7TDMI TRM's S/N/I cycle counts, worst case, with zero flash
+wait states assumed (MAM fully enabled); `servobus budget --cpu` prints it with the result.
 """
 
 from dataclasses import dataclass
@@ -33,7 +34,6 @@ CAN_DRIVER_CYCLES = {  # CAN controller register access around the firmware hand
     "rx_frame": 6 * 3 + 2 * 2 + 2 * 4,  # read ID, DLC, 2 data words, status; release buffer
     "tx_frame": 5 * 2 + 1 * 3 + 4,  # write ID, DLC, data, command; read status
 }
-__doc__ = (__doc__ or "") + "\n".join(f"    {op:<10} {c:>3}" for op, c in CYCLES.items())
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from bus.busload import busload
 from bus.fault_runner import apply_script
 from bus.faults import FaultPlan, FaultScriptError, parse_duration
 from bus.load_meter import LoadMeter
-from bus.medium import FrameRecord, Medium
+from bus.medium import Medium
 from bus.node import Node, attach_sim
 from bus.recorder import MediumRecorder
 from bus.scheduler import NS_PER_S, Environment
@@ -92,7 +92,7 @@ class Robot:
         self.env = Environment(cfg.realtime_factor)
         self.medium = Medium(self.env, self.schema.bitrate, faults=FaultPlan(seed=cfg.seed))
         self.meter = LoadMeter(self.schema.bitrate, self.schema.tick_period_ns / NS_PER_S)
-        self.medium.taps.append(self._measure)
+        self.medium.taps.append(self.meter.tap)
         start = self.trajectory.poses[0]
         theta0 = (start - 512.0) / DEFAULT_BOARD.pot_lsb_per_rad
         options = [PlantOptions(sensing=cfg.sensing, plant=cfg.plant,  # type: ignore[arg-type]
@@ -119,11 +119,6 @@ class Robot:
             self._schedule_action(line)
         # last, so that a bad fault or action line leaves no half-written log behind
         self.recorder = MediumRecorder(self.medium, cfg.log_path) if cfg.log_path else None
-
-    def _measure(self, record: FrameRecord) -> None:
-        if record.ok:
-            self.meter.add(record.msg, (record.busy_until_ns - record.start_ns) //
-                           self.medium.bit_ns)
 
     def _host_delay(self, now: int) -> int:
         for k, (at, extra) in enumerate(self._delays):
