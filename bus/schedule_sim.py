@@ -4,6 +4,7 @@ Used by `servobus bussim` to check timing, load, logs and faults of the protocol
 the bus benchmark (14 nodes).
 """
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -79,9 +80,7 @@ class ScheduleSim:
             "window_load_max_pct": load.get("window_load_max_pct", 0.0),
             "faults_injected": len(self.medium.faults.injected),
             "nodes": {c.name: {"state": c.state.value, "tec": c.tec, "rec": c.rec,
-                               "tx": c.counters.tx_frames, "rx": c.counters.rx_frames,
-                               "tx_errors": c.counters.tx_errors,
-                               "bus_off_events": c.counters.bus_off_events}
+                               **dataclasses.asdict(c.counters)}
                       for c in self.medium.controllers},
             "log": self.log_path,
         }
