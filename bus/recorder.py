@@ -4,6 +4,8 @@ On the simulated bus the recorder taps the medium, so every delivered frame is w
 its end-of-frame time; on a real bus it is an ordinary python-can Listener.
 """
 
+import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -39,6 +41,25 @@ class MediumRecorder:
     def close(self) -> None:
         """Flush and close the file (a readable log also after Ctrl-C)."""
         self.writer.stop()
+
+
+def capture(bus: can.BusABC, duration_s: float | None,
+            sinks: list[Callable[[can.Message], None]]) -> int:
+    """Read a live bus for `duration_s` (None: until Ctrl-C), handing every frame to the
+    sinks; returns the number of frames.  Ctrl-C ends the capture cleanly."""
+    end = None if duration_s is None else time.monotonic() + duration_s
+    frames = 0
+    try:
+        while end is None or time.monotonic() < end:
+            left = 0.1 if end is None else min(0.1, max(end - time.monotonic(), 0.0))
+            msg = bus.recv(timeout=left)
+            if msg is not None:
+                frames += 1
+                for sink in sinks:
+                    sink(msg)
+    except KeyboardInterrupt:
+        pass
+    return frames
 
 
 def read_log(path: str | Path) -> list[can.Message]:

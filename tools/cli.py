@@ -19,6 +19,7 @@ from tools import (
     cmd_busload,
     cmd_bussim,
     cmd_identify,
+    cmd_log,
     cmd_nodes,
     cmd_record,
     cmd_remote,
@@ -28,7 +29,7 @@ from tools import (
 from tools.errors import ServobusError
 
 COMMANDS = (cmd_run, cmd_step, cmd_analyze, cmd_identify, cmd_bench, cmd_budget, cmd_busload,
-            cmd_bussim, cmd_remote, cmd_nodes, cmd_record)
+            cmd_bussim, cmd_log, cmd_remote, cmd_nodes, cmd_record)
 USER_ERRORS = (ServobusError, SchemaError, FaultScriptError, BusUnavailable, TrajectoryError,
                can.CanError, ValueError, OSError)
 

@@ -3,8 +3,9 @@
 import argparse
 
 from bus.busload import busload
+from bus.factory import INTERFACES, open_bus
 from bus.load_meter import LoadMeter
-from bus.recorder import read_log
+from bus.recorder import capture, read_log
 from bus.schema import Schema
 from tools import units
 from tools.output import emit
@@ -18,7 +19,12 @@ def add_subparser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--bitrate", default=None, help="e.g. 1M (default: DBC Baudrate)")
     parser.add_argument("--meas-bytes", type=int, choices=(2, 6), default=2)
     parser.add_argument("--log", help="measure the load of a recorded .log/.asc/.blf instead")
-    parser.add_argument("--window", default="100ms", help="rolling window of --log (e.g. 4ms)")
+    parser.add_argument("--interface", choices=INTERFACES[1:],
+                        help="measure the load of a live bus instead (with --channel)")
+    parser.add_argument("--channel", default="servobus")
+    parser.add_argument("--duration", type=float, default=5.0, help="seconds of live bus")
+    parser.add_argument("--window", default="100ms", help="rolling window of --log or a live "
+                                                          "bus (e.g. 4ms)")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(func=_do_busload)
 
@@ -26,12 +32,24 @@ def add_subparser(sub: argparse._SubParsersAction) -> None:
 def _do_busload(args: argparse.Namespace) -> None:
     schema = Schema(args.dbc)
     rate = units.bitrate(args.bitrate) if args.bitrate else schema.bitrate
-    if args.log:
+    if args.log or args.interface:
         meter = LoadMeter(rate, units.duration_ns(args.window) / 1e9)
-        report = meter.add_all(read_log(args.log)).report()
+        if args.log:
+            meter.add_all(read_log(args.log))
+            source = args.log
+        else:
+            if args.duration <= 0:
+                raise ValueError(f"--duration must be positive, got {args.duration}")
+            bus = open_bus(args.interface, args.channel)
+            try:
+                capture(bus, args.duration, [meter.add])
+            finally:
+                bus.shutdown()
+            source = f"{args.interface} {args.channel}"
+        report = meter.report()
         if not args.json:
             report.pop("windows")
-        emit(report, args.json, title=f"measured load of {args.log}")
+        emit(report, args.json, title=f"measured load of {source}")
         return
     period = units.duration_ns(args.period) if args.period else None
     report = busload(schema, period, rate, args.meas_bytes)

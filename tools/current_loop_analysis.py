@@ -134,14 +134,14 @@ def report_dict(r: CurrentLoopReport, hw: BoardHardware) -> dict:
     z, p, k = r.plant.zpk()
     fir, rho, pole = r.plant.fir_iir_split()
     return {
-        "n": r.plant.n, "m": r.plant.m, "f_s_hz": hw.adc_hz, "f_pwm_hz": hw.pwm_hz,
+        "N": r.plant.n, "M": r.plant.m, "f_s_hz": hw.adc_hz, "f_pwm_hz": hw.pwm_hz,
         "numerator_zinv": r.plant.num.tolist(), "denominator_zinv": r.plant.den.tolist(),
         "zeros": [[c.real, c.imag] for c in z], "poles": [[c.real, c.imag] for c in p],
         "gain": k, "dc_gain_a_per_duty": float(np.sum(r.plant.num) / np.sum(r.plant.den)),
         "fir_zinv": fir.tolist(),
         "strictly_proper": {"residue": rho, "pole": pole},
         "gs1_counts_per_pwm_count": r.design.gs1,
-        "K": r.design.k, "n_zero": r.design.n,
+        "K": r.design.k, "n": r.design.n,
         "K_q15": r.design.k_p_q15, "Ki_q15": r.design.k_i_q15,
         "overshoot_pct": r.step.overshoot_pct, "peak_periods": r.step.peak_periods,
         "settling_periods_2pct": r.step.settling_periods,

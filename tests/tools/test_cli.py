@@ -25,7 +25,7 @@ def test_step_json_and_plot(capsys: pytest.CaptureFixture[str], tmp_path: Path) 
 
 def test_analyze_current_loop_json(capsys: pytest.CaptureFixture[str]) -> None:
     out = _json(capsys, ["analyze", "current-loop", "--json"])
-    assert out["n"] == 6 and out["m"] == 12 and out["n_zero"] == 0.674
+    assert out["N"] == 6 and out["M"] == 12 and out["n"] == 0.674
     assert out["K"] == pytest.approx(0.6 / out["gs1_counts_per_pwm_count"])
     assert len(out["poles"]) == 3 and out["strictly_proper"]["pole"] == pytest.approx(0.7165, 1e-4)
     assert 0.1 < out["alias_bound_pct"] < 0.2
