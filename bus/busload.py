@@ -12,9 +12,9 @@ from typing import Any
 
 import cantools
 
-from bus import frame_bits as fb
-from bus.rta import MessageTiming, response_times
-from bus.schema import TICK, Schema
+from servobus.bus import frame_bits as fb
+from servobus.bus.rta import MessageTiming, response_times
+from servobus.bus.schema import TICK, Schema
 
 MODELS: dict[str, Callable[[int], int]] = {
     "stretch_6_5": fb.stretch_6_5_bits,

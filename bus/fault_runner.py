@@ -4,9 +4,9 @@ from collections.abc import Iterable
 
 import can
 
-from bus.faults import FaultPlan, FaultScriptError, FrameFault, NodeFault, parse_fault
-from bus.medium import Medium
-from bus.scheduler import BUS
+from servobus.bus.faults import FaultPlan, FaultScriptError, FrameFault, NodeFault, parse_fault
+from servobus.bus.medium import Medium
+from servobus.bus.scheduler import BUS
 
 
 def apply_node_fault(medium: Medium, fault: NodeFault) -> None:

@@ -7,7 +7,7 @@ the tests check against can-utils); tests require both to agree on every frame.
 import numba
 import numpy as np
 
-from bus.frame_bits import CRC15_POLY
+from servobus.bus.frame_bits import CRC15_POLY
 
 
 @numba.njit(cache=True)

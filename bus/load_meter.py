@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 
 import can
 
-from bus import frame_bits as fb
-from bus.frame_fast import stuffed_length
-from bus.medium import FrameRecord
+from servobus.bus import frame_bits as fb
+from servobus.bus.frame_fast import stuffed_length
+from servobus.bus.medium import FrameRecord
 
 
 @dataclass

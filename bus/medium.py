@@ -16,11 +16,11 @@ from typing import NamedTuple
 
 import can
 
-from bus import frame_bits as fb
-from bus.controller import Controller, ErrorState, Pending
-from bus.faults import CORRUPT, NO_ACK, FaultPlan
-from bus.frame_fast import stuffed_length
-from bus.scheduler import ARBITRATION, BUS, NS_PER_S, Environment, Handle
+from servobus.bus import frame_bits as fb
+from servobus.bus.controller import Controller, ErrorState, Pending
+from servobus.bus.faults import CORRUPT, NO_ACK, FaultPlan
+from servobus.bus.frame_fast import stuffed_length
+from servobus.bus.scheduler import ARBITRATION, BUS, NS_PER_S, Environment, Handle
 
 STUFF_CACHE = 65536  # stuffed lengths remembered (ticks, positions and statuses repeat)
 RECOVERY_SEQUENCES = 128

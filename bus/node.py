@@ -11,8 +11,8 @@ from typing import Any, Protocol
 
 import can
 
-from bus.medium import Medium
-from bus.sim_interface import SimBus
+from servobus.bus.medium import Medium
+from servobus.bus.sim_interface import SimBus
 
 
 class Clock(Protocol):

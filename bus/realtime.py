@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 import can
 
-from bus.node import Node
+from servobus.bus.node import Node
 
 
 class RealtimeClock:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import can
 
-from bus.medium import FrameRecord, Medium
-from bus.scheduler import NS_PER_S
+from servobus.bus.medium import FrameRecord, Medium
+from servobus.bus.scheduler import NS_PER_S
 
 SUFFIXES = (".log", ".asc", ".blf")
 

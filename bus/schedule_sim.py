@@ -9,17 +9,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bus.fault_runner import apply_script
-from bus.faults import FaultPlan
-from bus.load_meter import LoadMeter
-from bus.medium import Medium
-from bus.node import Node, attach_sim
-from bus.recorder import MediumRecorder
-from bus.scheduler import NS_PER_S, Environment
-from bus.schema import JOINTS, Schema
-from bus.sim_interface import SimBus
-from bus.tick_node import TickNode
-from bus.traffic import HostTraffic, JointTraffic
+from servobus.bus.fault_runner import apply_script
+from servobus.bus.faults import FaultPlan
+from servobus.bus.load_meter import LoadMeter
+from servobus.bus.medium import Medium
+from servobus.bus.node import Node, attach_sim
+from servobus.bus.recorder import MediumRecorder
+from servobus.bus.scheduler import NS_PER_S, Environment
+from servobus.bus.schema import JOINTS, Schema
+from servobus.bus.sim_interface import SimBus
+from servobus.bus.tick_node import TickNode
+from servobus.bus.traffic import HostTraffic, JointTraffic
 
 
 @dataclass

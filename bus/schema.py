@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import can
 import cantools
 
-from bus import codec_fast
+from servobus.bus import codec_fast
 
 JOINTS = 12
 TICK = "TICK"
@@ -25,7 +25,7 @@ class SchemaError(ValueError):
 
 def default_dbc() -> Path:
     """The shipped schema file."""
-    return Path(str(resources.files("dbc").joinpath("servobus.dbc")))
+    return Path(str(resources.files("servobus.dbc").joinpath("servobus.dbc")))
 
 
 class Decoded(NamedTuple):

@@ -18,9 +18,9 @@ from typing import Any
 
 import can
 
-from bus.controller import ErrorState
-from bus.medium import Medium
-from bus.scheduler import NS_PER_S
+from servobus.bus.controller import ErrorState
+from servobus.bus.medium import Medium
+from servobus.bus.scheduler import NS_PER_S
 
 DEFAULT_RX_QUEUE = 1024
 

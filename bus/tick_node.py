@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 
 import can
 
-from bus.node import Clock, send_or_count
-from bus.schema import TICK, Schema
-from firmware.time_trigger import next_sequence
+from servobus.bus.node import Clock, send_or_count
+from servobus.bus.schema import TICK, Schema
+from servobus.firmware.time_trigger import next_sequence
 
 
 @dataclass

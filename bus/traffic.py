@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 import can
 
-from bus.node import Clock
-from bus.schema import JOINTS, TICK, Schema, SchemaError, actuation_name, meas_name
+from servobus.bus.node import Clock
+from servobus.bus.schema import JOINTS, TICK, Schema, SchemaError, actuation_name, meas_name
 
 
 @dataclass

@@ -12,9 +12,9 @@ samples of periods k-2 and k-1; its output is applied in period k+1 (one-period 
 
 from numba.extending import register_jitable
 
-from firmware import current_loop, decimator, encoder, local_p, position, protection
-from firmware import int32 as i32
-from firmware import memory as m
+from servobus.firmware import current_loop, decimator, encoder, local_p, position, protection
+from servobus.firmware import int32 as i32
+from servobus.firmware import memory as m
 
 
 @register_jitable

@@ -10,8 +10,8 @@ proper K (1 - n) / (z - 1) branch.  Two multiplies, one shift, a few additions: 
 
 from numba.extending import register_jitable
 
-from firmware import int32 as i32
-from firmware import memory as m
+from servobus.firmware import int32 as i32
+from servobus.firmware import memory as m
 
 
 @register_jitable

@@ -7,8 +7,8 @@ periods (M = 2N = 12) in O(1).  Its zeros cancel every PWM harmonic except multi
 
 from numba.extending import register_jitable
 
-from firmware import int32 as i32
-from firmware import memory as m
+from servobus.firmware import int32 as i32
+from servobus.firmware import memory as m
 
 
 @register_jitable

@@ -7,8 +7,8 @@ the counter range (32768 counts) between reads.  An index pulse latches the unwr
 
 from numba.extending import register_jitable
 
-from firmware import int32 as i32
-from firmware import memory as m
+from servobus.firmware import int32 as i32
+from servobus.firmware import memory as m
 
 
 @register_jitable

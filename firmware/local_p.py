@@ -7,8 +7,8 @@ limit: this is the mode that overheated the real robot, kept for comparison.
 
 from numba.extending import register_jitable
 
-from firmware import int32 as i32
-from firmware import memory as m
+from servobus.firmware import int32 as i32
+from servobus.firmware import memory as m
 
 
 @register_jitable

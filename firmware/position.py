@@ -6,8 +6,8 @@ divide once per 4 ms; the LPC2119 has no divide instruction).
 
 from numba.extending import register_jitable
 
-from firmware import int32 as i32
-from firmware import memory as m
+from servobus.firmware import int32 as i32
+from servobus.firmware import memory as m
 
 
 @register_jitable

@@ -8,8 +8,8 @@ stopped joint.
 
 from numba.extending import register_jitable
 
-from firmware import int32 as i32
-from firmware import memory as m
+from servobus.firmware import int32 as i32
+from servobus.firmware import memory as m
 
 
 @register_jitable

@@ -1,6 +1,6 @@
 """Time-trigger node firmware (SPEC 1.1): the 8-bit tick sequence number, mod 256."""
 
-from firmware import int32 as i32
+from servobus.firmware import int32 as i32
 
 
 def next_sequence(seq: int) -> int:

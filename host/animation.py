@@ -5,9 +5,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bus.node import Clock
-from host.host_node import HostNode
-from host.trajectory import Trajectory
+from servobus.bus.node import Clock
+from servobus.host.host_node import HostNode
+from servobus.host.trajectory import Trajectory
 
 
 @dataclass

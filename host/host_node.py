@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 import can
 import numpy as np
 
-from bus.node import Clock, send_or_count
-from bus.schema import JOINTS, TICK, Schema, SchemaError, actuation_name, meas_name
-from host.pid import MimoController
-from host.supervisor import Supervisor
-from host.trajectory import Player
+from servobus.bus.node import Clock, send_or_count
+from servobus.bus.schema import JOINTS, TICK, Schema, SchemaError, actuation_name, meas_name
+from servobus.host.pid import MimoController
+from servobus.host.supervisor import Supervisor
+from servobus.host.trajectory import Player
 
 COMMANDS = {"release": 0, "engage": 1, "freeze": 2, "set_mode": 3, "clear_faults": 4}
 

@@ -20,8 +20,8 @@ from typing import Literal
 import numpy as np
 from scipy import optimize
 
-from host.pid import MimoController
-from host.trajectory import Trajectory
+from servobus.host.pid import MimoController
+from servobus.host.trajectory import Trajectory
 
 Method = Literal["chirp", "sines", "step"]
 METHODS: tuple[Method, ...] = ("chirp", "sines", "step")

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, signal
 
-from host.tunings import Tuning
-from presets.board import BoardHardware
-from presets.servos import ServoPreset
-from tools.step_metrics import StepMetrics, step_metrics
+from servobus.analysis.step_metrics import StepMetrics, step_metrics
+from servobus.host.tunings import Tuning
+from servobus.presets.board import BoardHardware
+from servobus.presets.servos import ServoPreset
 
 
 @dataclass(frozen=True)

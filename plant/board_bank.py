@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from plant.build import PlantOptions
-from plant.rig import N_TF, N_TI, BoardRig, run_bank, run_bank_fast
+from servobus.plant.build import PlantOptions
+from servobus.plant.rig import N_TF, N_TI, BoardRig, run_bank, run_bank_fast
 
 
 class BoardBank:

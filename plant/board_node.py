@@ -16,11 +16,11 @@ import can
 import numba
 from can.typechecking import CanFilter
 
-from bus.node import Clock, send_or_count
-from bus.schema import TICK, Schema, SchemaError, actuation_name, meas_name
-from firmware import board, protection
-from firmware import memory as m
-from plant.board_bank import BoardBank
+from servobus.bus.node import Clock, send_or_count
+from servobus.bus.schema import TICK, Schema, SchemaError, actuation_name, meas_name
+from servobus.firmware import board, protection
+from servobus.firmware import memory as m
+from servobus.plant.board_bank import BoardBank
 
 STATUS_PERIOD_NS = 100_000_000
 can_tick_fast = numba.njit(cache=True)(board.can_tick)  # the same handler, compiled

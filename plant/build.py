@@ -6,10 +6,10 @@ from typing import Literal
 
 import numpy as np
 
-from plant import layout as p
-from plant import prng
-from presets.board import BoardHardware, Sensing
-from presets.servos import ServoPreset
+from servobus.plant import layout as p
+from servobus.plant import prng
+from servobus.presets.board import BoardHardware, Sensing
+from servobus.presets.servos import ServoPreset
 
 PlantKind = Literal["switching", "averaged"]
 PwmAlign = Literal["edge", "centre"]

@@ -11,8 +11,8 @@ import math
 
 from numba.extending import register_jitable
 
-from plant import hbridge
-from plant import layout as p
+from servobus.plant import hbridge
+from servobus.plant import layout as p
 
 
 @register_jitable

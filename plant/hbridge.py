@@ -12,7 +12,7 @@ With a coreless (resistive) winding an open segment carries no current (|back-EM
 
 from numba.extending import register_jitable
 
-from plant import layout as p
+from servobus.plant import layout as p
 
 DRIVE_POS = 0
 DRIVE_NEG = 1

@@ -12,8 +12,8 @@ speed reversal inside a segment stops at 0 (stiction).
 
 from numba.extending import register_jitable
 
-from plant import hbridge
-from plant import layout as p
+from servobus.plant import hbridge
+from servobus.plant import layout as p
 
 
 @register_jitable

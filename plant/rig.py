@@ -18,14 +18,14 @@ import numba
 import numpy as np
 from numba.extending import register_jitable
 
-from firmware import board
-from firmware import memory as m
-from plant import frontend, hbridge, motor, sensors
-from plant import layout as p
-from plant.build import PlantOptions, build_params, build_state, build_tables
-from presets.board import DEFAULT_BOARD, BoardHardware
-from presets.firmware_image import Q12_AMP, build_rom, current_loop_design
-from presets.servos import HSR_5995TG, ServoPreset
+from servobus.firmware import board
+from servobus.firmware import memory as m
+from servobus.plant import frontend, hbridge, motor, sensors
+from servobus.plant import layout as p
+from servobus.plant.build import PlantOptions, build_params, build_state, build_tables
+from servobus.presets.board import DEFAULT_BOARD, BoardHardware
+from servobus.presets.firmware_image import Q12_AMP, build_rom, current_loop_design
+from servobus.presets.servos import HSR_5995TG, ServoPreset
 
 # trace columns
 TI_IREF, TI_MEAS, TI_DUTY, TI_STATUS, TI_ENC, TI_POS = range(6)

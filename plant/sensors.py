@@ -10,8 +10,8 @@ import math
 
 from numba.extending import register_jitable
 
-from plant import layout as p
-from plant import prng
+from servobus.plant import layout as p
+from servobus.plant import prng
 
 POT_CODES = 1024
 TWO_PI = 2.0 * math.pi

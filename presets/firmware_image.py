@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from firmware import memory as m
-from presets.board import BoardHardware, Sensing
-from presets.servos import ServoPreset
+from servobus.firmware import memory as m
+from servobus.presets.board import BoardHardware, Sensing
+from servobus.presets.servos import ServoPreset
 
 PI_ZERO_N = 0.674
 PI_GAIN_FRACTION = 0.6

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from presets.board import DEFAULT_BOARD, SENSING_CHOICES
-from presets.firmware_image import build_rom
-from presets.servos import HSR_5995TG
+from servobus.presets.board import DEFAULT_BOARD, SENSING_CHOICES
+from servobus.presets.firmware_image import build_rom
+from servobus.presets.servos import HSR_5995TG
 
 ROMS = {s: build_rom(HSR_5995TG, DEFAULT_BOARD, s) for s in SENSING_CHOICES}
 

@@ -1,1 +1,1 @@
-"""The servobus command line and analysis tools."""
+"""The `servobus` command line only: one module per subcommand, each a thin library call."""

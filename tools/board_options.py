@@ -2,8 +2,8 @@
 
 import argparse
 
-from plant.build import PlantOptions
-from presets.board import SENSING_CHOICES
+from servobus.plant.build import PlantOptions
+from servobus.presets.board import SENSING_CHOICES
 
 
 def add_plant_arguments(parser: argparse.ArgumentParser, rotor_default: str = "locked") -> None:

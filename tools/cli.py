@@ -8,11 +8,11 @@ import sys
 
 import can
 
-from bus.factory import BusUnavailable
-from bus.faults import FaultScriptError
-from bus.schema import SchemaError
-from host.trajectory import TrajectoryError
-from tools import (
+from servobus.bus.factory import BusUnavailable
+from servobus.bus.faults import FaultScriptError
+from servobus.bus.schema import SchemaError
+from servobus.host.trajectory import TrajectoryError
+from servobus.tools import (
     cmd_analyze,
     cmd_bench,
     cmd_budget,
@@ -26,7 +26,7 @@ from tools import (
     cmd_run,
     cmd_step,
 )
-from tools.errors import ServobusError
+from servobus.tools.errors import ServobusError
 
 COMMANDS = (cmd_run, cmd_step, cmd_analyze, cmd_identify, cmd_bench, cmd_budget, cmd_busload,
             cmd_bussim, cmd_log, cmd_remote, cmd_nodes, cmd_record)
@@ -65,7 +65,3 @@ def main(argv: list[str] | None = None) -> int:
 def run() -> None:
     """Console-script entry point."""
     sys.exit(main())
-
-
-if __name__ == "__main__":
-    run()

@@ -3,18 +3,18 @@
 import argparse
 import math
 
-from host.position_loop import (
+from servobus.analysis.current_loop import analyze, report_dict
+from servobus.host.position_loop import (
     PositionPlant,
     alpha_max,
     critical_omega,
     largest_pole,
     step_figures,
 )
-from host.tunings import THESIS_Q, TUNINGS
-from presets.board import DEFAULT_BOARD, SENSING_CHOICES
-from presets.servos import HSR_5995TG
-from tools.current_loop_analysis import analyze, report_dict
-from tools.output import emit
+from servobus.host.tunings import THESIS_Q, TUNINGS
+from servobus.presets.board import DEFAULT_BOARD, SENSING_CHOICES
+from servobus.presets.servos import HSR_5995TG
+from servobus.tools.output import emit
 
 
 def add_subparser(sub: argparse._SubParsersAction) -> None:

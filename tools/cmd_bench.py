@@ -2,10 +2,10 @@
 
 import argparse
 
-from tools.board_bench import bench_board
-from tools.bus_bench import bench_bus
-from tools.output import emit
-from tools.robot_bench import bench_run
+from servobus.bus.bench import bench_bus
+from servobus.plant.bench import bench_board
+from servobus.robot.bench import bench_run
+from servobus.tools.output import emit
 
 
 def add_subparser(sub: argparse._SubParsersAction) -> None:

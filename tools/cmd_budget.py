@@ -2,10 +2,10 @@
 
 import argparse
 
-from presets.board import DEFAULT_BOARD
-from tools.cpu_budget import budget_dict, measure
-from tools.errors import ServobusError
-from tools.output import emit
+from servobus.analysis.cpu_budget import budget_dict, measure
+from servobus.presets.board import DEFAULT_BOARD
+from servobus.tools.errors import ServobusError
+from servobus.tools.output import emit
 
 
 def add_subparser(sub: argparse._SubParsersAction) -> None:

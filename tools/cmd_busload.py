@@ -2,13 +2,13 @@
 
 import argparse
 
-from bus.busload import busload
-from bus.factory import INTERFACES, open_bus
-from bus.load_meter import LoadMeter
-from bus.recorder import capture, read_log
-from bus.schema import Schema
-from tools import units
-from tools.output import emit
+from servobus.bus.busload import busload
+from servobus.bus.factory import INTERFACES, open_bus
+from servobus.bus.load_meter import LoadMeter
+from servobus.bus.recorder import capture, read_log
+from servobus.bus.schema import Schema
+from servobus.tools import units
+from servobus.tools.output import emit
 
 
 def add_subparser(sub: argparse._SubParsersAction) -> None:

@@ -2,9 +2,9 @@
 
 import argparse
 
-from bus.schedule_sim import ScheduleSim
-from bus.schema import Schema
-from tools.output import emit
+from servobus.bus.schedule_sim import ScheduleSim
+from servobus.bus.schema import Schema
+from servobus.tools.output import emit
 
 
 def add_subparser(sub: argparse._SubParsersAction) -> None:

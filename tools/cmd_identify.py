@@ -2,9 +2,9 @@
 
 import argparse
 
-from host.identify import METHODS
-from tools.identify_run import identify
-from tools.output import emit
+from servobus.host.identify import METHODS
+from servobus.robot.identification import identify
+from servobus.tools.output import emit
 
 
 def add_subparser(sub: argparse._SubParsersAction) -> None:

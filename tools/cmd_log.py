@@ -2,9 +2,9 @@
 
 import argparse
 
-from bus.factory import INTERFACES, open_bus
-from bus.recorder import capture, open_writer, read_log, replay_realtime
-from tools.output import emit
+from servobus.bus.factory import INTERFACES, open_bus
+from servobus.bus.recorder import capture, open_writer, read_log, replay_realtime
+from servobus.tools.output import emit
 
 
 def add_subparser(sub: argparse._SubParsersAction) -> None:

@@ -10,21 +10,21 @@ from typing import Any
 
 import numpy as np
 
-from bus.factory import INTERFACES, open_bus
-from bus.realtime import RealtimeRunner
-from bus.schema import JOINTS, Schema
-from bus.tick_node import TickNode
-from host.host_node import HostNode
-from host.pid import ANTI_WINDUP, PidBank
-from host.supervisor import Supervisor
-from host.trajectory import Player, default_gait, load
-from plant.board_bank import BoardBank
-from plant.board_node import BoardNode
-from plant.build import PlantOptions
-from presets.board import SENSING_CHOICES
-from tools import units
-from tools.output import emit
-from tools.robot import BOARD_MODES, default_plant, default_tuning
+from servobus.bus.factory import INTERFACES, open_bus
+from servobus.bus.realtime import RealtimeRunner
+from servobus.bus.schema import JOINTS, Schema
+from servobus.bus.tick_node import TickNode
+from servobus.host.host_node import HostNode
+from servobus.host.pid import ANTI_WINDUP, PidBank
+from servobus.host.supervisor import Supervisor
+from servobus.host.trajectory import Player, default_gait, load
+from servobus.plant.board_bank import BoardBank
+from servobus.plant.board_node import BoardNode
+from servobus.plant.build import PlantOptions
+from servobus.presets.board import SENSING_CHOICES
+from servobus.robot.assembly import BOARD_MODES, default_plant, default_tuning
+from servobus.tools import units
+from servobus.tools.output import emit
 
 
 def _bus_arguments(parser: argparse.ArgumentParser) -> None:

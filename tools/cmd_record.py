@@ -8,10 +8,10 @@ import argparse
 import math
 from pathlib import Path
 
-from host.animation import AnimationRecorder
-from plant import layout as p
-from tools.output import emit
-from tools.robot import Robot, RobotConfig
+from servobus.host.animation import AnimationRecorder
+from servobus.plant import layout as p
+from servobus.robot.assembly import Robot, RobotConfig
+from servobus.tools.output import emit
 
 
 def add_subparser(sub: argparse._SubParsersAction) -> None:

@@ -2,7 +2,7 @@
 
 import argparse
 
-from tools.remote_server import DEFAULT_PORT, make_server
+from servobus.bus.remote_server import DEFAULT_PORT, make_server
 
 
 def add_subparser(sub: argparse._SubParsersAction) -> None:

@@ -6,13 +6,13 @@ import time
 
 from tqdm import tqdm
 
-from bus.schema import JOINTS
-from host.pid import ANTI_WINDUP
-from host.trajectory import load
-from host.tunings import TUNINGS
-from presets.board import SENSING_CHOICES
-from tools.output import emit
-from tools.robot import BOARD_MODES, Robot, RobotConfig
+from servobus.bus.schema import JOINTS
+from servobus.host.pid import ANTI_WINDUP
+from servobus.host.trajectory import load
+from servobus.host.tunings import TUNINGS
+from servobus.presets.board import SENSING_CHOICES
+from servobus.robot.assembly import BOARD_MODES, Robot, RobotConfig
+from servobus.tools.output import emit
 
 
 def add_subparser(sub: argparse._SubParsersAction) -> None:
@@ -88,7 +88,7 @@ def _do_run(args: argparse.Namespace) -> None:
     if args.log:
         report["log"] = args.log
     if args.plot:
-        from tools.robot_plots import plot_run
+        from servobus.robot.plots import plot_run
 
         plot_run(robot, args.plot, joints)
         report["plot"] = args.plot

@@ -2,9 +2,9 @@
 
 import argparse
 
-from tools.board_options import add_plant_arguments, plant_options
-from tools.current_step import run_step, step_report
-from tools.output import emit
+from servobus.analysis.current_step import run_step, step_report
+from servobus.tools.board_options import add_plant_arguments, plant_options
+from servobus.tools.output import emit
 
 
 def add_subparser(sub: argparse._SubParsersAction) -> None:
@@ -22,7 +22,7 @@ def _do_step(args: argparse.Namespace) -> None:
     options = plant_options(args)
     run = run_step(options, args.iw, args.periods)
     if args.plot:
-        from tools.plots import plot_step
+        from servobus.analysis.step_plot import plot_step
 
         plot_step(run, args.plot, f"{args.iw} A step: {args.plant} plant, {args.sensing}, "
                                   f"{args.pwm} PWM, rotor {args.rotor}")

@@ -1,6 +1,6 @@
 """Parsing of human-friendly command-line quantities: '4ms', '1M', '500k'."""
 
-from bus.faults import FaultScriptError, parse_duration
+from servobus.bus.faults import FaultScriptError, parse_duration
 
 
 def duration_ns(text: str) -> int:

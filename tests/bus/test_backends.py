@@ -8,10 +8,10 @@ from collections.abc import Iterator
 import can
 import pytest
 
-from bus.factory import BusUnavailable, open_bus, socketcan_available
-from bus.medium import Medium
-from bus.scheduler import Environment
-from tools.remote_server import serve_in_thread
+from servobus.bus.factory import BusUnavailable, open_bus, socketcan_available
+from servobus.bus.medium import Medium
+from servobus.bus.remote_server import serve_in_thread
+from servobus.bus.scheduler import Environment
 
 _channels = itertools.count()
 

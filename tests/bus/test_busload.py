@@ -2,11 +2,11 @@
 
 import pytest
 
-from bus.busload import busload
-from bus.load_meter import LoadMeter
-from bus.rta import MessageTiming, response_times
-from bus.schedule_sim import ScheduleSim
-from bus.schema import Schema
+from servobus.bus.busload import busload
+from servobus.bus.load_meter import LoadMeter
+from servobus.bus.rta import MessageTiming, response_times
+from servobus.bus.schedule_sim import ScheduleSim
+from servobus.bus.schema import Schema
 
 SCHEMA = Schema()
 
@@ -56,7 +56,7 @@ def test_every_message_meets_its_deadline_on_the_default_schedule() -> None:
 def test_measured_load_of_a_recorded_run_matches_the_exact_model(tmp_path) -> None:
     log = tmp_path / "run.log"
     ScheduleSim(SCHEMA, log_path=str(log)).run(1.024)
-    from bus.recorder import read_log
+    from servobus.bus.recorder import read_log
 
     meter = LoadMeter(window_s=0.004).add_all(read_log(log))
     report = meter.report()

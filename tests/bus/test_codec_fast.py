@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bus import codec_fast
-from bus.schema import Schema
+from servobus.bus import codec_fast
+from servobus.bus.schema import Schema
 
 SCHEMA = Schema()
 FAST = [m for m in SCHEMA.db.messages if codec_fast.generate(m) is not None]

@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bus import frame_bits as fb
+from servobus.bus import frame_bits as fb
 from tests.bus.canutils_oracle import cfl_exact
 
 STD = st.tuples(st.integers(0, 0x7FF), st.binary(max_size=8))

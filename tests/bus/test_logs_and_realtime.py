@@ -8,15 +8,15 @@ from pathlib import Path
 import can
 import pytest
 
-from bus.factory import open_bus
-from bus.medium import Medium
-from bus.realtime import RealtimeRunner
-from bus.recorder import open_writer, read_log, replay_realtime, replay_sim
-from bus.schedule_sim import ScheduleSim
-from bus.scheduler import Environment
-from bus.schema import Schema, default_dbc
-from bus.sim_interface import SimBus
-from bus.tick_node import TickNode
+from servobus.bus.factory import open_bus
+from servobus.bus.medium import Medium
+from servobus.bus.realtime import RealtimeRunner
+from servobus.bus.recorder import open_writer, read_log, replay_realtime, replay_sim
+from servobus.bus.schedule_sim import ScheduleSim
+from servobus.bus.scheduler import Environment
+from servobus.bus.schema import Schema, default_dbc
+from servobus.bus.sim_interface import SimBus
+from servobus.bus.tick_node import TickNode
 
 SCHEMA = Schema()
 

@@ -4,12 +4,19 @@ bus-off and recovery, node faults.  Expected times come from the can-utils lengt
 import can
 import pytest
 
-from bus.controller import ErrorState
-from bus.fault_runner import apply_script
-from bus.faults import CORRUPT, NO_ACK, FaultPlan, FaultScriptError, FrameFault, parse_fault
-from bus.medium import Medium
-from bus.scheduler import Environment
-from bus.sim_interface import SimBus
+from servobus.bus.controller import ErrorState
+from servobus.bus.fault_runner import apply_script
+from servobus.bus.faults import (
+    CORRUPT,
+    NO_ACK,
+    FaultPlan,
+    FaultScriptError,
+    FrameFault,
+    parse_fault,
+)
+from servobus.bus.medium import Medium
+from servobus.bus.scheduler import Environment
+from servobus.bus.sim_interface import SimBus
 from tests.bus.canutils_oracle import cfl_exact
 
 BIT = 1000  # ns at 1 Mbit/s

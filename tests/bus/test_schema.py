@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bus.schema import JOINTS, Schema, SchemaError
+from servobus.bus.schema import JOINTS, Schema, SchemaError
 
 SCHEMA = Schema()
 

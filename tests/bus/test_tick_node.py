@@ -2,12 +2,12 @@
 
 import can
 
-from bus.medium import Medium
-from bus.node import attach_sim
-from bus.scheduler import Environment
-from bus.schema import Schema
-from bus.sim_interface import SimBus
-from bus.tick_node import TickNode
+from servobus.bus.medium import Medium
+from servobus.bus.node import attach_sim
+from servobus.bus.scheduler import Environment
+from servobus.bus.schema import Schema
+from servobus.bus.sim_interface import SimBus
+from servobus.bus.tick_node import TickNode
 from tests.bus.canutils_oracle import cfl_exact
 
 SCHEMA = Schema()

@@ -4,9 +4,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from firmware import board, encoder, local_p, position, protection
-from firmware import memory as m
-from tools.op_counter import OpCounter
+from servobus.analysis.op_counter import OpCounter
+from servobus.firmware import board, encoder, local_p, position, protection
+from servobus.firmware import memory as m
 
 CODE = st.integers(0, 1023)
 PERIOD = st.tuples(st.lists(CODE, min_size=6, max_size=6), CODE, st.integers(0, 0xFFFF),
@@ -53,7 +53,7 @@ def test_no_intermediate_leaves_int32(rom, mode, iw, xw, periods) -> None:
 
 def test_op_counter_sees_a_wrap() -> None:
     """The wrap detector itself works: a deliberately overflowing add is reported."""
-    from firmware import int32 as i32
+    from servobus.firmware import int32 as i32
 
     with OpCounter() as counter:
         i32.add(2**31 - 1, 1)

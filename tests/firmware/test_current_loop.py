@@ -4,8 +4,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from firmware import current_loop
-from firmware import memory as m
+from servobus.firmware import current_loop
+from servobus.firmware import memory as m
 
 MEAS = st.integers(min_value=-12 * 1023, max_value=12 * 1023)
 REFS = st.integers(min_value=-40000, max_value=40000)  # beyond int16 and the 1 A clamp

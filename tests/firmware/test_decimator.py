@@ -3,8 +3,8 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from firmware import decimator
-from firmware import memory as m
+from servobus.firmware import decimator
+from servobus.firmware import memory as m
 
 CODES = st.integers(min_value=0, max_value=1023)
 

@@ -3,7 +3,7 @@
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from firmware import int32 as i32
+from servobus.firmware import int32 as i32
 
 INT32 = st.integers(min_value=i32.INT32_MIN, max_value=i32.INT32_MAX)
 EDGES = [i32.INT32_MIN, i32.INT32_MAX, -(1 << 15), (1 << 15), 0, -1, 1]

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from host.pid import ANTI_WINDUP, PidBank
+from servobus.host.pid import ANTI_WINDUP, PidBank
 
 GAINS = np.array([[0.05, 0.004, 0.2]] * 3)
 ERRS = st.lists(st.lists(st.floats(-40, 40), min_size=3, max_size=3), min_size=2, max_size=60)

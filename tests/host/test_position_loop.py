@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from host.identify import fit_response, fit_step
-from host.position_loop import (
+from servobus.host.identify import fit_response, fit_step
+from servobus.host.position_loop import (
     PositionPlant,
     alpha_max,
     critical_omega,
@@ -14,7 +14,7 @@ from host.position_loop import (
     largest_pole,
     step_figures,
 )
-from host.tunings import THESIS_Q, TUNINGS
+from servobus.host.tunings import THESIS_Q, TUNINGS
 
 THESIS = PositionPlant(1.0, THESIS_Q)
 

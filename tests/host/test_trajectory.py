@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from host.trajectory import Player, TrajectoryError, default_gait, load, parse
+from servobus.host.trajectory import Player, TrajectoryError, default_gait, load, parse
 
 LINE_A = " ".join(["100"] * 12) + " 1.0"
 LINE_B = " ".join(["200"] * 12) + "\t0.5"

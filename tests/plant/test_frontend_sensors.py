@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from plant import frontend, hbridge, sensors
-from plant import layout as p
-from plant.build import PlantOptions, build_params, build_state, build_tables
-from presets.board import DEFAULT_BOARD
-from presets.servos import HSR_5995TG
+from servobus.plant import frontend, hbridge, sensors
+from servobus.plant import layout as p
+from servobus.plant.build import PlantOptions, build_params, build_state, build_tables
+from servobus.presets.board import DEFAULT_BOARD
+from servobus.presets.servos import HSR_5995TG
 
 
 def _plant(**kw):

@@ -4,11 +4,11 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from plant import hbridge
-from plant import layout as p
-from plant.build import PlantOptions, build_params
-from presets.board import DEFAULT_BOARD
-from presets.servos import HSR_5995TG
+from servobus.plant import hbridge
+from servobus.plant import layout as p
+from servobus.plant.build import PlantOptions, build_params
+from servobus.presets.board import DEFAULT_BOARD
+from servobus.presets.servos import HSR_5995TG
 
 TOP, DEAD = DEFAULT_BOARD.pwm_top, DEFAULT_BOARD.dead_counts
 

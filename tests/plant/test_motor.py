@@ -4,11 +4,11 @@ import math
 
 import numpy as np
 
-from plant import hbridge, motor
-from plant import layout as p
-from plant.build import PlantOptions, build_params, build_state, build_tables
-from presets.board import DEFAULT_BOARD
-from presets.servos import HSR_5995TG
+from servobus.plant import hbridge, motor
+from servobus.plant import layout as p
+from servobus.plant.build import PlantOptions, build_params, build_state, build_tables
+from servobus.presets.board import DEFAULT_BOARD
+from servobus.presets.servos import HSR_5995TG
 
 TOP = DEFAULT_BOARD.pwm_top
 

@@ -5,9 +5,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from firmware import memory as m
-from plant.build import PlantOptions
-from plant.rig import TF_I_WINDING, TF_THETA, TI_MEAS, TI_POS, TI_STATUS, BoardRig
+from servobus.firmware import memory as m
+from servobus.plant.build import PlantOptions
+from servobus.plant.rig import TF_I_WINDING, TF_THETA, TI_MEAS, TI_POS, TI_STATUS, BoardRig
 
 CONFIGS = st.builds(
     PlantOptions,

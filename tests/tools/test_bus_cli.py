@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from bus.load_meter import LoadMeter
-from bus.recorder import read_log
-from bus.schedule_sim import ScheduleSim
-from bus.schema import Schema
-from tools.cli import main
+from servobus.bus.load_meter import LoadMeter
+from servobus.bus.recorder import read_log
+from servobus.bus.schedule_sim import ScheduleSim
+from servobus.bus.schema import Schema
+from servobus.tools.cli import main
 
 
 def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict:

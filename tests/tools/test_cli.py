@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.cli import main
+from servobus.tools.cli import main
 
 
 def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict:

@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from firmware import memory as m
-from host.trajectory import load
-from host.tunings import DEFAULT_ROBOT_KP, DEFAULT_ROBOT_Q
-from tools.cli import main
-from tools.identify_run import identify
-from tools.remote_server import serve_in_thread
-from tools.robot import Robot, RobotConfig
+from servobus.bus.remote_server import serve_in_thread
+from servobus.firmware import memory as m
+from servobus.host.trajectory import load
+from servobus.host.tunings import DEFAULT_ROBOT_KP, DEFAULT_ROBOT_Q
+from servobus.robot.assembly import Robot, RobotConfig
+from servobus.robot.identification import identify
+from servobus.tools.cli import main
 
 
 def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict:
@@ -46,7 +46,7 @@ def test_run_json_has_the_report_keys(capsys, tmp_path: Path) -> None:
                                   ["analyze", "position-loop", "--q", "1.5"]])
 def test_bad_robot_input_is_a_clear_error(capsys, argv) -> None:
     if argv[2:4] == ["--interface", "socketcan"]:
-        from bus.factory import socketcan_available
+        from servobus.bus.factory import socketcan_available
 
         if socketcan_available():
             argv = [*argv[:-1], "servobus_no_such_if0"]
@@ -118,11 +118,11 @@ def test_tick_board_and_host_as_separate_processes_over_remote() -> None:
     url = f"ws://127.0.0.1:{server.server_port}/"
     common = ["--interface", "remote", "--channel", url, "--json"]
     try:
-        board = subprocess.Popen([sys.executable, "-m", "tools.cli", "board", "--node", "1",
+        board = subprocess.Popen([sys.executable, "-m", "servobus", "board", "--node", "1",
                                   "--duration", "4", *common], stdout=subprocess.PIPE, text=True)
-        host = subprocess.Popen([sys.executable, "-m", "tools.cli", "host", "--joints", "1",
+        host = subprocess.Popen([sys.executable, "-m", "servobus", "host", "--joints", "1",
                                  "--duration", "4", *common], stdout=subprocess.PIPE, text=True)
-        tick = subprocess.run([sys.executable, "-m", "tools.cli", "tick", "--period", "20ms",
+        tick = subprocess.run([sys.executable, "-m", "servobus", "tick", "--period", "20ms",
                                "--duration", "3", *common], capture_output=True, text=True,
                               check=True, timeout=60)
         host_out = json.loads(host.communicate(timeout=60)[0])

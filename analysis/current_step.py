@@ -4,9 +4,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from plant.build import PlantOptions
-from plant.rig import TF_I_WINDING, TI_DUTY, TI_MEAS, BoardRig, Trace
-from tools.step_metrics import step_metrics
+from servobus.analysis.step_metrics import step_metrics
+from servobus.plant.build import PlantOptions
+from servobus.plant.rig import TF_I_WINDING, TI_DUTY, TI_MEAS, BoardRig, Trace
 
 PRE_STEP_PERIODS = 20
 

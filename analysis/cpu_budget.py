@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from plant.build import PlantOptions
-from plant.rig import BoardRig
-from presets.board import DEFAULT_BOARD, BoardHardware
-from tools.op_counter import ISRS, OpCounter
+from servobus.analysis.op_counter import ISRS, OpCounter
+from servobus.plant.build import PlantOptions
+from servobus.plant.rig import BoardRig
+from servobus.presets.board import DEFAULT_BOARD, BoardHardware
 
 CYCLES = {
     "add": 1, "sub": 1, "bit_or": 1, "bit_and": 1, "asr": 1,  # data processing, barrel shifter

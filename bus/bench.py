@@ -12,11 +12,11 @@ from typing import Any
 
 import can
 
-from bus.medium import Medium
-from bus.schedule_sim import ScheduleSim
-from bus.scheduler import Environment
-from bus.schema import Schema
-from bus.sim_interface import SimBus
+from servobus.bus.medium import Medium
+from servobus.bus.schedule_sim import ScheduleSim
+from servobus.bus.scheduler import Environment
+from servobus.bus.schema import Schema
+from servobus.bus.sim_interface import SimBus
 
 NODES = 14
 
@@ -108,7 +108,7 @@ def bench_bus(per_node: int = 2000, remote_port: int | None = None) -> dict[str,
                               "virtual": bench_python_can("virtual", "bench", per_node)
                               | latency("virtual", "lat")}
     if remote_port is not None:
-        from tools.remote_server import serve_in_thread
+        from servobus.bus.remote_server import serve_in_thread
 
         server = serve_in_thread("127.0.0.1", remote_port)
         url = f"ws://127.0.0.1:{server.server_port}/"

@@ -2,7 +2,7 @@
 
 import time
 
-from tools.robot import Robot, RobotConfig
+from servobus.robot.assembly import Robot, RobotConfig
 
 
 def bench_run(seconds: float = 10.0) -> dict:

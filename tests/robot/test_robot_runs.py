@@ -7,9 +7,9 @@ import can
 import numpy as np
 import pytest
 
-from bus.node import attach_sim
-from bus.recorder import read_log
-from tools.robot import Robot, RobotConfig
+from servobus.bus.node import attach_sim
+from servobus.bus.recorder import read_log
+from servobus.robot.assembly import Robot, RobotConfig
 
 
 def run(duration: float, **kw) -> Robot:

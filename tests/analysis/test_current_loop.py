@@ -6,11 +6,11 @@ import math
 import numpy as np
 import pytest
 
-from plant.build import PlantOptions
-from presets.board import DEFAULT_BOARD, BoardHardware
-from presets.servos import HSR_5995TG
-from tools.current_loop_analysis import alias_bound, analyze, lifted_plant, report_dict
-from tools.current_step import run_step, step_report
+from servobus.analysis.current_loop import alias_bound, analyze, lifted_plant, report_dict
+from servobus.analysis.current_step import run_step, step_report
+from servobus.plant.build import PlantOptions
+from servobus.presets.board import DEFAULT_BOARD, BoardHardware
+from servobus.presets.servos import HSR_5995TG
 
 K1 = HSR_5995TG.stall_current_a
 

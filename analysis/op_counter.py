@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from firmware import board
-from firmware import int32 as i32
+from servobus.firmware import board
+from servobus.firmware import int32 as i32
 
 ISRS = ("adc_isr", "pwm_isr", "can_tick", "can_actuation")
 _WRAPPING = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b}

@@ -6,7 +6,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from tools.robot import Robot
+from servobus.robot.assembly import Robot
 
 
 def plot_run(robot: Robot, path: str, joints: list[int]) -> None:

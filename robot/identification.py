@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from host.identify import (
+from servobus.host.identify import (
     AMPLITUDE_A,
     ExcitedController,
     Method,
@@ -13,10 +13,10 @@ from host.identify import (
     hold_pose,
     sine_responses,
 )
-from host.position_loop import physical_plant
-from presets.board import DEFAULT_BOARD
-from presets.servos import HSR_5995TG
-from tools.robot import Robot, RobotConfig
+from servobus.host.position_loop import physical_plant
+from servobus.presets.board import DEFAULT_BOARD
+from servobus.presets.servos import HSR_5995TG
+from servobus.robot.assembly import Robot, RobotConfig
 
 DEFAULT_SECONDS = {"chirp": 30.0, "sines": 20.0, "step": 0.4}
 MIN_RESPONSE_LSB = 0.5  # frequency points whose position amplitude is below this are dropped

@@ -2,8 +2,8 @@
 
 import time
 
-from plant.build import PlantOptions
-from plant.rig import BoardRig
+from servobus.plant.build import PlantOptions
+from servobus.plant.rig import BoardRig
 
 
 def _drive(rig: BoardRig, ticks: int, fast: bool) -> float:

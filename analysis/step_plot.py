@@ -6,7 +6,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from tools.current_step import StepRun
+from servobus.analysis.current_step import StepRun
 
 
 def plot_step(run: StepRun, path: str, title: str) -> None:

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import signal
 
-from firmware import memory as m
-from presets.board import BoardHardware, Sensing
-from presets.firmware_image import CurrentLoopDesign, current_loop_design
-from presets.servos import ServoPreset
-from tools.step_metrics import StepMetrics, step_metrics
+from servobus.analysis.step_metrics import StepMetrics, step_metrics
+from servobus.firmware import memory as m
+from servobus.presets.board import BoardHardware, Sensing
+from servobus.presets.firmware_image import CurrentLoopDesign, current_loop_design
+from servobus.presets.servos import ServoPreset
 
 
 @dataclass(frozen=True)

@@ -14,32 +14,32 @@ from functools import lru_cache
 
 import numpy as np
 
-from bus.busload import busload
-from bus.fault_runner import apply_script
-from bus.faults import FaultPlan, FaultScriptError, parse_duration
-from bus.load_meter import LoadMeter
-from bus.medium import Medium
-from bus.node import Node, attach_sim
-from bus.recorder import MediumRecorder
-from bus.scheduler import NS_PER_S, Environment
-from bus.schema import JOINTS, Schema
-from bus.tick_node import TickNode
-from firmware import memory as m
-from host.host_node import HostNode
-from host.pid import AntiWindup, PidBank
-from host.position_loop import PositionPlant, design
-from host.trajectory import Player, Trajectory, default_gait
-from host.tunings import (
+from servobus.bus.busload import busload
+from servobus.bus.fault_runner import apply_script
+from servobus.bus.faults import FaultPlan, FaultScriptError, parse_duration
+from servobus.bus.load_meter import LoadMeter
+from servobus.bus.medium import Medium
+from servobus.bus.node import Node, attach_sim
+from servobus.bus.recorder import MediumRecorder
+from servobus.bus.scheduler import NS_PER_S, Environment
+from servobus.bus.schema import JOINTS, Schema
+from servobus.bus.tick_node import TickNode
+from servobus.firmware import memory as m
+from servobus.host.host_node import HostNode
+from servobus.host.pid import AntiWindup, PidBank
+from servobus.host.position_loop import PositionPlant, design
+from servobus.host.trajectory import Player, Trajectory, default_gait
+from servobus.host.tunings import (
     DEFAULT_ROBOT_KP,
     DEFAULT_ROBOT_Q,
     DESIGN_OVERSHOOT_PCT,
     TUNINGS,
     Tuning,
 )
-from plant.board_bank import BoardBank
-from plant.board_node import BoardNode
-from plant.build import PlantOptions
-from presets.board import DEFAULT_BOARD, Sensing
+from servobus.plant.board_bank import BoardBank
+from servobus.plant.board_node import BoardNode
+from servobus.plant.build import PlantOptions
+from servobus.presets.board import DEFAULT_BOARD, Sensing
 
 BOARD_MODES = {"cascade": m.MODE_CURRENT, "local-p": m.MODE_LOCAL_P}
 

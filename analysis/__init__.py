@@ -1,0 +1,1 @@
+"""Analyses of the design: the lifted current loop, step metrics, the CPU budget of the firmware."""
