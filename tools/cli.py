@@ -1,57 +1,79 @@
 """`servobus` command line: one small module per subcommand, each a thin call into the library.
 
+Only the chosen subcommand's module is imported (python-can's lazy backend table, for
+commands), so `servobus --help` and the light commands start without scipy, matplotlib or numba.
 Errors are printed as ``error: ...`` with exit status 2 unless ``--debug`` asks for a traceback.
 """
 
 import argparse
 import sys
+from importlib import import_module
+from typing import Any
 
-import can
+from servobus import __version__
+from servobus.tools.errors import user_errors
 
-from servobus.bus.factory import BusUnavailable
-from servobus.bus.faults import FaultScriptError
-from servobus.bus.schema import SchemaError
-from servobus.host.trajectory import TrajectoryError
-from servobus.tools import (
-    cmd_analyze,
-    cmd_bench,
-    cmd_budget,
-    cmd_busload,
-    cmd_bussim,
-    cmd_identify,
-    cmd_log,
-    cmd_nodes,
-    cmd_record,
-    cmd_remote,
-    cmd_run,
-    cmd_step,
-)
-from servobus.tools.errors import ServobusError
-
-COMMANDS = (cmd_run, cmd_step, cmd_analyze, cmd_identify, cmd_bench, cmd_budget, cmd_busload,
-            cmd_bussim, cmd_log, cmd_remote, cmd_nodes, cmd_record)
-USER_ERRORS = (ServobusError, SchemaError, FaultScriptError, BusUnavailable, TrajectoryError,
-               can.CanError, ValueError, OSError)
+# command -> (module in servobus.tools, one-line help); a module may register several commands
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("cmd_run", "12 boards + time trigger + host on the simulated bus"),
+    "step": ("cmd_step", "current step response of one board"),
+    "analyze": ("cmd_analyze", "linear analysis of the control loops"),
+    "identify": ("cmd_identify", "fit P(z) = K_P/(z(z-1)(z-q)) of one joint"),
+    "bench": ("cmd_bench", "speed benchmarks"),
+    "budget": ("cmd_budget", "timing budgets (CPU of the board firmware)"),
+    "busload": ("cmd_busload", "bus load and host timing window"),
+    "bussim": ("cmd_bussim", "simulated bus carrying the 4 ms schedule"),
+    "log": ("cmd_log", "record or replay a CAN bus"),
+    "remote-server": ("cmd_remote", "serve a bus to python-can 'remote' clients"),
+    "board": ("cmd_nodes", "one emulated servo board on a real bus"),
+    "tick": ("cmd_nodes", "the time-trigger node on a real bus"),
+    "host": ("cmd_nodes", "the PID host on a real bus"),
+    "record": ("cmd_record", "record a trajectory by puppet animation"),
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with every subcommand registered."""
+class Commands:
+    """The subparsers action handed to a command module: fills in help from `COMMANDS`."""
+
+    def __init__(self, sub: argparse._SubParsersAction) -> None:
+        self._sub = sub
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        """Register `name` with its one-line help as help and description."""
+        text = COMMANDS[name][1]
+        return self._sub.add_parser(name, help=text, description=text, **kwargs)
+
+
+def chosen_command(argv: list[str]) -> str | None:
+    """The subcommand named on the command line (the first word that is not an option)."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The top-level parser; only `command`'s module is imported and registers its options."""
     parser = argparse.ArgumentParser(
         prog="servobus", description="Emulator of a distributed robot joint-control system: "
         "fixed-point servo boards, a time-trigger node and a PID host on CAN.")
+    parser.add_argument("--version", action="version", version=f"servobus {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
-    sub = parser.add_subparsers(dest="command", required=True)
-    for command in COMMANDS:
-        command.add_subparser(sub)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands = Commands(sub)
+    if command in COMMANDS:
+        module = import_module(f"servobus.tools.{COMMANDS[command][0]}")
+        module.add_subparser(commands)
+    for name in COMMANDS:
+        if name not in sub.choices:
+            commands.add_parser(name)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Parse and run one subcommand; return the exit status."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(chosen_command(argv)).parse_args(argv)
     try:
         args.func(args)
-    except USER_ERRORS as err:
+    except user_errors() as err:
         if args.debug:
             raise
         print(f"error: {err}", file=sys.stderr)

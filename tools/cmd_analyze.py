@@ -14,12 +14,13 @@ from servobus.host.position_loop import (
 from servobus.host.tunings import THESIS_Q, TUNINGS
 from servobus.presets.board import DEFAULT_BOARD, SENSING_CHOICES
 from servobus.presets.servos import HSR_5995TG
+from servobus.tools.cli import Commands
 from servobus.tools.output import emit
 
 
-def add_subparser(sub: argparse._SubParsersAction) -> None:
+def add_subparser(sub: Commands) -> None:
     """Register the subcommand and its topics."""
-    parser = sub.add_parser("analyze", help="linear analysis of the control loops")
+    parser = sub.add_parser("analyze")
     topics = parser.add_subparsers(dest="topic", required=True)
     current = topics.add_parser("current-loop", help="lifted G(z), PI design, closed-loop step")
     current.add_argument("--sensing", choices=SENSING_CHOICES, default="winding-bipolar",

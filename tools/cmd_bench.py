@@ -2,15 +2,13 @@
 
 import argparse
 
-from servobus.bus.bench import bench_bus
-from servobus.plant.bench import bench_board
-from servobus.robot.bench import bench_run
+from servobus.tools.cli import Commands
 from servobus.tools.output import emit
 
 
-def add_subparser(sub: argparse._SubParsersAction) -> None:
+def add_subparser(sub: Commands) -> None:
     """Register the subcommand and its targets."""
-    parser = sub.add_parser("bench", help="speed benchmarks")
+    parser = sub.add_parser("bench")
     targets = parser.add_subparsers(dest="target", required=True)
     board = targets.add_parser("board", help="one board at full fidelity")
     board.add_argument("--seconds", type=float, default=10.0, help="simulated seconds")
@@ -31,16 +29,22 @@ def add_subparser(sub: argparse._SubParsersAction) -> None:
 def _do_board(args: argparse.Namespace) -> None:
     if args.seconds <= 0:
         raise ValueError(f"--seconds must be positive, got {args.seconds}")
+    from servobus.plant.bench import bench_board
+
     emit(bench_board(args.seconds), args.json, title="board benchmark")
 
 
 def _do_bus(args: argparse.Namespace) -> None:
     if args.frames < 1:
         raise ValueError(f"--frames must be at least 1, got {args.frames}")
+    from servobus.bus.bench import bench_bus
+
     emit(bench_bus(args.frames, 0 if args.remote else None), args.json, title="bus benchmark")
 
 
 def _do_run(args: argparse.Namespace) -> None:
     if args.seconds <= 0:
         raise ValueError(f"--seconds must be positive, got {args.seconds}")
+    from servobus.robot.bench import bench_run
+
     emit(bench_run(args.seconds), args.json, title="robot run benchmark")

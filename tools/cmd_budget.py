@@ -4,13 +4,14 @@ import argparse
 
 from servobus.analysis.cpu_budget import budget_dict, measure
 from servobus.presets.board import DEFAULT_BOARD
+from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError
 from servobus.tools.output import emit
 
 
-def add_subparser(sub: argparse._SubParsersAction) -> None:
+def add_subparser(sub: Commands) -> None:
     """Register the subcommand."""
-    parser = sub.add_parser("budget", help="timing budgets (CPU of the board firmware)")
+    parser = sub.add_parser("budget")
     parser.add_argument("--cpu", action="store_true", help="firmware CPU budget")
     parser.add_argument("--ticks", type=int, default=25, help="CAN periods of counted workload")
     parser.add_argument("--json", action="store_true")

@@ -4,16 +4,15 @@ import argparse
 
 from servobus.bus.busload import busload
 from servobus.bus.factory import INTERFACES, open_bus
-from servobus.bus.load_meter import LoadMeter
-from servobus.bus.recorder import capture, read_log
 from servobus.bus.schema import Schema
 from servobus.tools import units
+from servobus.tools.cli import Commands
 from servobus.tools.output import emit
 
 
-def add_subparser(sub: argparse._SubParsersAction) -> None:
+def add_subparser(sub: Commands) -> None:
     """Register the subcommand."""
-    parser = sub.add_parser("busload", help="bus load and host timing window")
+    parser = sub.add_parser("busload")
     parser.add_argument("--dbc", help="schema file (default: the shipped dbc/servobus.dbc)")
     parser.add_argument("--period", default=None, help="tick period, e.g. 4ms (default: DBC)")
     parser.add_argument("--bitrate", default=None, help="e.g. 1M (default: DBC Baudrate)")
@@ -33,6 +32,9 @@ def _do_busload(args: argparse.Namespace) -> None:
     schema = Schema(args.dbc)
     rate = units.bitrate(args.bitrate) if args.bitrate else schema.bitrate
     if args.log or args.interface:
+        from servobus.bus.load_meter import LoadMeter
+        from servobus.bus.recorder import capture, read_log
+
         meter = LoadMeter(rate, units.duration_ns(args.window) / 1e9)
         if args.log:
             meter.add_all(read_log(args.log))

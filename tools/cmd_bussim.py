@@ -4,12 +4,13 @@ import argparse
 
 from servobus.bus.schedule_sim import ScheduleSim
 from servobus.bus.schema import Schema
+from servobus.tools.cli import Commands
 from servobus.tools.output import emit
 
 
-def add_subparser(sub: argparse._SubParsersAction) -> None:
+def add_subparser(sub: Commands) -> None:
     """Register the subcommand."""
-    parser = sub.add_parser("bussim", help="simulated bus carrying the 4 ms schedule")
+    parser = sub.add_parser("bussim")
     parser.add_argument("--dbc", help="schema file")
     parser.add_argument("--duration", type=float, default=1.0, help="simulated seconds")
     parser.add_argument("--meas-bytes", type=int, choices=(2, 6), default=2)

@@ -4,12 +4,13 @@ import argparse
 
 from servobus.host.identify import METHODS
 from servobus.robot.identification import identify
+from servobus.tools.cli import Commands
 from servobus.tools.output import emit
 
 
-def add_subparser(sub: argparse._SubParsersAction) -> None:
+def add_subparser(sub: Commands) -> None:
     """Register the subcommand."""
-    parser = sub.add_parser("identify", help="fit P(z) = K_P/(z(z-1)(z-q)) of one joint")
+    parser = sub.add_parser("identify")
     parser.add_argument("--joint", type=int, required=True)
     parser.add_argument("--method", choices=METHODS, default="chirp")
     parser.add_argument("--seconds", type=float, help="excitation length (default per method)")

@@ -4,12 +4,13 @@ import argparse
 
 from servobus.bus.factory import INTERFACES, open_bus
 from servobus.bus.recorder import capture, open_writer, read_log, replay_realtime
+from servobus.tools.cli import Commands
 from servobus.tools.output import emit
 
 
-def add_subparser(sub: argparse._SubParsersAction) -> None:
+def add_subparser(sub: Commands) -> None:
     """Register `log record` and `log replay`."""
-    parser = sub.add_parser("log", help="record or replay a CAN bus")
+    parser = sub.add_parser("log")
     verbs = parser.add_subparsers(dest="verb", required=True)
     record = verbs.add_parser("record", help="record a live bus to a log file")
     record.add_argument("--out", required=True, help="FILE.log / .asc / .blf")

@@ -24,6 +24,7 @@ from servobus.plant.build import PlantOptions
 from servobus.presets.board import SENSING_CHOICES
 from servobus.robot.assembly import BOARD_MODES, default_plant, default_tuning
 from servobus.tools import units
+from servobus.tools.cli import Commands
 from servobus.tools.output import emit
 
 
@@ -35,9 +36,9 @@ def _bus_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true")
 
 
-def add_subparser(sub: argparse._SubParsersAction) -> None:
+def add_subparser(sub: Commands) -> None:
     """Register board, tick and host."""
-    board = sub.add_parser("board", help="one emulated servo board on a real bus")
+    board = sub.add_parser("board")
     board.add_argument("--node", type=int, required=True, help="joint number 1..12")
     board.add_argument("--mode", choices=tuple(BOARD_MODES), default="cascade")
     board.add_argument("--sensing", choices=SENSING_CHOICES, default="supply-unipolar")
@@ -46,11 +47,11 @@ def add_subparser(sub: argparse._SubParsersAction) -> None:
     board.add_argument("--seed", type=int, default=0)
     _bus_arguments(board)
     board.set_defaults(func=_do_board)
-    tick = sub.add_parser("tick", help="the time-trigger node on a real bus")
+    tick = sub.add_parser("tick")
     tick.add_argument("--period", default="4ms")
     _bus_arguments(tick)
     tick.set_defaults(func=_do_tick)
-    host = sub.add_parser("host", help="the PID host on a real bus")
+    host = sub.add_parser("host")
     host.add_argument("--joints", default=",".join(str(j) for j in range(1, JOINTS + 1)),
                       help="joints to expect (comma separated)")
     host.add_argument("--trajectory", help="trajectory file (default: the shipped gait)")

@@ -11,12 +11,13 @@ from pathlib import Path
 from servobus.host.animation import AnimationRecorder
 from servobus.plant import layout as p
 from servobus.robot.assembly import Robot, RobotConfig
+from servobus.tools.cli import Commands
 from servobus.tools.output import emit
 
 
-def add_subparser(sub: argparse._SubParsersAction) -> None:
+def add_subparser(sub: Commands) -> None:
     """Register the subcommand."""
-    parser = sub.add_parser("record", help="record a trajectory by puppet animation")
+    parser = sub.add_parser("record")
     parser.add_argument("--duration", type=float, default=5.0, help="simulated seconds")
     parser.add_argument("--every", type=float, default=0.5, help="capture interval, s")
     parser.add_argument("--torque", type=float, default=0.03, help="hand torque amplitude, N m")

@@ -3,11 +3,12 @@
 import argparse
 
 from servobus.bus.remote_server import DEFAULT_PORT, make_server
+from servobus.tools.cli import Commands
 
 
-def add_subparser(sub: argparse._SubParsersAction) -> None:
+def add_subparser(sub: Commands) -> None:
     """Register the subcommand."""
-    parser = sub.add_parser("remote-server", help="serve a bus to python-can 'remote' clients")
+    parser = sub.add_parser("remote-server")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT)
     parser.add_argument("--interface", default="virtual", help="bus behind the server")

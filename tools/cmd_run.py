@@ -12,12 +12,13 @@ from servobus.host.trajectory import load
 from servobus.host.tunings import TUNINGS
 from servobus.presets.board import SENSING_CHOICES
 from servobus.robot.assembly import BOARD_MODES, Robot, RobotConfig
+from servobus.tools.cli import Commands
 from servobus.tools.output import emit
 
 
-def add_subparser(sub: argparse._SubParsersAction) -> None:
+def add_subparser(sub: Commands) -> None:
     """Register the subcommand."""
-    parser = sub.add_parser("run", help="12 boards + time trigger + host on the simulated bus")
+    parser = sub.add_parser("run")
     parser.add_argument("--duration", type=float, default=10.0, help="simulated seconds")
     parser.add_argument("--trajectory", help="trajectory file (default: the shipped gait)")
     parser.add_argument("--mode", choices=tuple(BOARD_MODES), default="cascade",

@@ -4,12 +4,13 @@ import argparse
 
 from servobus.analysis.current_step import run_step, step_report
 from servobus.tools.board_options import add_plant_arguments, plant_options
+from servobus.tools.cli import Commands
 from servobus.tools.output import emit
 
 
-def add_subparser(sub: argparse._SubParsersAction) -> None:
+def add_subparser(sub: Commands) -> None:
     """Register the subcommand."""
-    parser = sub.add_parser("step", help="current step response of one board")
+    parser = sub.add_parser("step")
     parser.add_argument("--iw", type=float, default=1.0, help="reference step in A (|iw| <= 1)")
     parser.add_argument("--periods", type=int, default=200, help="PWM periods after the step")
     add_plant_arguments(parser)
