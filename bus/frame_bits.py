@@ -86,6 +86,6 @@ def worst_case_bits(length: int, extended: bool = False) -> int:
 
 
 def stretch_6_5_bits(length: int, extended: bool = False) -> int:
-    """The thesis' estimate: SOF..CRC stretched to 6/5, rounded up to whole bits."""
+    """The thesis' estimate: one stuff bit per 5 bits of SOF..CRC, whole bits (floor(g / 5))."""
     stuffable = stuffable_length(length, extended)
-    return -(-stuffable * 6 // 5) + TRAILER_BITS + IFS_BITS
+    return stuffable + stuffable // 5 + TRAILER_BITS + IFS_BITS

@@ -6,8 +6,11 @@
     on CAN rx       tick: latch the position to send, apply the pending current reference
                     actuation: store the reference as pending (applied at the next tick)
 
-The PWM interrupt reads the moving sum before the sample taken at kT completes, so it sees the
-samples of periods k-2 and k-1; its output is applied in period k+1 (one-period delay).
+Thesis timing (default): the controller runs when the conversion started at kT completes
+(~2.4 us, long before the shadowed latch at (k+1)T), so the moving sum it reads ends with the
+sample taken at kT; the rig delivers that sample before calling pwm_isr (the plant does not move
+in between).  Option "previous-period": the sum is read before that sample, i.e. the samples of
+periods k-2 and k-1.  Either way the output is applied in period k+1 (one-period delay).
 """
 
 from numba.extending import register_jitable

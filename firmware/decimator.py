@@ -1,8 +1,9 @@
 """Moving-sum decimator of the 120 kHz current samples (SPEC 2.3).
 
 A 12-sample circular buffer with a running sum: each ADC interrupt adds the new sample and
-subtracts the one leaving the window, so the PWM interrupt reads the sum of the last two PWM
-periods (M = 2N = 12) in O(1).  Its zeros cancel every PWM harmonic except multiples of 6.
+subtracts the one leaving the window, so the controller reads the sum of the last M = 2N = 12
+samples (two PWM periods' worth) in O(1).  Its zeros cancel every PWM harmonic except
+multiples of 6.
 """
 
 from numba.extending import register_jitable

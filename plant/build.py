@@ -8,7 +8,7 @@ import numpy as np
 
 from servobus.plant import layout as p
 from servobus.plant import prng
-from servobus.presets.board import BoardHardware, Sensing
+from servobus.presets.board import AdcWindow, BoardHardware, Sensing
 from servobus.presets.servos import ServoPreset
 
 PlantKind = Literal["switching", "averaged"]
@@ -21,6 +21,7 @@ class PlantOptions:
     """How the hardware around one board is simulated."""
 
     sensing: Sensing = "supply-unipolar"
+    adc_window: AdcWindow = "ends-at-edge"  # or "previous-period" (docs/decisions.md, Timing)
     plant: PlantKind = "switching"
     pwm: PwmAlign = "edge"
     rotor: Rotor = "free"
@@ -62,6 +63,7 @@ def build_params(servo: ServoPreset, hw: BoardHardware, opt: PlantOptions) -> np
     prm[p.THERMAL_R] = hw.thermal_r_k_per_w
     prm[p.THERMAL_C] = hw.thermal_c_j_per_k
     prm[p.AMBIENT_C] = hw.ambient_c
+    prm[p.ADC_AT_EDGE] = 1.0 if opt.adc_window == "ends-at-edge" else 0.0
     return prm
 
 

@@ -33,7 +33,8 @@ BRIDGE_OHM = 24
 THERMAL_R = 25
 THERMAL_C = 26
 AMBIENT_C = 27
-N_PARAMS = 28
+ADC_AT_EDGE = 28  # 1.0: the sample taken at kT ends the window the controller reads (thesis)
+N_PARAMS = 29
 
 # --- float state ---------------------------------------------------------------------------
 OMEGA = 0  # output shaft speed, rad/s

@@ -2,10 +2,15 @@
 
 Per PWM period k (T = 3000 PCLK counts):
 
-    kT: PWM peripheral latches the shadow duty; PWM interrupt (encoder, pot, thermometer, PI)
+    kT: PWM peripheral latches the shadow duty; ADC sample at kT (the RC filter's state at the
+        period boundary); PWM interrupt (encoder, pot, thermometer, PI on the moving sum that
+        ends with that sample: the thesis' timing, PlantOptions.adc_window "ends-at-edge")
     the shaft advanced over the period's switching segments (mean winding current per segment)
-    kT + j*500 (j = 0..5): the RC filter advanced to the sample, driven by those currents; ADC
+    kT + j*500 (j = 1..5): the RC filter advanced to the sample, driven by those currents; ADC
     interrupt; then the filter to (k+1)T; thermal model; trace row
+
+With adc_window "previous-period" the PWM interrupt runs before the sample at kT is taken, so
+the PI reads the samples of periods k-2 and k-1 (T/6 more latency).
 
 ``run_periods`` is one plain function.  The fast path compiles it with numba and runs many
 periods per call; the reference path runs the very same function in CPython one period per
@@ -54,9 +59,12 @@ def run_periods(ram, rom, params, state, istate, tables, n, trace_i, trace_f, re
     ends = np.zeros(hbridge.MAX_SEGMENTS, dtype=np.int64)
     states = np.zeros(hbridge.MAX_SEGMENTS, dtype=np.int64)
     sensed = np.zeros(hbridge.MAX_SEGMENTS)
+    first = 1 if params[p.ADC_AT_EDGE] != 0.0 else 0
     for k in range(n):
         duty = ram[m.PWM_SHADOW]
         floating = ram[m.BRIDGE_SHADOW] == m.BRIDGE_FLOAT
+        if first:  # conversion of kT ends (~2.4 us) before the controller runs
+            board.adc_isr(ram, frontend.adc_code(params, state[p.VC]))
         board.pwm_isr(ram, rom, sensors.pot_code(params, state, istate),
                       sensors.encoder_counter(params, state),
                       sensors.encoder_index(params, state, istate),
@@ -74,7 +82,7 @@ def run_periods(ram, rom, params, state, istate, tables, n, trace_i, trace_f, re
             start = ends[s]
         t = 0
         seg = 0
-        for j in range(n_adc):  # the RC filter to each ADC instant
+        for j in range(first, n_adc):  # the RC filter to each ADC instant
             t, seg = _filter_to(j * step, t, seg, ends, sensed, state, tables)
             board.adc_isr(ram, frontend.adc_code(params, state[p.VC]))
         t, seg = _filter_to(top, t, seg, ends, sensed, state, tables)

@@ -10,6 +10,8 @@ from typing import Literal
 
 Sensing = Literal["supply-unipolar", "winding-bipolar"]
 SENSING_CHOICES: tuple[Sensing, ...] = ("supply-unipolar", "winding-bipolar")
+AdcWindow = Literal["ends-at-edge", "previous-period"]
+ADC_WINDOW_CHOICES: tuple[AdcWindow, ...] = ("ends-at-edge", "previous-period")
 
 
 @dataclass(frozen=True)

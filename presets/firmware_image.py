@@ -5,7 +5,8 @@ as-built front end (3.0 A <-> 1024 LSB) one ampere is 12 * 1024 / 3 = 4096 count
 ampere of the CAN actuation message maps 1:1; the bipolar front end spans +-3 A, 2048 counts/A.
 
 PI design (SPEC 2.3): G_S(1) is the DC gain duty -> measured current in controller units,
-(V / R_a) * counts_per_amp / PWM_TOP counts per PWM count; K = 0.6 / G_S(1), n = 0.674.
+(V / R_a) * counts_per_amp / PWM_TOP counts per PWM count; K = 0.6 / G_S(1), n = 0.674.  G_S(1) is
+the same under either --adc-window (the window only delays the samples), so the design is too.
 """
 
 import math

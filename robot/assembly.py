@@ -194,15 +194,17 @@ class Robot:
         sim_s = self.env.now / NS_PER_S
         trips = {f"JOINT_{k + 1}": int(r.ram[m.STATUS]) for k, r in enumerate(self.bank.rigs)
                  if r.ram[m.STATUS]}
+        predicted = busload(self.schema, meas_bytes=self.config.meas_bytes)["exact"]
         return {
             "sim_time_s": sim_s, "wall_time_s": wall_s,
             "rtf": sim_s / wall_s if wall_s > 0 else 0.0,
             "ticks": sup.ticks, "slips": sup.slips,
             "servo_faults": {f"JOINT_{j}": n for j, n in sorted(sup.servo_faults.items())},
             "bus_load_pct": self.meter.report()["load_pct"],
-            "bus_load_predicted_pct": busload(self.schema, meas_bytes=self.config.meas_bytes)
-            ["exact"]["load_pct_mean"],
+            "bus_load_predicted_pct": predicted["load_pct_mean"],
             "host_window_s": sup.window_stats(),
+            "host_window_predicted_s": predicted["host_window_s"],
+            "host_window_thesis_predicted_s": predicted["host_window_thesis_s"],
             "host_window_used_max_s": max(sup.used_ns, default=0) / 1e9,
             "deadline_misses": sup.deadline_misses,
             "tracking_rms_lsb": np.sqrt(np.mean(err**2, axis=0)).round(3).tolist(),

@@ -3,11 +3,11 @@
 import argparse
 
 from servobus.plant.build import PlantOptions
-from servobus.presets.board import SENSING_CHOICES
+from servobus.presets.board import ADC_WINDOW_CHOICES, SENSING_CHOICES
 
 
 def add_plant_arguments(parser: argparse.ArgumentParser, rotor_default: str = "locked") -> None:
-    """--sensing/--plant/--pwm/--rotor/--alpha/--seed."""
+    """--sensing/--plant/--pwm/--rotor/--alpha/--seed/--adc-window."""
     parser.add_argument("--sensing", choices=SENSING_CHOICES, default="supply-unipolar",
                         help="current front end: as built, or the corrected design")
     parser.add_argument("--plant", choices=("switching", "averaged"), default="switching",
@@ -17,6 +17,14 @@ def add_plant_arguments(parser: argparse.ArgumentParser, rotor_default: str = "l
     parser.add_argument("--rotor", choices=("locked", "free"), default=rotor_default)
     parser.add_argument("--alpha", type=float, default=1.0, help="load inertia factor")
     parser.add_argument("--seed", type=int, default=0, help="seed of the sensor noise")
+    add_adc_window_argument(parser)
+
+
+def add_adc_window_argument(parser: argparse.ArgumentParser) -> None:
+    """--adc-window: which 12 samples the current controller reads at PWM edge k."""
+    parser.add_argument("--adc-window", choices=ADC_WINDOW_CHOICES, default="ends-at-edge",
+                        help="moving sum read at edge k ends with the sample taken at kT "
+                             "(thesis), or with the previous period's last sample")
 
 
 def plant_options(args: argparse.Namespace) -> PlantOptions:
@@ -24,4 +32,4 @@ def plant_options(args: argparse.Namespace) -> PlantOptions:
     if args.alpha <= 0:
         raise ValueError(f"--alpha must be positive, got {args.alpha}")
     return PlantOptions(sensing=args.sensing, plant=args.plant, pwm=args.pwm, rotor=args.rotor,
-                        alpha=args.alpha, seed=args.seed)
+                        alpha=args.alpha, seed=args.seed, adc_window=args.adc_window)

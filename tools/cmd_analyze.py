@@ -3,7 +3,6 @@
 import argparse
 import math
 
-from servobus.analysis.current_loop import analyze, report_dict
 from servobus.host.position_loop import (
     PositionPlant,
     alpha_max,
@@ -14,6 +13,7 @@ from servobus.host.position_loop import (
 from servobus.host.tunings import THESIS_Q, TUNINGS
 from servobus.presets.board import DEFAULT_BOARD, SENSING_CHOICES
 from servobus.presets.servos import HSR_5995TG
+from servobus.tools.board_options import add_adc_window_argument
 from servobus.tools.cli import Commands
 from servobus.tools.output import emit
 
@@ -24,15 +24,35 @@ def add_subparser(sub: Commands) -> None:
     topics = parser.add_subparsers(dest="topic", required=True)
     current = topics.add_parser("current-loop", help="lifted G(z), PI design, closed-loop step")
     current.add_argument("--sensing", choices=SENSING_CHOICES, default="winding-bipolar",
-                         help="front end whose gain sets the controller units")
+                         help="front end whose gain sets the controller units (default: the "
+                              "corrected bipolar one, the only linear one; step/run default "
+                              "to supply-unipolar)")
+    add_adc_window_argument(current)
     current.add_argument("--json", action="store_true")
     current.set_defaults(func=_do_current_loop)
     add_position_loop(topics)
 
 
 def _do_current_loop(args: argparse.Namespace) -> None:
-    report = analyze(HSR_5995TG, DEFAULT_BOARD, args.sensing)
-    emit(report_dict(report, DEFAULT_BOARD), args.json, title="current loop (linear model)")
+    from servobus.analysis.current_loop import analyze, report_dict
+
+    result = report_dict(analyze(HSR_5995TG, DEFAULT_BOARD, args.sensing, args.adc_window),
+                         DEFAULT_BOARD)
+    if args.json:
+        emit(result, True)
+        return
+    timing = result.pop("timing")
+    emit(result, False, title=f"current loop (linear model, {args.sensing} sensing, "
+                              f"ADC window {args.adc_window})")
+    print("closed-loop step per sampling phase (window ends phase*T/N before edge k) and delay "
+          "(output acts from edge k+delay):")
+    print(f"  {'phase':>5} {'delay':>5} {'overshoot_pct':>13} {'peak_periods':>12} "
+          f"{'min_phase':>9}")
+    for row in timing:
+        over = "unstable" if not row["stable"] else f"{row['overshoot_pct']:.3f}"
+        peak = "-" if not row["stable"] else str(row["peak_periods"])
+        print(f"  {row['phase']:>5} {row['delay']:>5} {over:>13} {peak:>12} "
+              f"{'yes' if row['minimum_phase'] else 'no':>9}")
 
 
 def add_position_loop(topics: argparse._SubParsersAction) -> None:

@@ -2,6 +2,7 @@
 
 import pytest
 
+from servobus.bus import frame_bits as fb
 from servobus.bus.busload import busload
 from servobus.bus.load_meter import LoadMeter
 from servobus.bus.rta import MessageTiming, response_times
@@ -12,13 +13,38 @@ SCHEMA = Schema()
 
 
 def test_thesis_upper_estimate_by_hand() -> None:
-    """SOF..CRC stretched to 6/5: tick (34+8)*1.2 = 50.4 -> 51, +13 = 64; measurement (34+16)
-    -> 60 + 13 = 73; actuation (34+64)*1.2 = 117.6 -> 118, +13 = 131."""
+    """One whole stuff bit per 5 bits of SOF..CRC: tick 34+8 = 42 -> 42 + 8 = 50, +13 = 63
+    (42 is no multiple of 5: 8.4 floors to 8); measurement 34+16 = 50 -> 50 + 10 = 60, +13 = 73
+    (a multiple of 5); actuation 34+64 = 98 -> 98 + 19 = 117, +13 = 130."""
     report = busload(SCHEMA)
     model = report["models"]["stretch_6_5"]
-    assert model["frame_bits"] == 64 + 12 * 73 + 3 * 131
-    assert model["load_pct"] == pytest.approx(1333 / 4000 * 100)
-    assert model["host_window_s"] == pytest.approx(4e-3 - 1333e-6)
+    assert [f["stretch_6_5"] for f in report["schedule"]] == [63] + [73] * 12 + [130] * 3
+    assert model["frame_bits"] == 63 + 12 * 73 + 3 * 130 == 1329
+    assert model["load_pct"] == pytest.approx(1329 / 4000 * 100)
+    assert model["host_window_s"] == pytest.approx(4e-3 - 1329e-6)
+    assert model["host_window_thesis_s"] == pytest.approx(4e-3 - 1266e-6)
+    assert model["host_window_thesis_pct"] == pytest.approx(100 * (4000 - 1266) / 4000)
+
+
+def test_six_byte_measurements_by_hand() -> None:
+    """MEAS6: 34+48 = 82 -> 82 + 16 = 98, +13 = 111 per frame; the windows follow."""
+    model = busload(SCHEMA, meas_bytes=6)["models"]["stretch_6_5"]
+    assert model["frame_bits"] == 63 + 12 * 111 + 3 * 130 == 1785
+    assert model["host_window_s"] == pytest.approx(4e-3 - 1785e-6)
+    assert model["host_window_thesis_s"] == pytest.approx(4e-3 - 1722e-6)
+
+
+@pytest.mark.parametrize("meas_bytes", [2, 6])
+def test_thesis_window_exceeds_strict_by_exactly_the_tick_frame(meas_bytes: int) -> None:
+    report = busload(SCHEMA, meas_bytes=meas_bytes)
+    tick = dict(report["schedule"][0])
+    assert tick["name"] == "TICK"
+    for name, model in report["models"].items():
+        extra_bits = round((model["host_window_thesis_s"] - model["host_window_s"]) * 1e6)
+        assert extra_bits == tick[name]  # 1 bit = 1 us at 1 Mbit/s
+    exact = report["exact"]
+    tick_exact = {round((exact["host_window_thesis_s"] - exact["host_window_s"]) * 1e6)}
+    assert tick_exact <= {fb.exact_frame_bits(0x010, bytes([s])) for s in range(256)}
 
 
 def test_models_are_ordered_and_exact_lies_between() -> None:

@@ -51,7 +51,16 @@ def test_known_frame_lengths() -> None:
     assert [fb.worst_case_bits(n) for n in (0, 8)] == [55, 135]  # Davis et al. 2007, Table 1
     assert [fb.worst_case_bits(n, True) for n in (0, 8)] == [80, 160]
     assert [fb.no_stuffing_bits(n) for n in (0, 8)] == [47, 111]
-    # can-utils CFL_WORSTCASE is the same 6/5 stretch, floored: ours rounds up
+    # can-utils' CFL_WORSTCASE is Davis: 55 + 10n (standard), 80 + 10n (extended)
+    assert [fb.worst_case_bits(n) for n in range(9)] == [55 + 10 * n for n in range(9)]
+    assert [fb.worst_case_bits(n, True) for n in range(9)] == [80 + 10 * n for n in range(9)]
+
+
+def test_stretch_counts_whole_stuff_bits() -> None:
+    """floor(g / 5) stuff bits on g = 34 + 8n (standard) or 54 + 8n (extended) SOF..CRC bits."""
+    assert fb.stretch_6_5_bits(2) == 50 + 10 + 13  # g = 50, a multiple of 5
+    assert fb.stretch_6_5_bits(1) == 42 + 8 + 13  # g = 42: 8.4 stuff bits count as 8
+    assert fb.stretch_6_5_bits(8) == 98 + 19 + 13  # 19.6 -> 19, not rounded up to 20
+    assert fb.stretch_6_5_bits(0, True) == 54 + 10 + 13
     for n in range(9):
-        floor = (269 + 48 * n) // 5
-        assert fb.stretch_6_5_bits(n) - floor in (0, 1)
+        assert fb.stretch_6_5_bits(n) == (269 + 48 * n) // 5  # (34 + 8n) * 6/5 + 13, floored

@@ -12,6 +12,7 @@ from servobus.plant.rig import TF_I_WINDING, TF_THETA, TI_MEAS, TI_POS, TI_STATU
 CONFIGS = st.builds(
     PlantOptions,
     sensing=st.sampled_from(["supply-unipolar", "winding-bipolar"]),
+    adc_window=st.sampled_from(["ends-at-edge", "previous-period"]),
     plant=st.sampled_from(["switching", "averaged"]),
     pwm=st.sampled_from(["edge", "centre"]),
     rotor=st.sampled_from(["locked", "free"]),
@@ -36,6 +37,28 @@ def test_fast_path_equals_reference_path(options, refs, mode) -> None:
         assert np.array_equal(a.floats.view(np.int64), b.floats.view(np.int64))
     assert np.array_equal(fast.ram, ref.ram)
     assert np.array_equal(fast.state.view(np.int64), ref.state.view(np.int64))
+
+
+@pytest.mark.parametrize(("window", "newest"), [("ends-at-edge", 0), ("previous-period", 1)])
+def test_controller_reads_the_window_that_ends_at_the_chosen_sample(window, newest) -> None:
+    """Sample history rebuilt from the decimator's ring after each period: the PI input at
+    edge k is the sum of the 12 samples ending with sample kN - newest (kN: taken at kT)."""
+    rig = BoardRig(options=PlantOptions(sensing="winding-bipolar", rotor="locked",
+                                        adc_window=window))
+    zero = int(rig.rom[m.ADC_ZERO_SUM]) // m.MA_LEN
+    samples = [zero] * m.MA_LEN  # the reset preload: samples -12..-1
+    rig.command_current(0.8)
+    meas = []
+    for _ in range(12):
+        tr = rig.run(1, fast=False)
+        meas.append(int(tr.ints[0, TI_MEAS]))
+        head = int(rig.ram[m.MA_HEAD])
+        ring = [int(v) for v in rig.ram[m.MA_BUF0:m.MA_BUF0 + m.MA_LEN]]
+        samples += (ring[head:] + ring[:head])[-6:]  # this period's six samples, in order
+    assert len(set(samples)) > 20  # the current is rising: every sample differs
+    for k, got in enumerate(meas):
+        end = m.MA_LEN + 6 * k - newest  # index of sample kN - newest in the list
+        assert got == sum(samples[end - m.MA_LEN + 1:end + 1]) - m.MA_LEN * zero
 
 
 def test_same_seed_same_trace_other_seed_other_noise() -> None:

@@ -29,6 +29,32 @@ def test_analyze_current_loop_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert out["K"] == pytest.approx(0.6 / out["gs1_counts_per_pwm_count"])
     assert len(out["poles"]) == 3 and out["strictly_proper"]["pole"] == pytest.approx(0.7165, 1e-4)
     assert 0.1 < out["alias_bound_pct"] < 0.2
+    assert out["sensing"] == "winding-bipolar" and out["adc_window"] == "ends-at-edge"
+    assert sorted(round(z[0], 3) for z in out["zeros"]) == [-1.0, -0.639]  # minimum phase
+    assert len(out["timing"]) == 12 and out["timing"][1]["phase"] == 1
+
+
+def test_step_and_analysis_agree_under_either_window(capsys: pytest.CaptureFixture[str]) -> None:
+    for window in ("ends-at-edge", "previous-period"):
+        sim = _json(capsys, ["step", "--plant", "averaged", "--sensing", "winding-bipolar",
+                             "--rotor", "locked", "--adc-window", window, "--json"])
+        lin = _json(capsys, ["analyze", "current-loop", "--adc-window", window, "--json"])
+        assert abs(sim["overshoot_pct"] - lin["overshoot_pct"]) < 0.3
+        assert sim["peak_periods"] == lin["peak_periods"]
+    assert min(abs(complex(*z)) for z in lin["zeros"]) == pytest.approx(1.0)
+    assert max(abs(complex(*z)) for z in lin["zeros"]) == pytest.approx(1.254, abs=1e-3)
+
+
+def test_analyze_current_loop_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", "current-loop"]) == 0
+    out = capsys.readouterr().out
+    assert "winding-bipolar sensing, ADC window ends-at-edge" in out
+    rows = [line.split() for line in out.splitlines() if line.strip()[:1].isdigit()
+            and len(line.split()) == 5]
+    assert [(int(r[0]), int(r[1])) for r in rows] == [(p, d) for d in (1, 2) for p in range(6)]
+    for row, window in ((rows[0], "ends-at-edge"), (rows[1], "previous-period")):
+        lin = _json(capsys, ["analyze", "current-loop", "--adc-window", window, "--json"])
+        assert row[2] == f"{lin['overshoot_pct']:.3f}" and row[3] == str(lin["peak_periods"])
 
 
 def test_budget_cpu_json(capsys: pytest.CaptureFixture[str]) -> None:

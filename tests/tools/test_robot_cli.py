@@ -31,6 +31,9 @@ def test_run_json_has_the_report_keys(capsys, tmp_path: Path) -> None:
             "tracking_rms_lsb", "tracking_max_lsb", "current_limit_events", "trips"} <= out.keys()
     assert len(out["tracking_rms_lsb"]) == 12 and out["ticks"] == 100
     assert set(out["host_window_s"]) == {"min", "median", "max"}
+    tick_us = round((out["host_window_thesis_predicted_s"] - out["host_window_predicted_s"]) * 1e6)
+    assert 55 <= tick_us <= 65  # the thesis' window leaves out exactly one tick frame
+    assert out["host_window_predicted_s"] < out["host_window_s"]["min"]  # less the actuations
     assert out["servo_faults"] == {"JOINT_5": 49}
     assert png.read_bytes()[:4] == b"\x89PNG" and log.stat().st_size > 0
 
