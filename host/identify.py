@@ -114,7 +114,8 @@ def sine_responses(u: np.ndarray, y: np.ndarray, f: float) -> tuple[np.ndarray, 
 
 def chirp_responses(u: np.ndarray, y: np.ndarray, f: float,
                     band: tuple[float, float] = CHIRP_BAND_HZ) -> tuple[np.ndarray, np.ndarray]:
-    """(frequencies, Y/U) from the spectra of the whole sweep, 40 log-spaced points in band."""
+    """(frequencies, Y/U) from the spectra of the whole sweep, 40 log-spaced points in band
+    (NaN where no spectral line falls within 5 % of the point)."""
     t = np.arange(len(u)) / f
     yd = y - np.polyval(np.polyfit(t, y, 1), t)
     freqs = np.fft.rfftfreq(len(u), 1.0 / f)
@@ -123,6 +124,9 @@ def chirp_responses(u: np.ndarray, y: np.ndarray, f: float,
     out = []
     for hz in picks:
         sel = np.abs(freqs - hz) <= hz * 0.05
+        if not sel.any():  # a sweep too short to resolve this frequency
+            out.append(complex("nan"))
+            continue
         out.append(np.sum(yf[sel] * np.conj(uf[sel])) / np.sum(np.abs(uf[sel]) ** 2))
     return picks, np.array(out)
 

@@ -18,11 +18,11 @@ from servobus.host.host_node import HostNode
 from servobus.host.pid import ANTI_WINDUP, PidBank
 from servobus.host.supervisor import Supervisor
 from servobus.host.trajectory import Player, default_gait, load
+from servobus.host.tunings import DEFAULT_TUNING, TUNINGS
 from servobus.plant.board_bank import BoardBank
 from servobus.plant.board_node import BoardNode
 from servobus.plant.build import PlantOptions
 from servobus.presets.board import SENSING_CHOICES
-from servobus.host.tunings import DEFAULT_TUNING, TUNINGS
 from servobus.robot.assembly import BOARD_MODES, default_plant
 from servobus.tools import units
 from servobus.tools.output import emit
