@@ -35,7 +35,7 @@ DEFAULT_SECONDS = {"chirp": 30.0, "sines": 20.0, "step": 0.4}
 # below these the experiment cannot hold what the fit needs (see the checks in `identify`)
 MIN_SECONDS = {"chirp": 5.0, "sines": 10.0, "step": 0.2}
 MIN_RESPONSE_LSB = 0.5  # frequency points whose position amplitude is below this are dropped
-MIN_POINTS = 8  # fewer usable frequency points than this: no fit
+MIN_POINTS = 5  # fewer usable frequency points than this (10 residuals, 2 unknowns): no fit
 MIN_STEP_LSB = 3.0  # the step's final speed, LSB per period, below which d is quantisation
 # the model's first difference d[k] = y[k] - y[k-1] after a step at k = 0 is b1 (1 - q^(k-2)):
 # zero up to k = 2 (the three known delays), so the fit's t = 0 is k = 2
