@@ -11,6 +11,9 @@ sines   steady sines at 2, 7, 10, 15, 18, 20, 22, 25, 30, 40 Hz, 0.2 A: one Y/U 
         from the settled part of each, then the same fit
 step    0.2 A open-loop step; b1 (1 - exp(-b2 t)) fitted to d (Levenberg-Marquardt):
         T_m = 1 / b2, q = exp(-T b2), K_P = b1 (1 - q) / 0.2 A
+
+Every fit also returns standard errors from its Jacobian at the optimum and the residual
+variance (docs/decisions.md, "Identification", says why not a seed-to-seed spread).
 """
 
 import math
@@ -27,19 +30,33 @@ Method = Literal["chirp", "sines", "step"]
 METHODS: tuple[Method, ...] = ("chirp", "sines", "step")
 AMPLITUDE_A = 0.2
 SINE_HZ = (2, 7, 10, 15, 18, 20, 22, 25, 30, 40)
+CHIRP_SWEEP_HZ = (0.2, 125.0)  # the excitation's log sweep (125 Hz = f / 2)
+CHIRP_BAND_HZ = (1.0, 30.0)  # where the chirp's Y/U is estimated for the fit
+MODEL = "P(z) = K_P / (z (z - 1) (z - q))"
+# The relative degree 3 of P(z), period by period (SPEC 1.1, 2.4, 4.2): the steps the model
+# assumes between the host's output at tick k and the first position reading that sees it.
+KNOWN_DELAYS = {
+    "bus": "1 period: the current reference computed after tick k (computation and "
+           "communication) is applied by the board at tick k+1",
+    "zoh": "1 period: the current reference is held over the period (the current loop settles "
+           "within it); with the integrator, the step-invariant discretisation is strictly proper",
+    "averaging": "1 period: the position sent at tick k is the block mean of the pot over "
+                 "period k-1 (80 samples at 20 kHz), modelled as one step",
+}
 
 
-def excitation(method: Method, f: float, seconds: float) -> np.ndarray:
+def excitation(method: Method, f: float, seconds: float,
+               amplitude: float = AMPLITUDE_A) -> np.ndarray:
     """The excitation current per bus period."""
     t = np.arange(round(seconds * f)) / f
     if method == "step":
-        return np.full_like(t, AMPLITUDE_A)
+        return np.full_like(t, amplitude)
     if method == "chirp":
-        f0, f1 = 0.2, f / 2
+        f0, f1 = CHIRP_SWEEP_HZ[0], f / 2
         k = math.log(f1 / f0) / seconds
-        return AMPLITUDE_A * np.sin(2 * math.pi * f0 * (np.exp(k * t) - 1) / k)
+        return amplitude * np.sin(2 * math.pi * f0 * (np.exp(k * t) - 1) / k)
     per = len(t) // len(SINE_HZ)
-    return np.concatenate([AMPLITUDE_A * np.sin(2 * math.pi * hz * t[:per]) for hz in SINE_HZ])
+    return np.concatenate([amplitude * np.sin(2 * math.pi * hz * t[:per]) for hz in SINE_HZ])
 
 
 @dataclass
@@ -96,8 +113,9 @@ def sine_responses(u: np.ndarray, y: np.ndarray, f: float) -> tuple[np.ndarray, 
 
 
 def chirp_responses(u: np.ndarray, y: np.ndarray, f: float,
-                    band: tuple[float, float] = (1.0, 30.0)) -> tuple[np.ndarray, np.ndarray]:
-    """(frequencies, Y/U) from the spectra of the whole sweep, 40 log-spaced points in band."""
+                    band: tuple[float, float] = CHIRP_BAND_HZ) -> tuple[np.ndarray, np.ndarray]:
+    """(frequencies, Y/U) from the spectra of the whole sweep, 40 log-spaced points in band
+    (NaN where no spectral line falls within 5 % of the point)."""
     t = np.arange(len(u)) / f
     yd = y - np.polyval(np.polyfit(t, y, 1), t)
     freqs = np.fft.rfftfreq(len(u), 1.0 / f)
@@ -106,13 +124,34 @@ def chirp_responses(u: np.ndarray, y: np.ndarray, f: float,
     out = []
     for hz in picks:
         sel = np.abs(freqs - hz) <= hz * 0.05
+        if not sel.any():  # a sweep too short to resolve this frequency
+            out.append(complex("nan"))
+            continue
         out.append(np.sum(yf[sel] * np.conj(uf[sel])) / np.sum(np.abs(uf[sel]) ** 2))
     return picks, np.array(out)
 
 
-def fit_response(hz: np.ndarray, resp: np.ndarray, f: float) -> tuple[float, float, float]:
-    """K_P and q of P(z) = K_P / (z (z - 1) (z - q)) fitted to measured Y/U; returns
-    (q, K_P, rms log error)."""
+@dataclass(frozen=True)
+class Fit:
+    """Fitted q and K_P with their standard errors and covariance (from the fit's Jacobian)."""
+
+    q: float
+    kp: float
+    q_se: float
+    kp_se: float
+    cov_kp_q: float
+    rms: float  # rms residual (log units for the frequency fit, LSB per period for the step)
+
+
+def _covariance(jac: np.ndarray, residuals: np.ndarray) -> np.ndarray:
+    """s^2 (J^T J)^-1 with s^2 the residual variance (residuals taken as independent)."""
+    dof = max(len(residuals) - jac.shape[1], 1)
+    return float(residuals @ residuals) / dof * np.linalg.pinv(jac.T @ jac)
+
+
+def fit_response(hz: np.ndarray, resp: np.ndarray, f: float) -> Fit:
+    """K_P and q of P(z) = K_P / (z (z - 1) (z - q)) fitted to measured Y/U (log magnitude and
+    phase residuals), with standard errors from the Jacobian at the optimum."""
     z = np.exp(2j * math.pi * hz / f)
 
     def residual(p: np.ndarray) -> np.ndarray:
@@ -121,17 +160,29 @@ def fit_response(hz: np.ndarray, resp: np.ndarray, f: float) -> tuple[float, flo
         return np.concatenate([err.real, np.angle(np.exp(1j * err.imag))])
 
     sol = optimize.least_squares(residual, x0=(1.0, 0.8), bounds=([1e-6, 0.0], [1e3, 0.9999]))
-    return float(sol.x[1]), float(sol.x[0]), float(np.sqrt(np.mean(sol.fun ** 2)))
+    cov = _covariance(sol.jac, sol.fun)
+    return Fit(q=float(sol.x[1]), kp=float(sol.x[0]), q_se=float(np.sqrt(cov[1, 1])),
+               kp_se=float(np.sqrt(cov[0, 0])), cov_kp_q=float(cov[0, 1]),
+               rms=float(np.sqrt(np.mean(sol.fun ** 2))))
 
 
-def fit_step(u_amp: float, y: np.ndarray, f: float) -> tuple[float, float]:
-    """(q, K_P) from the first difference of an open-loop current step response."""
-    d = np.diff(y)
+def fit_step(u_amp: float, d: np.ndarray, f: float) -> tuple[Fit, float]:
+    """(q, K_P) from the first difference d of an open-loop current step response, fitted as
+    b1 (1 - exp(-b2 t)) by Levenberg-Marquardt; also returns b1, the final LSB per period.
+    Standard errors: curve_fit's covariance (Jacobian, residual variance), then the delta method
+    through q = exp(-b2 / f), K_P = b1 (1 - q) / u_amp."""
     t = np.arange(len(d)) / f
 
     def model(t: np.ndarray, b1: float, b2: float) -> np.ndarray:
         return b1 * (1.0 - np.exp(-b2 * t))
 
-    (b1, b2), _ = optimize.curve_fit(model, t, d, p0=(max(d.max(), 1e-3), 10.0), method="lm")
+    (b1, b2), cov_b = optimize.curve_fit(model, t, d, p0=(max(d.max(), 1e-3), 10.0),
+                                         method="lm")
     q = math.exp(-b2 / f)
-    return q, b1 * (1.0 - q) / u_amp
+    kp = b1 * (1.0 - q) / u_amp
+    # Jacobian of (K_P, q) with respect to (b1, b2)
+    jac = np.array([[(1.0 - q) / u_amp, b1 * q / (f * u_amp)], [0.0, -q / f]])
+    cov = jac @ cov_b @ jac.T
+    rms = float(np.sqrt(np.mean((d - model(t, b1, b2)) ** 2)))
+    return Fit(q=q, kp=kp, q_se=float(np.sqrt(cov[1, 1])), kp_se=float(np.sqrt(cov[0, 0])),
+               cov_kp_q=float(cov[0, 1]), rms=rms), float(b1)

@@ -10,7 +10,6 @@ Robot-level fault lines (besides the bus faults of ``bus.faults``):
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 
@@ -27,15 +26,9 @@ from servobus.bus.tick_node import TickNode
 from servobus.firmware import memory as m
 from servobus.host.host_node import HostNode
 from servobus.host.pid import AntiWindup, PidBank
-from servobus.host.position_loop import PositionPlant, design
+from servobus.host.position_loop import PositionPlant
 from servobus.host.trajectory import Player, Trajectory, default_gait
-from servobus.host.tunings import (
-    DEFAULT_ROBOT_KP,
-    DEFAULT_ROBOT_Q,
-    DESIGN_OVERSHOOT_PCT,
-    TUNINGS,
-    Tuning,
-)
+from servobus.host.tunings import DEFAULT_ROBOT_KP, DEFAULT_ROBOT_Q, DEFAULT_TUNING, TUNINGS
 from servobus.plant.board_bank import BoardBank
 from servobus.plant.board_node import BoardNode
 from servobus.plant.build import PlantOptions
@@ -58,7 +51,7 @@ class RobotConfig:
     realtime_factor: float | None = None
     meas_bytes: int = 2
     anti_windup: AntiWindup = "soft"
-    tuning: str = "designed"
+    tuning: str = DEFAULT_TUNING
     trajectory: Trajectory | None = None
     compute_ns: int = 200_000
     actions: Sequence[str] = ()
@@ -67,12 +60,6 @@ class RobotConfig:
 def default_plant() -> PositionPlant:
     """The identified P(z) of the default robot's joints (host.tunings)."""
     return PositionPlant(DEFAULT_ROBOT_KP, DEFAULT_ROBOT_Q, float(DEFAULT_BOARD.can_hz))
-
-
-@lru_cache(maxsize=1)
-def default_tuning() -> Tuning:
-    """The default robot's tuning: the design procedure on the identified P(z) (computed once)."""
-    return design(default_plant(), DESIGN_OVERSHOOT_PCT, name="designed")[0]
 
 
 @dataclass
@@ -101,9 +88,12 @@ class Robot:
         self.bank = BoardBank(options, [BOARD_MODES[cfg.mode]] * JOINTS, seed=cfg.seed)
         for rig, x in zip(self.bank.rigs, start, strict=True):
             rig.ram[m.XW_REF] = int(x)
-        self.tuning = TUNINGS[cfg.tuning] if cfg.tuning in TUNINGS else default_tuning()
+        if cfg.tuning not in TUNINGS:
+            raise ValueError(f"tuning {cfg.tuning!r}: use one of {', '.join(TUNINGS)}")
+        self.tuning = TUNINGS[cfg.tuning]
         nominal = default_plant()
-        gains = np.tile(self.tuning.gains(nominal.kp, nominal.f), (JOINTS, 1))
+        self.gains = self.tuning.gains(nominal.kp, nominal.f)
+        gains = np.tile(self.gains, (JOINTS, 1))
         self.tick = TickNode(self.schema, self.schema.tick_period_ns, seed=cfg.seed)
         self.host = HostNode(self.schema, PidBank(gains, anti_windup=cfg.anti_windup),
                              Player(self.trajectory), cfg.meas_bytes, cfg.compute_ns,
@@ -195,7 +185,12 @@ class Robot:
         trips = {f"JOINT_{k + 1}": int(r.ram[m.STATUS]) for k, r in enumerate(self.bank.rigs)
                  if r.ram[m.STATUS]}
         predicted = busload(self.schema, meas_bytes=self.config.meas_bytes)["exact"]
+        t = self.tuning
         return {
+            "tuning": t.name, "mode": self.config.mode,
+            "tuning_detail": {"omega_d": t.omega_d, "omega_i": t.omega_i, "K_times_KP": t.k_kp,
+                              "kp": default_plant().kp, "r_p": self.gains[0],
+                              "r_i": self.gains[1], "r_d": self.gains[2]},
             "sim_time_s": sim_s, "wall_time_s": wall_s,
             "rtf": sim_s / wall_s if wall_s > 0 else 0.0,
             "ticks": sup.ticks, "slips": sup.slips,
@@ -215,5 +210,4 @@ class Robot:
             "tx_faults": self.host.tx_faults + self.tick.tx_faults +
             sum(b.tx_faults for b in self.boards),
             "error_frames": self.medium.error_frames,
-            "tuning": self.tuning.name, "mode": self.config.mode,
         }

@@ -10,7 +10,16 @@ from servobus.host.position_loop import (
     largest_pole,
     step_figures,
 )
-from servobus.host.tunings import THESIS_Q, TUNINGS
+from servobus.host.tunings import (
+    DEFAULT_ROBOT_KP,
+    DEFAULT_ROBOT_KP_SE,
+    DEFAULT_ROBOT_Q,
+    DEFAULT_ROBOT_Q_SE,
+    DEFAULT_TUNING,
+    IDENTIFICATION,
+    THESIS_Q,
+    TUNINGS,
+)
 from servobus.presets.board import DEFAULT_BOARD, SENSING_CHOICES
 from servobus.presets.servos import HSR_5995TG
 from servobus.tools.board_options import add_adc_window_argument
@@ -57,7 +66,8 @@ def _do_current_loop(args: argparse.Namespace) -> None:
 
 def add_position_loop(topics: argparse._SubParsersAction) -> None:
     """`analyze position-loop`: P(z), the PID tunings, their stability interval in alpha."""
-    pos = topics.add_parser("position-loop", help="P(z), tunings R2/R2b, stability in alpha")
+    pos = topics.add_parser("position-loop",
+                            help="P(z), tunings R2/R2b/designed, stability in alpha")
     pos.add_argument("--q", type=float, default=THESIS_Q, help="mechanical pole of P(z)")
     pos.add_argument("--tuning", choices=tuple(TUNINGS), action="append",
                      help="tuning(s) to analyse (default: all)")
@@ -73,7 +83,11 @@ def _do_position_loop(args: argparse.Namespace) -> None:
     result: dict = {"q": args.q, "tm_s": plant.tm_s, "critical_hz": w_crit / (2 * math.pi),
                     "critical_rad_s": w_crit, "kp_scaling": "K_P(alpha) = K_P (1 - q^(1/alpha))"
                     " / (1 - q): the static speed per ampere K_t/B does not change with the "
-                    "load", "tunings": {}}
+                    "load", "default_tuning": DEFAULT_TUNING,
+                    "identified": {"q": DEFAULT_ROBOT_Q, "q_se": DEFAULT_ROBOT_Q_SE,
+                                   "kp": DEFAULT_ROBOT_KP, "kp_se": DEFAULT_ROBOT_KP_SE,
+                                   "settings": IDENTIFICATION},
+                    "tunings": {}}
     for name in args.tuning or TUNINGS:
         tuning = TUNINGS[name]
         gains = tuning.gains(plant.kp, plant.f)

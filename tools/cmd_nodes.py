@@ -18,11 +18,12 @@ from servobus.host.host_node import HostNode
 from servobus.host.pid import ANTI_WINDUP, PidBank
 from servobus.host.supervisor import Supervisor
 from servobus.host.trajectory import Player, default_gait, load
+from servobus.host.tunings import DEFAULT_TUNING, TUNINGS
 from servobus.plant.board_bank import BoardBank
 from servobus.plant.board_node import BoardNode
 from servobus.plant.build import PlantOptions
 from servobus.presets.board import SENSING_CHOICES
-from servobus.robot.assembly import BOARD_MODES, default_plant, default_tuning
+from servobus.robot.assembly import BOARD_MODES, default_plant
 from servobus.tools import units
 from servobus.tools.cli import Commands
 from servobus.tools.output import emit
@@ -56,6 +57,7 @@ def add_subparser(sub: Commands) -> None:
                       help="joints to expect (comma separated)")
     host.add_argument("--trajectory", help="trajectory file (default: the shipped gait)")
     host.add_argument("--anti-windup", choices=ANTI_WINDUP, default="soft")
+    host.add_argument("--tuning", choices=tuple(TUNINGS), default=DEFAULT_TUNING)
     host.add_argument("--meas-bytes", type=int, choices=(2, 6), default=2)
     host.add_argument("--local-p", action="store_true", help="boards in local P mode")
     _bus_arguments(host)
@@ -97,7 +99,7 @@ def _do_host(args: argparse.Namespace) -> None:
     if not joints <= set(range(1, JOINTS + 1)):
         raise ValueError(f"--joints must be within 1..{JOINTS}")
     plant = default_plant()
-    gains = np.tile(default_tuning().gains(plant.kp, plant.f), (JOINTS, 1))
+    gains = np.tile(TUNINGS[args.tuning].gains(plant.kp, plant.f), (JOINTS, 1))
     trajectory = load(args.trajectory) if args.trajectory else default_gait()
     node = HostNode(Schema(), PidBank(gains, anti_windup=args.anti_windup), Player(trajectory),
                     args.meas_bytes, local_p=args.local_p,

@@ -9,7 +9,7 @@ from tqdm import tqdm
 from servobus.bus.schema import JOINTS
 from servobus.host.pid import ANTI_WINDUP
 from servobus.host.trajectory import load
-from servobus.host.tunings import TUNINGS
+from servobus.host.tunings import DEFAULT_TUNING, TUNINGS
 from servobus.presets.board import SENSING_CHOICES
 from servobus.robot.assembly import BOARD_MODES, Robot, RobotConfig
 from servobus.tools.cli import Commands
@@ -27,7 +27,8 @@ def add_subparser(sub: Commands) -> None:
     parser.add_argument("--plant", choices=("switching", "averaged"), default="switching")
     parser.add_argument("--alpha", default="1", help="inertia factor: one value or 12, comma "
                                                       "separated")
-    parser.add_argument("--tuning", choices=("designed", *TUNINGS), default="designed")
+    parser.add_argument("--tuning", choices=tuple(TUNINGS), default=DEFAULT_TUNING,
+                        help="position PID tuning (default: the thesis' R2)")
     parser.add_argument("--anti-windup", choices=ANTI_WINDUP, default="soft")
     parser.add_argument("--meas-bytes", type=int, choices=(2, 6), default=2)
     parser.add_argument("--seed", type=int, default=0)

@@ -53,15 +53,40 @@ def test_frequency_response_fit_recovers_a_known_plant() -> None:
     hz = np.array([1.0, 2.0, 5.0, 10.0, 20.0])
     z = np.exp(2j * np.pi * hz / 250)
     resp = 0.7 / (z * (z - 1) * (z - 0.75))
-    q, kp, rms = fit_response(hz, resp, 250.0)
-    assert q == pytest.approx(0.75, abs=1e-6) and kp == pytest.approx(0.7, rel=1e-6)
-    assert rms < 1e-6
+    fit = fit_response(hz, resp, 250.0)
+    assert fit.q == pytest.approx(0.75, abs=1e-6) and fit.kp == pytest.approx(0.7, rel=1e-6)
+    assert fit.rms < 1e-6 and fit.q_se < 1e-6
+
+
+def test_frequency_fit_standard_errors_match_the_spread_over_noise_draws() -> None:
+    # 5 % complex log noise on 20 points: the Jacobian's standard error must predict the
+    # scatter of the estimates over independent draws (within sampling error of 300 draws)
+    rng = np.random.default_rng(1)
+    hz = np.geomspace(1.0, 30.0, 20)
+    z = np.exp(2j * np.pi * hz / 250)
+    true = 0.7 / (z * (z - 1) * (z - 0.75))
+    fits = [fit_response(hz, true * np.exp(0.05 * (rng.standard_normal(20) + 1j *
+                                                   rng.standard_normal(20))), 250.0)
+            for _ in range(300)]
+    q, kp = np.array([f.q for f in fits]), np.array([f.kp for f in fits])
+    assert np.std(q) == pytest.approx(np.mean([f.q_se for f in fits]), rel=0.15)
+    assert np.std(kp) == pytest.approx(np.mean([f.kp_se for f in fits]), rel=0.15)
 
 
 def test_step_fit_recovers_a_first_order_speed() -> None:
     t = np.arange(100) / 250
     d = 3.0 * (1 - np.exp(-t / 0.02))
-    y = np.concatenate(([0.0], np.cumsum(d)))
-    q, kp = fit_step(0.2, y, 250.0)
-    assert q == pytest.approx(math.exp(-1 / (250 * 0.02)), rel=1e-4)
-    assert kp == pytest.approx(3.0 * (1 - q) / 0.2, rel=1e-4)
+    fit, b1 = fit_step(0.2, d, 250.0)
+    assert fit.q == pytest.approx(math.exp(-1 / (250 * 0.02)), rel=1e-4)
+    assert fit.kp == pytest.approx(3.0 * (1 - fit.q) / 0.2, rel=1e-4)
+    assert b1 == pytest.approx(3.0, rel=1e-4)
+
+
+def test_step_fit_standard_errors_match_the_spread_over_noise_draws() -> None:
+    rng = np.random.default_rng(2)
+    t = np.arange(100) / 250
+    d = 3.0 * (1 - np.exp(-t / 0.02))
+    fits = [fit_step(0.2, d + 0.3 * rng.standard_normal(100), 250.0)[0] for _ in range(300)]
+    q, kp = np.array([f.q for f in fits]), np.array([f.kp for f in fits])
+    assert np.std(q) == pytest.approx(np.mean([f.q_se for f in fits]), rel=0.15)
+    assert np.std(kp) == pytest.approx(np.mean([f.kp_se for f in fits]), rel=0.15)

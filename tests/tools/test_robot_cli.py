@@ -11,9 +11,8 @@ import pytest
 from servobus.bus.remote_server import serve_in_thread
 from servobus.firmware import memory as m
 from servobus.host.trajectory import load
-from servobus.host.tunings import DEFAULT_ROBOT_KP, DEFAULT_ROBOT_Q
+from servobus.host.tunings import DEFAULT_ROBOT_KP, TUNINGS
 from servobus.robot.assembly import Robot, RobotConfig
-from servobus.robot.identification import identify
 from servobus.tools.cli import main
 
 
@@ -30,6 +29,9 @@ def test_run_json_has_the_report_keys(capsys, tmp_path: Path) -> None:
             "bus_load_pct", "bus_load_predicted_pct", "host_window_s", "deadline_misses",
             "tracking_rms_lsb", "tracking_max_lsb", "current_limit_events", "trips"} <= out.keys()
     assert len(out["tracking_rms_lsb"]) == 12 and out["ticks"] == 100
+    # the default is the thesis' R2, scaled by the identified K_P of the default joint
+    assert out["tuning"] == "R2" and out["tuning_detail"]["omega_d"] == 63.5
+    assert out["tuning_detail"]["r_p"] == pytest.approx(41.1e-3 / DEFAULT_ROBOT_KP)
     assert set(out["host_window_s"]) == {"min", "median", "max"}
     tick_us = round((out["host_window_thesis_predicted_s"] - out["host_window_predicted_s"]) * 1e6)
     assert 55 <= tick_us <= 65  # the thesis' window leaves out exactly one tick frame
@@ -43,6 +45,9 @@ def test_run_json_has_the_report_keys(capsys, tmp_path: Path) -> None:
                                   ["run", "--fault", "node 13 silent at 1s"],
                                   ["run", "--plot-joints", "0"],
                                   ["identify", "--joint", "13"],
+                                  ["identify", "--joint", "1", "--method", "step",
+                                   "--seconds", "0.01"],
+                                  ["identify", "--joint", "1", "--method", "step"],
                                   ["board", "--node", "0"],
                                   ["board", "--node", "1", "--interface", "socketcan",
                                    "--channel", "can0"],
@@ -71,14 +76,15 @@ def test_analyze_position_loop_json(capsys) -> None:
     r2, r2b = out["tunings"]["R2"], out["tunings"]["R2b"]
     assert r2["alpha_max"] < r2b["alpha_max"]
     assert {"overshoot_pct", "settling_s", "alpha_max"} <= r2.keys()
+    assert out["default_tuning"] == "R2" and out["identified"]["kp"] == DEFAULT_ROBOT_KP
 
 
-def test_identify_recovers_the_stored_default_plant() -> None:
-    result = identify(1, "chirp", seconds=12.0)
-    assert result["q"] == pytest.approx(DEFAULT_ROBOT_Q, abs=0.04)
-    assert result["kp"] == pytest.approx(DEFAULT_ROBOT_KP, rel=0.15)
-    step = identify(1, "step")
-    assert 0.3 < step["q"] < 0.95 and step["kp"] > 0
+def test_run_names_the_tuning_it_was_given(capsys) -> None:
+    out = _json(capsys, ["run", "--duration", "0.2", "--json", "--tuning", "designed"])
+    assert out["tuning"] == "designed"
+    assert out["tuning_detail"]["omega_d"] == TUNINGS["designed"].omega_d
+    main(["run", "--duration", "0.1", "--no-progress"])
+    assert "\ntuning                  R2\n" in capsys.readouterr().out
 
 
 def test_record_writes_a_playable_trajectory(capsys, tmp_path: Path) -> None:

@@ -1,0 +1,95 @@
+"""`identify`: the stored default identification is what the command produces, the design step
+reproduces `designed` exactly, the step method is refused when the shaft barely moves, and the
+reported uncertainty covers the preset's physics where the model is exact."""
+
+import math
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from servobus.host import tunings
+from servobus.host.tunings import (
+    DEFAULT_ROBOT_KP,
+    DEFAULT_ROBOT_Q,
+    DESIGN_MET,
+    DESIGNED,
+    IDENTIFICATION,
+)
+from servobus.robot.identification import Settings, identify_settings
+from servobus.robot.tunings_file import BEGIN, END, designed_for, render, write_tunings
+
+
+def _stored_block() -> str:
+    text = Path(tunings.__file__).read_text()
+    body = text.split(BEGIN, 1)[1].split("\n", 1)[1]
+    return body.split(END, 1)[0]
+
+
+def test_design_step_reproduces_the_stored_designed_tuning_exactly() -> None:
+    assert designed_for(DEFAULT_ROBOT_KP, DEFAULT_ROBOT_Q) == (DESIGNED, DESIGN_MET)
+
+
+def test_stored_identification_is_what_the_command_produces() -> None:
+    # the full identification with the stored settings (~10 s): deterministic, so the block
+    # `identify --write-tunings` would write must be the one in host/tunings.py, digit for digit
+    result = identify_settings(Settings(**IDENTIFICATION))
+    assert render(result) == _stored_block()
+    lo, hi = result["fit_band_hz"]
+    assert 1.0 <= lo < 3.0 and 20.0 < hi <= 30.0 and result["points"] >= 30
+    assert set(result["known_delays"]) == {"bus", "zoh", "averaging"}
+    se = result["std_error"]
+    assert 0 < se["q"] < 0.05 and 0 < se["kp"] < 0.1 * result["kp"]
+    # the as-built sensing brakes the motor: T_m near the SPEC's 14.3 ms, far from J/B
+    assert 0.009 < result["tm_s"] < 0.016 and result["physics"]["tm_s"] > 0.1
+
+
+def test_write_tunings_replaces_only_the_generated_block(tmp_path: Path) -> None:
+    copy = tmp_path / "tunings.py"
+    shutil.copy(tunings.__file__, copy)
+    result = {"settings": {"joint": 2}, "kp": 0.5, "q": 0.8,
+              "std_error": {"kp": 0.01, "q": 0.002}}
+    write_tunings(result, copy)
+    text = copy.read_text()
+    assert "DEFAULT_ROBOT_KP = 0.5\n" in text and "'joint': 2," in text
+    assert text.count(BEGIN) == 1 and text.count(END) == 1
+    assert text.split(BEGIN)[0] == Path(tunings.__file__).read_text().split(BEGIN)[0]
+    copy.write_text("x = 1\n")
+    with pytest.raises(ValueError, match="no '# BEGIN GENERATED'"):
+        write_tunings(result, copy)
+
+
+def test_step_is_refused_when_the_shaft_moves_less_than_a_few_lsb_per_period() -> None:
+    # as built, 0.2 A moves the shaft ~0.5 LSB per period: d is pot quantisation
+    with pytest.raises(ValueError, match=r"moves 0\.\d+ LSB per period"):
+        identify_settings(Settings(1, "step"))
+
+
+def test_step_under_ideal_current_control_brackets_the_physics() -> None:
+    # winding-bipolar sensing is a near-ideal current source: P(z) is then the preset's physics
+    # (q = exp(-T B / J)), and its 95 % interval must contain it
+    r = identify_settings(Settings(1, "step", sensing="winding-bipolar"))
+    assert r["final_speed_lsb_per_period"] > 3.0 and r["warnings"] == []
+    for key in ("q", "kp", "tm_s"):
+        lo, hi = r["ci95"][key]
+        assert lo < r["physics"][key] < hi, key
+        assert hi - lo < 0.4 * r[key], key
+    assert r["tm_s"] == pytest.approx(-1 / (250 * math.log(r["q"])))
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({"method": "step", "seconds": 0.01}, "too short for the step method"),
+    ({"method": "chirp", "seconds": 1.0}, "too short for the chirp method"),
+    ({"amplitude": 0.0}, r"--amplitude must be in \(0, 1\]"),
+    ({"joint": 13}, "--joint must be 1..12"),
+    ({"hold": "designed"}, "--hold must be one of R2, R2b"),
+])
+def test_nonsense_settings_are_refused_before_running(kw: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Settings(**kw).validated()
+
+
+def test_too_little_motion_in_the_band_is_refused() -> None:
+    with pytest.raises(ValueError, match=re.escape("frequency points move the joint")):
+        identify_settings(Settings(1, "chirp", seconds=5.0, amplitude=0.002))
