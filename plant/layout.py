@@ -33,7 +33,9 @@ BRIDGE_OHM = 24
 THERMAL_R = 25
 THERMAL_C = 26
 AMBIENT_C = 27
-N_PARAMS = 28
+OFFSET_BEFORE_RC_A = 28  # as-built amplifier offset acting on the PWM pulses, amperes
+OFFSET_AFTER_RC_A = 29  # as-built amplifier offset acting on the filtered signal, amperes
+N_PARAMS = 30
 
 # --- float state ---------------------------------------------------------------------------
 OMEGA = 0  # output shaft speed, rad/s
