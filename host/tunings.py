@@ -31,7 +31,7 @@ THESIS_Q = 0.7958
 
 # P(z) of the default robot's joint (HSR-5995TG preset, alpha = 1, as-built supply-unipolar
 # sensing, cascade mode), identified with `servobus identify --joint 1 --method chirp --json`
-# (seed 0, 30 s; T_m = 12.2 ms): the data the default tuning is designed from.
-DEFAULT_ROBOT_KP = 0.6637
-DEFAULT_ROBOT_Q = 0.7197
+# (seed 0, 30 s; T_m = 14.5 ms): the data the default tuning is designed from.
+DEFAULT_ROBOT_KP = 0.7402
+DEFAULT_ROBOT_Q = 0.7586
 DESIGN_OVERSHOOT_PCT = 25.0
