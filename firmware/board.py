@@ -4,7 +4,8 @@
                     write the PWM shadow register (applied by the hardware from (k+1)T)
     t = kT + j T/6  ADC interrupt (j = 0..5): one current sample into the moving sum
     on CAN rx       tick: latch the position to send, apply the pending current reference
-                    actuation: store the reference as pending (applied at the next tick)
+                    actuation: store the reference as pending (applied at the next tick);
+                    in duty mode the same 16-bit value is the PWM duty, Q12 of full duty
 
 Thesis timing (default): the controller runs when the conversion started at kT completes
 (~2.4 us, long before the shadowed latch at (k+1)T), so the moving sum it reads ends with the
@@ -63,6 +64,8 @@ def pwm_isr(ram, rom, pot_code: int, enc_counter: int, enc_index: int, temp_code
     ram[m.BRIDGE_SHADOW] = m.BRIDGE_PWM
     if i32.eq(mode, m.MODE_CURRENT):
         ram[m.PWM_SHADOW] = current_loop.pi_step(ram, rom, meas)
+    elif i32.eq(mode, m.MODE_DUTY):
+        ram[m.PWM_SHADOW] = ram[m.DUTY_REF]
     elif local_p.p_sample(ram, rom, pot_code):
         ram[m.PWM_SHADOW] = local_p.p_step(ram, rom)
 
@@ -72,6 +75,8 @@ def can_tick(ram, rom) -> None:
     """Tick received: latch the freshest position for the measurement, apply the reference."""
     ram[m.POS_TX] = ram[m.POS_OUT]
     current_loop.set_reference(ram, rom, ram[m.IW_PENDING])
+    duty = i32.asr(i32.mul(ram[m.IW_PENDING], rom[m.U_MAX]), 12)  # duty mode: Q12 of full duty
+    ram[m.DUTY_REF] = i32.clamp(duty, i32.sub(0, rom[m.U_MAX]), rom[m.U_MAX])
     ram[m.TICKS] = i32.add(ram[m.TICKS], 1)
 
 

@@ -41,7 +41,8 @@ OC_COUNT = ENC_INDEX_COUNT + 1  # consecutive PWM periods above the over-current
 STATUS = OC_COUNT + 1  # latched fault bits (STATUS_* below)
 TEMP_RAW = STATUS + 1  # last thermometer reading (ADC LSB)
 TICKS = TEMP_RAW + 1  # CAN ticks received
-RAM_SIZE = TICKS + 1
+DUTY_REF = TICKS + 1  # duty mode: PWM duty from the host (PWM counts), applied at the tick
+RAM_SIZE = DUTY_REF + 1
 
 # --- ROM (constants derived from the hardware by presets.firmware_image) -------------------
 K_P = 0  # PI proportional gain, Q15 (PWM counts per sum count)
@@ -64,6 +65,7 @@ ROM_SIZE = 14
 MODE_FLOAT = 0  # released: all switches off (puppet animation)
 MODE_CURRENT = 1  # cascade inner loop: PI current controller
 MODE_LOCAL_P = 2  # first-version local P position loop on the duty
+MODE_DUTY = 3  # host drives the PWM duty directly (voltage PID on the host, no current loop)
 BRIDGE_PWM = 0  # drive/brake PWM with the signed duty
 BRIDGE_FLOAT = 1  # all four switches off
 STATUS_OVER_CURRENT = 1

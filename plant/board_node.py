@@ -94,7 +94,8 @@ class BoardNode:
         elif command in (1, 2):  # engage; freeze = the host sets x_w := x, then engages
             board.set_mode(ram, self.engage_mode)
         elif command == 3:
-            self.engage_mode = {0: m.MODE_CURRENT, 1: m.MODE_LOCAL_P, 2: m.MODE_FLOAT}[mode]
+            self.engage_mode = {0: m.MODE_CURRENT, 1: m.MODE_LOCAL_P, 2: m.MODE_FLOAT,
+                                3: m.MODE_DUTY}[mode]
             board.set_mode(ram, self.engage_mode)
         elif command == 4:
             protection.clear_faults(ram)

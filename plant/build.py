@@ -14,6 +14,8 @@ from servobus.presets.servos import ServoPreset
 PlantKind = Literal["switching", "averaged"]
 PwmAlign = Literal["edge", "centre"]
 Rotor = Literal["locked", "free"]
+OffsetStage = Literal["before-rc", "after-rc"]
+OFFSET_STAGES: tuple[OffsetStage, ...] = ("after-rc", "before-rc")
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,15 @@ class PlantOptions:
     theta0: float = 0.0  # initial shaft angle, rad (0 = pot mid-scale)
     temp0_c: float | None = None  # initial bridge temperature (None: ambient)
     seed: int = 0
+    zero_offset_a: float | None = None  # as-built amplifier offset, A (None: the board's)
+    offset_stage: OffsetStage = "after-rc"
+
+
+def zero_offset(hw: BoardHardware, opt: PlantOptions) -> float:
+    """The front end's offset at zero current in amperes: none in the corrected design."""
+    if opt.sensing == "winding-bipolar":
+        return 0.0
+    return hw.zero_offset_a if opt.zero_offset_a is None else opt.zero_offset_a
 
 
 def build_params(servo: ServoPreset, hw: BoardHardware, opt: PlantOptions) -> np.ndarray:
@@ -64,6 +75,9 @@ def build_params(servo: ServoPreset, hw: BoardHardware, opt: PlantOptions) -> np
     prm[p.THERMAL_C] = hw.thermal_c_j_per_k
     prm[p.AMBIENT_C] = hw.ambient_c
     prm[p.ADC_AT_EDGE] = 1.0 if opt.adc_window == "ends-at-edge" else 0.0
+    offset = zero_offset(hw, opt)
+    prm[p.OFFSET_BEFORE_RC_A] = offset if opt.offset_stage == "before-rc" else 0.0
+    prm[p.OFFSET_AFTER_RC_A] = offset if opt.offset_stage == "after-rc" else 0.0
     return prm
 
 

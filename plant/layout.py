@@ -34,7 +34,9 @@ THERMAL_R = 25
 THERMAL_C = 26
 AMBIENT_C = 27
 ADC_AT_EDGE = 28  # 1.0: the sample taken at kT ends the window the controller reads (thesis)
-N_PARAMS = 29
+OFFSET_BEFORE_RC_A = 29  # as-built amplifier offset acting on the PWM pulses, amperes
+OFFSET_AFTER_RC_A = 30  # as-built amplifier offset acting on the filtered signal, amperes
+N_PARAMS = 31
 
 # --- float state ---------------------------------------------------------------------------
 OMEGA = 0  # output shaft speed, rad/s

@@ -6,8 +6,9 @@
 With v constant over a segment, w follows an exponential toward its end speed at the rate
 (K_t K_e / R_a + B) / J (winding conducting) or B / J (open); the decay factors come from a
 table indexed by the segment length in PCLK counts, so CPython and numba compute identical
-floats.  Coulomb friction sticks the shaft at w = 0 while the torque stays inside +-F_c, and a
-speed reversal inside a segment stops at 0 (stiction).
+floats.  Coulomb friction sticks the shaft at w = 0 while the torque stays inside +-F_c: a
+speed reversal inside a segment stops at 0 (stiction) unless the torque at rest exceeds F_c,
+when the segment is solved with the friction of the new direction (error <= 2 F_c dt / J).
 """
 
 from numba.extending import register_jitable
@@ -48,7 +49,12 @@ def advance(params, tables, state, seg_state: int, duty: int, counts: int) -> fl
     w1 = w_end + (w0 - w_end) * decay
     dtheta = w_end * dt + (w0 - w_end) * (1.0 - decay) / rate
     if w0 != 0.0 and (w1 > 0.0) != (w0 > 0.0):
-        w1 = 0.0
+        if abs(net) <= fc:
+            w1 = 0.0
+        else:  # the torque at rest beats friction: the shaft turns over, friction flips
+            w_end = (net + fric) / (j * rate)
+            w1 = w_end + (w0 - w_end) * decay
+            dtheta = w_end * dt + (w0 - w_end) * (1.0 - decay) / rate
     state[p.OMEGA] = w1
     state[p.THETA] += dtheta
     if not conducting:

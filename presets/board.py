@@ -25,6 +25,9 @@ class BoardHardware:
     adc_vref: float = 3.3
     shunt_ohm: float = 0.11
     full_scale_a: float = 3.0  # 3.0 A <-> 3.3 V (unipolar); bipolar spans +-3.0 A (chosen)
+    # as-built amplifier input offset referred to the shunt: -2.2 mV / 0.11 ohm (chosen, the
+    # typical |V_os| of a general-purpose single-supply op-amp; docs/limit-cycle.md)
+    zero_offset_a: float = -0.02
     rc_r_ohm: float = 15e3
     rc_c_f: float = 10e-9
     dead_time_s: float = 1e-6

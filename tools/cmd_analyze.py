@@ -1,4 +1,5 @@
-"""`servobus analyze current-loop | position-loop`: the linear design views of both loops."""
+"""`servobus analyze current-loop | position-loop | limit-cycle`: the loops' design views and
+the hold at rest."""
 
 import argparse
 import math
@@ -40,6 +41,7 @@ def add_subparser(sub: Commands) -> None:
     current.add_argument("--json", action="store_true")
     current.set_defaults(func=_do_current_loop)
     add_position_loop(topics)
+    add_limit_cycle(topics)
 
 
 def _do_current_loop(args: argparse.Namespace) -> None:
@@ -100,3 +102,47 @@ def _do_position_loop(args: argparse.Namespace) -> None:
             "alpha_max": alpha_max(plant, gains),
         }
     emit(result, args.json, title="position loop (linear model)")
+
+
+def add_limit_cycle(topics: argparse._SubParsersAction) -> None:
+    """`analyze limit-cycle`: a long hold of one joint, its oscillation and its three states."""
+    from servobus.plant.build import OFFSET_STAGES
+
+    lc = topics.add_parser("limit-cycle", help="hold one joint still: oscillation amplitude, "
+                           "frequency, current swing, share of rest / regular / chaos")
+    lc.add_argument("--sensing", choices=SENSING_CHOICES, default="supply-unipolar")
+    lc.add_argument("--tuning", choices=tuple(TUNINGS), default="R2")
+    lc.add_argument("--no-integral", action="store_true", help="position PID without its I term")
+    lc.add_argument("--load-torque", type=float, default=0.0, metavar="NM",
+                    help="constant load torque on the output shaft (N m)")
+    lc.add_argument("--mode", choices=("cascade", "voltage-pid"), default="cascade",
+                    help="host PID -> current reference, or -> PWM duty (no current loop)")
+    lc.add_argument("--zero-offset", type=float, default=None, metavar="A",
+                    help="as-built amplifier offset in amperes (default: the board's, -0.02)")
+    lc.add_argument("--offset-stage", choices=OFFSET_STAGES, default="after-rc",
+                    help="where the offset acts: on the filtered signal or on the PWM pulses")
+    lc.add_argument("--kick", type=int, default=3, metavar="LSB",
+                    help="the reference starts this far from the joint")
+    lc.add_argument("--seconds", type=float, default=60.0)
+    lc.add_argument("--seed", type=int, default=0)
+    lc.add_argument("--json", action="store_true")
+    lc.add_argument("--plot", metavar="FILE.png",
+                    help="plot 0.4 s from the first window not at rest")
+    lc.set_defaults(func=_do_limit_cycle)
+
+
+def _do_limit_cycle(args: argparse.Namespace) -> None:
+    from servobus.analysis.limit_cycle import HoldConfig, analyze
+
+    cfg = HoldConfig(sensing=args.sensing, tuning=args.tuning, integral=not args.no_integral,
+                     load_torque=args.load_torque, mode=args.mode, seconds=args.seconds,
+                     seed=args.seed, kick_lsb=args.kick, zero_offset_a=args.zero_offset,
+                     offset_stage=args.offset_stage)
+    report, trace, states = analyze(cfg)
+    if args.plot:
+        from servobus.analysis.limit_cycle_plot import plot_hold
+
+        title = (f"hold: {args.mode}, {args.sensing}, {args.tuning}"
+                 f"{'' if cfg.integral else ', no I'}, load {args.load_torque} N m")
+        plot_hold(trace, states, cfg.settle_s, args.plot, title)
+    emit(report, args.json, title="limit cycle at rest (one joint)")

@@ -15,6 +15,8 @@ def emit(result: dict[str, Any], as_json: bool, title: str = "") -> None:
 
 
 def _fmt(value: Any) -> str:
+    if value is None:
+        return "none"
     if isinstance(value, float):
         return f"{value:.6g}"
     if isinstance(value, list) and value and isinstance(value[0], float):

@@ -43,8 +43,23 @@ def test_rc_update_is_the_exact_exponential() -> None:
     ("supply-unipolar", -0.5, 0),
 ])
 def test_adc_scale_offset_and_clipping(sensing: str, amps: float, code: int) -> None:
-    params, *_ = _plant(sensing=sensing)
+    params, *_ = _plant(sensing=sensing, zero_offset_a=0.0)
     assert frontend.adc_code(params, amps) == code
+
+
+@pytest.mark.parametrize(("stage", "seg", "amps", "sensed", "code"), [
+    ("after-rc", hbridge.BRAKE, 0.05, 0.0, 10),  # (0.05 - 0.02) A * 1024/3 = 10.2
+    ("after-rc", hbridge.DRIVE_POS, 0.01, 0.01, 0),  # the dead band clips at code 0
+    ("before-rc", hbridge.DRIVE_POS, 0.01, 0.0, 3),  # the pulse is clipped, not the mean
+    ("before-rc", hbridge.DRIVE_POS, 2.0, 1.98, 683),
+])
+def test_as_built_offset_stages(stage: str, seg: int, amps: float, sensed: float,
+                                code: int) -> None:
+    params, *_ = _plant(sensing="supply-unipolar", zero_offset_a=-0.02, offset_stage=stage)
+    assert math.isclose(frontend.sensed_current(params, seg, amps), sensed, abs_tol=1e-12)
+    assert frontend.adc_code(params, amps) == code
+    bipolar, *_ = _plant(sensing="winding-bipolar", zero_offset_a=-0.02, offset_stage=stage)
+    assert frontend.adc_code(bipolar, 0.0) == 512  # the corrected design has none
 
 
 @given(st.floats(-1.8, 1.8), st.integers(0, 2**32))

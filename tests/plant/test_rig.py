@@ -74,11 +74,35 @@ def test_same_seed_same_trace_other_seed_other_noise() -> None:
 def test_locked_step_settles_at_the_reference_in_every_configuration() -> None:
     for sensing in ("supply-unipolar", "winding-bipolar"):
         for pwm in ("edge", "centre"):
-            rig = BoardRig(options=PlantOptions(sensing=sensing, pwm=pwm, rotor="locked"))
+            rig = BoardRig(options=PlantOptions(sensing=sensing, pwm=pwm, rotor="locked",
+                                                zero_offset_a=0.0))
             rig.command_current(0.5)
             tr = rig.run(400)
             assert abs(rig.amps(tr.ints[-100:, TI_MEAS]).mean() - 0.5) < 0.005
             assert abs(tr.floats[-100:, TF_I_WINDING].mean() - 0.5) < 0.02
+
+
+def test_as_built_offset_after_the_rc_shifts_the_true_current() -> None:
+    """-20 mA at the filtered signal: the loop makes the measurement right, the winding 20 mA
+    higher; a current below 20 mA reads zero (the dead band at zero)."""
+    rig = BoardRig(options=PlantOptions(rotor="locked", zero_offset_a=-0.02))
+    rig.command_current(0.5)
+    tr = rig.run(400)
+    assert abs(rig.amps(tr.ints[-100:, TI_MEAS]).mean() - 0.5) < 0.005
+    assert abs(tr.floats[-100:, TF_I_WINDING].mean() - 0.52) < 0.003
+    small = BoardRig(options=PlantOptions(rotor="locked", zero_offset_a=-0.02))
+    small.command_current(0.01)
+    tr = small.run(400)
+    assert abs(tr.floats[-100:, TF_I_WINDING].mean() - 0.03) < 0.003
+
+
+def test_motor_turns_over_when_the_torque_beats_friction() -> None:
+    """A load torque of 0.2 N m against 1 A (0.83 N m): the shaft accelerates forward; a
+    reversal inside a PWM segment must not stop it (stiction only inside +-F_c)."""
+    rig = BoardRig(options=PlantOptions(rotor="free", load_torque=0.2, zero_offset_a=0.0))
+    rig.command_current(1.0)
+    tr = rig.run(4000)
+    assert tr.floats[-1, 2] > 3.0
 
 
 def test_local_p_mode_moves_the_joint_to_the_reference() -> None:

@@ -1,0 +1,52 @@
+"""The hold at rest on one joint, and `servobus analyze limit-cycle` end to end."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from servobus.analysis.limit_cycle import HoldConfig, analyze, voltage_plant
+from servobus.tools.cli import main
+
+
+def test_voltage_plant_has_the_presets_time_constant() -> None:
+    plant = voltage_plant()
+    assert plant.tm_s == pytest.approx(4.75e-3 * 2.43 / (0.834 ** 2 + 2.43 * 0.046))
+    assert 0.75 < plant.q < 0.77
+
+
+def test_as_built_offset_kicks_the_rest_and_the_remedies_remove_it() -> None:
+    """-20 mA (the default) with the integral: the joint leaves exact rest for 2-LSB bursts with
+    ~0.5 A swings of i_w; without the offset, without the I term or bipolar at most a 1-LSB
+    flicker; voltage PID: exact rest throughout."""
+    as_built, _, _ = analyze(HoldConfig(seconds=20))
+    assert as_built["share"]["rest"] < 0.75
+    assert as_built["amplitude_lsb"] == 2.0 and as_built["iw_swing_a"] > 0.3
+    for cfg in (HoldConfig(seconds=10, integral=False), HoldConfig(seconds=10, zero_offset_a=0.0),
+                HoldConfig(seconds=10, sensing="winding-bipolar")):
+        quiet, _, _ = analyze(cfg)
+        assert quiet["share"]["rest"] >= 0.75, cfg
+        assert quiet["amplitude_lsb"] in (None, 1.0), cfg
+    voltage, _, _ = analyze(HoldConfig(seconds=10, mode="voltage-pid"))
+    assert voltage["share"]["rest"] == 1.0 and voltage["duty_swing"] is None
+
+
+def test_a_load_torque_does_not_bring_rest() -> None:
+    """Against the thesis: 0.3 N m on the shaft, the joint never rests; the reading flickers
+    by 1 LSB and the D term swings i_w by ~0.5 A."""
+    out, _, _ = analyze(HoldConfig(seconds=10, load_torque=0.3))
+    assert out["share"]["rest"] == 0.0
+    assert out["amplitude_lsb"] == 1.0
+    assert 0.4 < out["iw_swing_a"] < 0.7
+
+
+def test_cli_json_plot_and_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    png = tmp_path / "lc.png"
+    assert main(["analyze", "limit-cycle", "--seconds", "8", "--sensing", "winding-bipolar",
+                 "--json", "--plot", str(png)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["zero_offset_a"] == 0.0 and out["windows"] == 3
+    assert out["share"]["rest"] == 1.0 and out["iw_swing_a"] is None
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    assert main(["analyze", "limit-cycle", "--seconds", "2"]) == 2
+    assert "error: --seconds" in capsys.readouterr().err
