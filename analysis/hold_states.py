@@ -3,12 +3,16 @@
 The hold is cut into windows of WINDOW_S (2 s, 500 bus periods).  A window is
   rest     when the reported position and the command (current reference or duty) are both
            exactly constant in it;
-  regular  otherwise, when the command's spectrum (mean removed, Hann window) has at least
-           REGULAR_SHARE of its power within +-PEAK_BINS bins (+-1 Hz) of its highest peak;
+  regular  otherwise, when the spectrum (mean removed, Hann window) of the position or of the
+           command has at least REGULAR_SHARE of its power within +-PEAK_BINS bins (+-1 Hz) of
+           its highest peak (the position for a train of D-term pulses, whose power the
+           command spreads over harmonics);
   chaos    otherwise (broadband).
 The oscillation figures are over the windows that are not at rest: position peak-to-peak (LSB)
-and command peak-to-peak as medians over those windows, frequency the peak of their mean
-spectrum (the regular windows' when there are any).  With every window at rest they are None.
+and command peak-to-peak as medians over those windows; frequency the peak of the position's
+mean spectrum over them (the regular windows' when there are any) — the repetition rate of the
+excursions — or of the command's if the position never moved.  With every window at rest they
+are None.
 """
 
 import numpy as np
@@ -46,7 +50,7 @@ def classify(position: np.ndarray, command: np.ndarray, f: float) -> list[str]:
     for w in windows(len(position), f):
         if np.ptp(position[w]) == 0 and np.ptp(command[w]) == 0:
             out.append("rest")
-        elif concentration(command[w]) >= REGULAR_SHARE:
+        elif max(concentration(position[w]), concentration(command[w])) >= REGULAR_SHARE:
             out.append("regular")
         else:
             out.append("chaos")
@@ -64,7 +68,9 @@ def summarize(states: list[str], position: np.ndarray, command: np.ndarray, f: f
     if not moving:
         return result | {"amplitude_lsb": None, "frequency_hz": None, swing_key: None}
     picked = regular or moving
-    power = np.mean([_spectrum(command[w]) for w in picked], axis=0)
+    power = np.mean([_spectrum(position[w]) for w in picked], axis=0)
+    if not power.any():
+        power = np.mean([_spectrum(command[w]) for w in picked], axis=0)
     freqs = np.fft.rfftfreq(round(WINDOW_S * f), 1.0 / f)
     return result | {
         "amplitude_lsb": float(np.median([np.ptp(position[w]) for w in moving])),

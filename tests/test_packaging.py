@@ -3,6 +3,7 @@ top-level `tools` and `bus` packages (common names), and both keep working."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -47,7 +48,12 @@ DUMMY_CHECK = "import tools, bus; print(tools.WHO, bus.WHO, tools.__file__)"
 
 
 def _wheel(source: Path, out: Path) -> Path:
-    """`pip wheel` of `source` (no dependencies) into `out`; the wheel's path."""
+    """`pip wheel` of a copy of `source` (no dependencies, no build/ left in the checkout) into
+    `out`; the wheel's path."""
+    copy = out.parent / f"src-{source.name}-{out.name}"
+    shutil.copytree(source, copy, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis"))
+    source = copy
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out),
                     str(source)], check=True, capture_output=True, text=True)
     (wheel,) = out.glob("*.whl")

@@ -132,7 +132,7 @@ def add_limit_cycle(topics: argparse._SubParsersAction) -> None:
 
 
 def _do_limit_cycle(args: argparse.Namespace) -> None:
-    from servobus.analysis.limit_cycle import HoldConfig, analyze
+    from servobus.robot.limit_cycle import HoldConfig, analyze
 
     cfg = HoldConfig(sensing=args.sensing, tuning=args.tuning, integral=not args.no_integral,
                      load_torque=args.load_torque, mode=args.mode, seconds=args.seconds,
@@ -140,7 +140,7 @@ def _do_limit_cycle(args: argparse.Namespace) -> None:
                      offset_stage=args.offset_stage)
     report, trace, states = analyze(cfg)
     if args.plot:
-        from servobus.analysis.limit_cycle_plot import plot_hold
+        from servobus.robot.limit_cycle_plot import plot_hold
 
         title = (f"hold: {args.mode}, {args.sensing}, {args.tuning}"
                  f"{'' if cfg.integral else ', no I'}, load {args.load_torque} N m")

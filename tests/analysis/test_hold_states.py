@@ -44,3 +44,17 @@ def test_concentration_of_a_pure_sine_and_of_noise() -> None:
     assert concentration(np.sin(2 * np.pi * 20 * t)) > 0.99
     assert concentration(np.random.default_rng(0).normal(size=500)) < 0.1
     assert concentration(np.ones(500)) == 0.0
+
+
+def test_a_train_of_d_term_pulses_is_regular_at_the_position_rate() -> None:
+    """±1 LSB excursions every 2/9 s (4.5 Hz) driven by one-period pulses of the command: the
+    command's power is spread over the pulses' harmonics, the position's is not."""
+    n = np.arange(1500)
+    phase = (n % 500) * 4.5 * 2 / F % 2  # 0..2 per cycle of 4.5 Hz
+    pos = 512.0 + np.where(phase < 0.5, 1.0, np.where((phase >= 1.0) & (phase < 1.5), -1.0, 0.0))
+    cmd = np.diff(pos, prepend=pos[0]) * -0.25
+    assert concentration(cmd[:500]) < 0.5
+    states = classify(pos, cmd, F)
+    assert states == ["regular"] * 3
+    out = summarize(states, pos, cmd, F, "iw_swing_a")
+    assert out["frequency_hz"] == 4.5 and out["amplitude_lsb"] == 2.0

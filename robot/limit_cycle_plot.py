@@ -7,8 +7,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from servobus.analysis.hold_states import WINDOW_S
-from servobus.analysis.limit_cycle import HoldTrace
 from servobus.presets.board import DEFAULT_BOARD
+from servobus.robot.limit_cycle import HoldTrace
 
 
 def plot_hold(trace: HoldTrace, states: list[str], settle_s: float, path: str, title: str,
