@@ -13,7 +13,6 @@ The board's acceptance filter admits only these frames.  A frame that does not d
 from dataclasses import dataclass
 
 import can
-import numba
 from can.typechecking import CanFilter
 
 from servobus.bus.node import Clock, send_or_count
@@ -21,9 +20,10 @@ from servobus.bus.schema import TICK, Schema, SchemaError, actuation_name, meas_
 from servobus.firmware import board, protection
 from servobus.firmware import memory as m
 from servobus.plant.board_bank import BoardBank
+from servobus.plant.kernel_cache import cached_njit
 
 STATUS_PERIOD_NS = 100_000_000
-can_tick_fast = numba.njit(cache=True)(board.can_tick)  # the same handler, compiled
+can_tick_fast = cached_njit(board.can_tick)  # the same handler, compiled
 CAN_STATES = {can.BusState.ACTIVE: 0, can.BusState.PASSIVE: 1, can.BusState.ERROR: 2}
 FIRMWARE_VERSION = 0x0100
 

@@ -19,7 +19,6 @@ call, so the two must give bit-identical traces (tests check it).
 
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 from numba.extending import register_jitable
 
@@ -28,6 +27,7 @@ from servobus.firmware import memory as m
 from servobus.plant import frontend, hbridge, motor, sensors
 from servobus.plant import layout as p
 from servobus.plant.build import PlantOptions, build_params, build_state, build_tables
+from servobus.plant.kernel_cache import cached_njit
 from servobus.presets.board import DEFAULT_BOARD, BoardHardware
 from servobus.presets.firmware_image import Q12_AMP, build_rom, current_loop_design
 from servobus.presets.servos import HSR_5995TG, ServoPreset
@@ -102,7 +102,7 @@ def run_periods(ram, rom, params, state, istate, tables, n, trace_i, trace_f, re
             trace_f[k, TF_TEMP] = state[p.TEMP_C]
 
 
-run_periods_fast = numba.njit(cache=True)(run_periods)
+run_periods_fast = cached_njit(run_periods)
 
 
 @register_jitable
@@ -114,7 +114,7 @@ def run_bank(rams, roms, params, states, istates, tables, counts, trace_i, trace
                         counts[b], trace_i, trace_f, False)
 
 
-run_bank_fast = numba.njit(cache=True)(run_bank)
+run_bank_fast = cached_njit(run_bank)
 
 
 @dataclass

@@ -1,0 +1,46 @@
+"""Compiled kernels with numba's on-disk cache, flushed when any source they inline changed.
+
+numba keys its cache on the file of the compiled function alone: a change to a firmware or plant
+function that the kernel inlines (``register_jitable``) would otherwise load the stale machine
+code.  A digest of every source the kernel can reach is kept beside numba's index.
+"""
+
+import hashlib
+from collections.abc import Callable, Sequence
+from contextlib import suppress
+from pathlib import Path
+from typing import Any
+
+import numba
+
+import servobus.firmware
+import servobus.plant
+
+# the folders the board kernels are built from (firmware and plant functions)
+KERNEL_SOURCES = (Path(servobus.firmware.__file__).parent, Path(servobus.plant.__file__).parent)
+
+
+def sources_digest(folders: Sequence[Path]) -> str:
+    """SHA-256 over the names and contents of the .py files in `folders`."""
+    digest = hashlib.sha256()
+    for folder in folders:
+        for source in sorted(folder.glob("*.py")):
+            digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    return digest.hexdigest()
+
+
+def cached_njit(func: Callable[..., Any], sources: Sequence[Path] = KERNEL_SOURCES) -> Any:
+    """``numba.njit(cache=True)(func)``; its cache is emptied first if `sources` changed since
+    the cache was written."""
+    dispatcher: Any = numba.njit(cache=True)(func)
+    cache = dispatcher._cache
+    stamp = Path(cache.cache_path) / f"{func.__module__}.{func.__qualname__}.sources"
+    digest = sources_digest(sources)
+    with suppress(OSError):
+        if stamp.exists() and stamp.read_text() == digest:
+            return dispatcher
+    cache.flush()
+    with suppress(OSError):
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(digest)
+    return dispatcher
