@@ -6,7 +6,6 @@ import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 import textwrap
 import venv
 import zipfile
@@ -83,7 +82,8 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> Path:
     site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()"
                                 "['purelib'])"], check=True, capture_output=True, text=True
                                ).stdout.strip())
-    (site / "_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    ours_too = [p for p in sys.path if p.endswith("site-packages")]  # a venv's and its base's
+    (site / "_dependencies.pth").write_text("\n".join(ours_too) + "\n")
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
                     str(ours), str(theirs)], check=True, capture_output=True, text=True)
     return prefix
