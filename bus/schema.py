@@ -121,6 +121,12 @@ class Schema:
         act = [self.message(actuation_name(k)) for k in range(1, JOINTS // 4 + 1)]
         return [self.message(TICK), *meas, *act]
 
+    def sent_ids(self, meas_bytes: int) -> set[int]:
+        """IDs of every message of the schema with the chosen measurement variant (what the
+        robot's nodes can send; fault rules on other IDs could never fire)."""
+        other = "MEAS6_" if meas_bytes == 2 else "MEAS_"
+        return {int(m.frame_id) for m in self.db.messages if not m.name.startswith(other)}
+
     def cyclic_messages(self, meas_bytes: int) -> list[cantools.database.Message]:
         """Every message with a cycle time, with the chosen measurement variant."""
         other = "MEAS6_" if meas_bytes == 2 else "MEAS_"
