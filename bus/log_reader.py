@@ -86,6 +86,7 @@ class _Lines:
 
     def __init__(self, file: IO[str], candump: bool) -> None:
         self.file, self.candump, self.number, self.line = file, candump, 0, ""
+        self.cut = ""
 
     def __iter__(self) -> Iterator[str]:
         return self
@@ -93,6 +94,9 @@ class _Lines:
     def __next__(self) -> str:
         self.line = next(self.file)
         self.number += 1
+        if not self.line.endswith("\n"):  # writers end every line: the file was cut here
+            self.cut = self.line
+            raise StopIteration
         text = self.line.strip()
         if self.candump and text and not _CANDUMP.fullmatch(text):
             raise LogReadError(f"not a candump frame: {shown(text)}")
@@ -123,8 +127,9 @@ def _read_text(path: Path, suffix: str, notes: list[str]) -> list[can.Message]:
             raise LogReadError(f"{path}:{lines.number}: not a {suffix} frame line "
                                f"{shown(lines.line.strip())}: {err}") from err
     last = lines.line
-    if last and not last.endswith("\n"):
-        notes.append(f"{path}:{lines.number}: the last line is cut (file truncated?)")
+    if lines.cut:
+        notes.append(f"{path}:{lines.number}: the last line is cut (file truncated?), "
+                     f"dropped: {shown(lines.cut.strip())}")
     elif suffix == ".asc" and messages and last.strip().lower() != "end triggerblock":
         notes.append(f"{path}: no 'End TriggerBlock' (file truncated or never closed)")
     return messages

@@ -67,7 +67,7 @@ def test_rewritten_dbc_parses_exactly_as_before_except_the_mode_names() -> None:
 def test_every_mode_signal_names_the_firmware_modes_with_one_layout() -> None:
     expected = {m.MODE_FLOAT: "float", m.MODE_CURRENT: "cascade", m.MODE_LOCAL_P: "local_p",
                 m.MODE_DUTY: "duty"}
-    assert MODES == {name: value for value, name in expected.items()}
+    assert {name: value for value, name in expected.items()} == MODES
     mode_signals = [s for msg in Schema().db.messages for s in msg.signals
                     if MODE_SIGNALS.fullmatch(s.name)]
     assert len(mode_signals) == 1 + 12 + 12  # COMMAND, STATUS_j, ANNOUNCE_j
