@@ -2,10 +2,11 @@
 line or frame), a warning with frame counts for a truncated or unclosed BLF."""
 
 import re
+import zlib
 from pathlib import Path
 
 import pytest
-from can.io.blf import FILE_HEADER_STRUCT
+from can.io.blf import FILE_HEADER_STRUCT, LOG_CONTAINER_STRUCT, OBJ_HEADER_BASE_STRUCT
 
 from servobus.bus.log_reader import LogReadError, LogWarning, read_log
 from servobus.bus.schedule_sim import ScheduleSim
@@ -121,3 +122,20 @@ def test_intact_logs_read_without_warnings_in_all_formats(tmp_path, recwarn) -> 
     assert ids[".log"] == ids[".asc"] == ids[".blf"] and len(ids[".log"]) == 16 * PERIODS
     with pytest.raises(LogReadError, match="unknown log format"):
         read_log(Path(__file__))
+
+
+def test_blf_object_of_size_zero_is_an_error_not_an_endless_loop(capsys, tmp_path) -> None:
+    """python-can's BLF parser yields the same frame forever for an object of size 0."""
+    path = recorded(tmp_path, ".blf")
+    data = path.read_bytes()
+    start = FILE_HEADER_STRUCT.unpack_from(data)[1]
+    sig, size, version, obj_size, obj_type = OBJ_HEADER_BASE_STRUCT.unpack_from(data, start)
+    method, _ = LOG_CONTAINER_STRUCT.unpack_from(data, start + size)
+    raw = bytearray(zlib.decompress(data[start + size + LOG_CONTAINER_STRUCT.size:
+                                         start + obj_size]))
+    raw[8:12] = bytes(4)  # the first CAN object's size
+    body = LOG_CONTAINER_STRUCT.pack(method, len(raw)) + zlib.compress(bytes(raw))
+    obj = OBJ_HEADER_BASE_STRUCT.pack(sig, size, version, size + len(body), obj_type) + body
+    path.write_bytes(data[:start] + obj + bytes(len(obj) % 4))
+    err = cli_error(capsys, ["busload", "--log", str(path)])
+    assert "run.blf: corrupt BLF: more frames than" in err
