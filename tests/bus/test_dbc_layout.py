@@ -118,3 +118,14 @@ def test_announce_carries_the_board_mode_at_boot() -> None:
     robot = Robot(RobotConfig(mode="local-p"))
     robot.run(0.01)  # before the first STATUS: only ANNOUNCE has told the host
     assert robot.host.board_modes == ["local_p"] * 12
+
+
+def test_garbage_dbc_is_one_clean_line_without_escape_sequences(capsys, tmp_path) -> None:
+    from servobus.tools.cli import main
+
+    bad = tmp_path / "garbage.dbc"
+    bad.write_bytes(b'BO_ 1 X: 1 A\n SG_ s : 0|8@1+ (1,0) [0|1] "" B\n\x1b[31mred\xff' + bytes(300))
+    assert main(["busload", "--dbc", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: {bad}: cannot load DBC: invalid syntax at line 3, column 1: " \
+                  "'\\x1b[31mred\\xff\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00...'\n"
