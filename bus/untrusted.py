@@ -6,7 +6,8 @@ def shown(text: str | bytes, limit: int = 60) -> str:
     characters at a whole character, with '...'."""
     if isinstance(text, bytes):
         text = text.decode("latin-1")
-    pieces, length = [], 0
+    pieces: list[str] = []
+    length = 0
     for c in text:
         piece = c if c.isascii() and c.isprintable() else c.encode("unicode_escape").decode()
         if length + len(piece) > limit:
