@@ -22,6 +22,7 @@ import can
 CORRUPT = "corrupt"
 NO_ACK = "noack"
 _UNITS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
+MAX_TIME_NS = 366 * 86_400 * 1_000_000_000  # a time beyond a year is a typo (and 1e400s overflows)
 
 
 class FaultScriptError(ValueError):
@@ -33,7 +34,10 @@ def parse_duration(text: str) -> int:
     m = re.fullmatch(r"([0-9]*\.?[0-9]+(?:e-?[0-9]+)?)(s|ms|us|ns)", text.strip())
     if not m:
         raise FaultScriptError(f"bad time {text!r}: use a number with s, ms, us or ns")
-    return round(float(m.group(1)) * _UNITS[m.group(2)])
+    value = float(m.group(1)) * _UNITS[m.group(2)]
+    if not value < MAX_TIME_NS:
+        raise FaultScriptError(f"time {text!r} is beyond any run (over a year)")
+    return round(value)
 
 
 @dataclass
@@ -95,44 +99,99 @@ class NodeFault:
     delay_ns: int = 0
 
 
-def _int(text: str) -> int:
+MAX_STANDARD_ID = 0x7FF
+# kind -> (required options, optional options) after `kind WHAT`
+_OPTIONS = {CORRUPT: ({"at"}, {"count", "from"}), NO_ACK: ({"at"}, {"count", "from"}),
+            "silence": ({"at"}, {"for"}), "babble": ({"at", "for"}, set()),
+            "late": ({"by"}, {"at"})}
+
+
+def _can_id(text: str) -> int:
+    """An 11-bit standard CAN ID (the bus carries standard frames only)."""
     try:
-        return int(text, 0)
+        can_id = int(text, 0)
     except ValueError as err:
         raise FaultScriptError(f"bad CAN ID {text!r}") from err
+    if not 0 <= can_id <= MAX_STANDARD_ID:
+        raise FaultScriptError(f"CAN ID {text} does not fit 11 bits (0x000..0x7FF)")
+    return can_id
+
+
+def _count(text: str) -> int:
+    try:
+        count = int(text, 10)
+    except ValueError as err:
+        raise FaultScriptError(f"count {text!r} is not a whole number") from err
+    if count < 1:
+        raise FaultScriptError(f"count {count} must be at least 1")
+    return count
+
+
+def _positive(text: str, what: str) -> int:
+    value = parse_duration(text)
+    if value <= 0:
+        raise FaultScriptError(f"{what} {text} must be positive")
+    return value
+
+
+def _options(words: list[str], kind: str) -> dict[str, str]:
+    """The `key value` pairs after `kind WHAT`: every required key, no unknown or repeated one."""
+    required, optional = _OPTIONS[kind]
+    pairs = words[2:]
+    if len(words) < 2 or len(pairs) % 2:
+        raise FaultScriptError("missing a part: use " + _usage(kind))
+    opts: dict[str, str] = {}
+    for key, value in zip(pairs[::2], pairs[1::2], strict=True):
+        if key not in required | optional or key in opts:
+            raise FaultScriptError(f"{'repeated' if key in opts else 'unknown'} part {key!r}: "
+                                   f"use {_usage(kind)}")
+        opts[key] = value
+    if missing := required - set(opts):
+        raise FaultScriptError(f"missing {', '.join(sorted(missing))}: use {_usage(kind)}")
+    return opts
+
+
+def _usage(kind: str) -> str:
+    return next(line.strip() for line in (__doc__ or "").splitlines()
+                if line.strip().startswith(kind + " "))
 
 
 def parse_fault(line: str) -> FrameFault | NodeFault | float:
-    """One script line -> a frame fault, a node fault, or a corruption probability."""
+    """One script line -> a frame fault, a node fault, or a corruption probability;
+    FaultScriptError quoting the line for anything that could not take effect as written."""
     words = line.split()
     if not words:
         raise FaultScriptError("empty fault line")
-    opts = dict(zip(words[2::2], words[3::2], strict=False))
-    kind = words[0]
     try:
-        if kind in (CORRUPT, NO_ACK):
-            return FrameFault(kind, _int(words[1]), parse_duration(opts["at"]),
-                              int(opts.get("count", "1")), opts.get("from"))
-        if kind == "random-corrupt":
+        return _parse(words)
+    except FaultScriptError as err:
+        raise FaultScriptError(f"fault {line.strip()!r}: {err}") from err
+
+
+def _parse(words: list[str]) -> FrameFault | NodeFault | float:
+    kind = words[0]
+    if kind == "random-corrupt":
+        if len(words) != 2:
+            raise FaultScriptError("use random-corrupt P (a probability per frame)")
+        try:
             p = float(words[1])
-            if not 0.0 <= p <= 1.0:
-                raise FaultScriptError(f"probability {p} is not in [0, 1]")
-            return p
-        if kind == "silence":
-            dur = parse_duration(opts["for"]) if "for" in opts else None
-            return NodeFault("silence", parse_duration(opts["at"]), node=words[1],
-                             duration_ns=dur)
-        if kind == "babble":
-            return NodeFault("babble", parse_duration(opts["at"]), can_id=_int(words[1]),
-                             duration_ns=parse_duration(opts["for"]))
-        if kind == "late":
-            return NodeFault("late", parse_duration(opts.get("at", "0s")), node=words[1],
-                             delay_ns=parse_duration(opts["by"]))
-    except (KeyError, IndexError) as err:
-        raise FaultScriptError(f"fault {line!r} is missing a part: {err}") from err
-    except ValueError as err:
-        if isinstance(err, FaultScriptError):
-            raise
-        raise FaultScriptError(f"fault {line!r}: {err}") from err
-    raise FaultScriptError(f"unknown fault {kind!r} in {line!r}: use corrupt, noack, "
-                           "random-corrupt, silence, babble or late")
+        except ValueError as err:
+            raise FaultScriptError(f"probability {words[1]!r} is not a number") from err
+        if not 0.0 <= p <= 1.0:
+            raise FaultScriptError(f"probability {p} is not in [0, 1]")
+        return p
+    if kind not in _OPTIONS:
+        raise FaultScriptError(f"unknown fault {kind!r}: use corrupt, noack, random-corrupt, "
+                               "silence, babble or late")
+    opts = _options(words, kind)
+    at = parse_duration(opts.get("at", "0s"))
+    if kind in (CORRUPT, NO_ACK):
+        return FrameFault(kind, _can_id(words[1]), at, _count(opts.get("count", "1")),
+                          opts.get("from"))
+    if kind == "silence":
+        dur = _positive(opts["for"], "duration") if "for" in opts else None
+        return NodeFault("silence", at, node=words[1], duration_ns=dur)
+    if kind == "babble":
+        return NodeFault("babble", at, can_id=_can_id(words[1]),
+                         duration_ns=_positive(opts["for"], "duration"))
+    return NodeFault("late", at, node=words[1], delay_ns=_positive(opts["by"], "delay"))

@@ -1,5 +1,7 @@
 """Record a bus to candump .log, .asc or .blf with python-can's writers, and replay a log.
 
+Logs are read by `bus.log_reader.read_log` (re-exported here).
+
 On the simulated bus the recorder taps the medium, so every delivered frame is written once with
 its end-of-frame time; on a real bus it is an ordinary python-can Listener.
 """
@@ -11,10 +13,11 @@ from pathlib import Path
 
 import can
 
+from servobus.bus.log_reader import SUFFIXES, read_log
 from servobus.bus.medium import FrameRecord, Medium
 from servobus.bus.scheduler import NS_PER_S
 
-SUFFIXES = (".log", ".asc", ".blf")
+__all__ = ["SUFFIXES", "read_log"]  # the one log reader lives in bus.log_reader
 
 
 def open_writer(path: str | Path) -> can.Listener:
@@ -60,13 +63,6 @@ def capture(bus: can.BusABC, duration_s: float | None,
     except KeyboardInterrupt:
         pass
     return frames
-
-
-def read_log(path: str | Path) -> list[can.Message]:
-    """All frames of a recorded log, in file order."""
-    if not Path(path).exists():
-        raise FileNotFoundError(f"log file {path} does not exist")
-    return list(can.LogReader(str(path)))
 
 
 def replay_sim(medium: Medium, messages: list[can.Message], name: str = "REPLAY") -> None:

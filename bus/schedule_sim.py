@@ -46,7 +46,8 @@ class ScheduleSim:
         nodes: list[Node] = [self.tick, *self.joints, self.host]
         self.buses: list[SimBus] = [attach_sim(n, self.medium) for n in nodes]
         self.recorder = MediumRecorder(self.medium, self.log_path) if self.log_path else None
-        apply_script(self.medium, self.faults)
+        apply_script(self.medium, self.faults, period_ns=self.schema.tick_period_ns,
+                     ids={int(m.frame_id) for m in self.schema.period_messages(self.meas_bytes)})
 
     def run(self, duration_s: float) -> dict[str, Any]:
         """Run for `duration_s` simulated seconds (the log is closed even on Ctrl-C)."""

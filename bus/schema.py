@@ -6,6 +6,7 @@ definitions; never through byte layouts written again by hand.  Unknown IDs,
 wrong lengths and undecodable payloads raise ``SchemaError`` (nodes count them as faults).
 """
 
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -14,9 +15,13 @@ import can
 import cantools
 
 from servobus.bus import codec_fast
+from servobus.bus.untrusted import shown
+from servobus.firmware.memory import MODE_NAMES
 
 JOINTS = 12
 TICK = "TICK"
+MODES = {name: value for value, name in enumerate(MODE_NAMES)}  # the firmware's MODE_* by name
+_MODE_SIGNAL = re.compile(r"(board_)?mode(_\d+)?")
 
 
 class SchemaError(ValueError):
@@ -43,7 +48,7 @@ class Schema:
         try:
             db = cantools.database.load_file(str(self.path), strict=True)
         except (OSError, cantools.database.UnsupportedDatabaseFormatError, ValueError) as err:
-            raise SchemaError(f"{self.path}: cannot load DBC: {err}") from err
+            raise SchemaError(f"{self.path}: cannot load DBC: {_why(err)}") from err
         if not isinstance(db, cantools.database.can.Database):
             raise SchemaError(f"{self.path}: not a CAN database")
         self.db: cantools.database.can.Database = db
@@ -52,8 +57,20 @@ class Schema:
         for name in (TICK, meas_name(1, 2), actuation_name(1)):
             if name not in self._by_name:
                 raise SchemaError(f"{self.path}: the schema has no message {name}")
+        self._check_modes()
         self._fast = {m.frame_id: codec for m in self.db.messages
                       if (codec := codec_fast.generate(m)) is not None}
+
+    def _check_modes(self) -> None:
+        """Every mode signal names the firmware's one mode enum (or names no values)."""
+        for message in self.db.messages:
+            for sig in message.signals:
+                if _MODE_SIGNAL.fullmatch(sig.name) and sig.choices is not None and \
+                        {int(k): str(v) for k, v in sig.choices.items()} != dict(
+                            enumerate(MODE_NAMES)):
+                    raise SchemaError(f"{self.path}: {message.name}.{sig.name} names modes "
+                                      f"{dict(sig.choices)}, the firmware's are "
+                                      f"{dict(enumerate(MODE_NAMES))}")
 
     @property
     def bitrate(self) -> int:
@@ -121,11 +138,26 @@ class Schema:
         act = [self.message(actuation_name(k)) for k in range(1, JOINTS // 4 + 1)]
         return [self.message(TICK), *meas, *act]
 
+    def sent_ids(self, meas_bytes: int) -> set[int]:
+        """IDs of every message of the schema with the chosen measurement variant (what the
+        robot's nodes can send; fault rules on other IDs could never fire)."""
+        other = "MEAS6_" if meas_bytes == 2 else "MEAS_"
+        return {int(m.frame_id) for m in self.db.messages if not m.name.startswith(other)}
+
     def cyclic_messages(self, meas_bytes: int) -> list[cantools.database.Message]:
         """Every message with a cycle time, with the chosen measurement variant."""
         other = "MEAS6_" if meas_bytes == 2 else "MEAS_"
         return [m for m in self.db.messages
                 if m.cycle_time and not m.name.startswith(other)]
+
+
+def _why(err: BaseException) -> str:
+    """cantools' complaint on one line, quoting the offending text escaped and cut short."""
+    text = str(err)
+    if mt := re.search(r"Invalid syntax at line (\d+), column (\d+): \"(.*)\"\"$", text, re.S):
+        return f"invalid syntax at line {mt.group(1)}, column {mt.group(2)}: " \
+               f"{shown(mt.group(3).replace('>>!<<', '', 1))}"
+    return shown(text, 120)
 
 
 def meas_name(joint: int, meas_bytes: int) -> str:

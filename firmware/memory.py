@@ -66,6 +66,9 @@ MODE_FLOAT = 0  # released: all switches off (puppet animation)
 MODE_CURRENT = 1  # cascade inner loop: PI current controller
 MODE_LOCAL_P = 2  # first-version local P position loop on the duty
 MODE_DUTY = 3  # host drives the PWM duty directly (voltage PID on the host, no current loop)
+# The one mode enum: value = MODE_* above.  The same 8-bit value is COMMAND.mode (set_mode),
+# STATUS_j.mode_j and ANNOUNCE_j.board_mode_j, named by the DBC's VAL_ tables (bus.schema checks)
+MODE_NAMES = ("float", "cascade", "local_p", "duty")
 BRIDGE_PWM = 0  # drive/brake PWM with the signed duty
 BRIDGE_FLOAT = 1  # all four switches off
 STATUS_OVER_CURRENT = 1

@@ -16,7 +16,15 @@ import can
 import numpy as np
 
 from servobus.bus.node import Clock, send_or_count
-from servobus.bus.schema import JOINTS, TICK, Schema, SchemaError, actuation_name, meas_name
+from servobus.bus.schema import (
+    JOINTS,
+    MODES,
+    TICK,
+    Schema,
+    SchemaError,
+    actuation_name,
+    meas_name,
+)
 from servobus.host.pid import MimoController
 from servobus.host.supervisor import Supervisor
 from servobus.host.trajectory import Player
@@ -57,6 +65,10 @@ class HostNode:
         self._tick_id = int(self.schema.message(TICK).frame_id)
         self._meas = {int(self.schema.message(meas_name(j, self.meas_bytes)).frame_id): j
                       for j in range(1, JOINTS + 1)}
+        self._mode_ids = {int(self.schema.message(f"{kind}_{j}").frame_id): (j, f"{sig}_{j}")
+                          for j in range(1, JOINTS + 1)
+                          for kind, sig in (("STATUS", "mode"), ("ANNOUNCE", "board_mode"))}
+        self.board_modes = ["unknown"] * JOINTS  # from STATUS_j / ANNOUNCE_j (schema.MODES)
         self.measured = np.full(JOINTS, 512.0)
         self.engaged = np.ones(JOINTS, dtype=bool)
         self.hold = np.full(JOINTS, np.nan)  # frozen joints keep this reference
@@ -94,6 +106,12 @@ class HostNode:
             period = self._period
             self.clock.call_at(max(now + self.meas_timeout_ns, self.clock.now_ns()),
                                lambda: self._timeout(period))
+        elif msg.arbitration_id in self._mode_ids:
+            j, signal = self._mode_ids[msg.arbitration_id]
+            names = [name for name, value in MODES.items() if value == decoded.values[signal]]
+            if not names:
+                self.rx_faults += 1
+            self.board_modes[j - 1] = names[0] if names else "unknown"
         elif msg.arbitration_id in self._meas:
             j = self._meas[msg.arbitration_id]
             self.measured[j - 1] = float(decoded.values[f"position_{j}"])
@@ -144,14 +162,17 @@ class HostNode:
         for msg, arrived in backlog[start:]:
             self._handle(msg, arrived)
 
-    def command(self, joint: int, command: str, mode: int = 0) -> None:
-        """Send a joint command (joint 0: all joints)."""
+    def command(self, joint: int, command: str, mode: str = "float") -> None:
+        """Send a joint command (joint 0: all joints); `mode` (a name of schema.MODES) is
+        the board mode set by set_mode."""
         if command not in COMMANDS:
             raise ValueError(f"unknown command {command!r}: use one of {', '.join(COMMANDS)}")
         if not 0 <= joint <= JOINTS:
             raise ValueError(f"joint {joint}: use 1..{JOINTS}, or 0 for all")
+        if mode not in MODES:
+            raise ValueError(f"unknown board mode {mode!r}: use one of {', '.join(MODES)}")
         send_or_count(self.bus, self.schema.encode(
-            "COMMAND", {"joint": joint, "command": COMMANDS[command], "mode": mode}), self)
+            "COMMAND", {"joint": joint, "command": COMMANDS[command], "mode": MODES[mode]}), self)
 
     def _mask(self, joint: int) -> np.ndarray:
         return np.arange(1, JOINTS + 1) == joint if joint else np.ones(JOINTS, dtype=bool)

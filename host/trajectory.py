@@ -1,10 +1,11 @@
 """Trajectory files and playback (SPEC 4.3).
 
 A sample line holds 12 integers (joint positions x_w in pot LSB, 0 <= x_w < 1024) and one real
-(seconds to interpolate from this line to the next), separated by any white space.  Lines whose
-first field is not a number are comments.  A line that starts with a number but is not a valid
-sample (wrong field count, out-of-range or non-integer position, time <= 0) is an error naming
-file and line: a typo must not silently drop a pose.
+(seconds to interpolate from this line to the next), separated by any white space.  A line is
+a sample if it does not start with '#' and its first field, or at least half of its fields, are
+numbers; any other line is a comment (SPEC 4.3).  A sample that is not valid (a field that is
+not a number, wrong field count, out-of-range or non-integer position, time <= 0) is an error
+naming file, line and field: a typo (`O600 ...`) must not silently drop a pose.
 
 Playback interpolates linearly in joint coordinates and wraps from the last line to the first;
 it can be paused and scrubbed within the current interval.
@@ -16,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from servobus.bus.untrusted import shown
 
 JOINTS = 12
 POT_CODES = 1024
@@ -52,27 +55,48 @@ def parse(text: str, source: str = "<text>") -> Trajectory:
     poses, durations = [], []
     for number, raw in enumerate(text.splitlines(), start=1):
         fields = raw.split()
-        if not fields or not _NUMBER.match(fields[0]):
+        if not _is_sample(fields):
             continue
-        where = f"{source}:{number}"
-        if len(fields) != JOINTS + 1 or not all(_NUMBER.match(f) for f in fields):
-            raise TrajectoryError(f"{where}: a sample needs {JOINTS} positions and 1 time, "
-                                  f"got {len(fields)} fields")
-        pose = []
-        for k, field in enumerate(fields[:JOINTS], start=1):
-            value = float(field)
-            if not value.is_integer() or not 0 <= value < POT_CODES:
-                raise TrajectoryError(f"{where}: joint {k} position {field} is not an integer "
-                                      f"in 0..{POT_CODES - 1}")
-            pose.append(int(value))
-        dt = float(fields[JOINTS])
-        if not math.isfinite(dt) or dt <= 0:
-            raise TrajectoryError(f"{where}: time {fields[JOINTS]} must be positive seconds")
+        pose, dt = _sample(fields, f"{source}:{number}")
         poses.append(pose)
         durations.append(dt)
     if not poses:
         raise TrajectoryError(f"{source}: no sample lines")
     return Trajectory(np.array(poses, dtype=float), np.array(durations), source)
+
+
+def _is_sample(fields: list[str]) -> bool:
+    """A line meant as a sample: not a '#' comment, and a number first or mostly numbers."""
+    if not fields or fields[0].startswith("#"):
+        return False
+    numbers = sum(1 for f in fields if _NUMBER.match(f))
+    return bool(_NUMBER.match(fields[0])) or 2 * numbers >= len(fields)
+
+
+def _field_name(k: int) -> str:
+    return f"joint {k} position" if k <= JOINTS else "time" if k == JOINTS + 1 else "extra"
+
+
+def _sample(fields: list[str], where: str) -> tuple[list[int], float]:
+    """The 12 positions and the time of one sample line (TrajectoryError naming the field)."""
+    for k, field in enumerate(fields, start=1):
+        if not _NUMBER.match(field):
+            raise TrajectoryError(f"{where}: field {k} ({_field_name(k)}) {shown(field, 20)} is "
+                                  f"not a number (a sample is {JOINTS} positions and 1 time)")
+    if len(fields) != JOINTS + 1:
+        raise TrajectoryError(f"{where}: a sample needs {JOINTS} positions and 1 time, "
+                              f"got {len(fields)} fields")
+    pose = []
+    for k, field in enumerate(fields[:JOINTS], start=1):
+        value = float(field)
+        if not value.is_integer() or not 0 <= value < POT_CODES:
+            raise TrajectoryError(f"{where}: joint {k} position {field} is not an integer "
+                                  f"in 0..{POT_CODES - 1}")
+        pose.append(int(value))
+    dt = float(fields[JOINTS])
+    if not math.isfinite(dt) or dt <= 0:
+        raise TrajectoryError(f"{where}: time {fields[JOINTS]} must be positive seconds")
+    return pose, dt
 
 
 def load(path: str | Path) -> Trajectory:

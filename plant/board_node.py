@@ -88,17 +88,19 @@ class BoardNode:
             self._command(int(v["command"]), int(v["mode"]))
 
     def _command(self, command: int, mode: int) -> None:
+        """COMMAND; set_mode's value is the firmware's MODE_* (the DBC's one mode enum)."""
         ram = self.rig.ram
         if command == 0:
             board.set_mode(ram, m.MODE_FLOAT)
         elif command in (1, 2):  # engage; freeze = the host sets x_w := x, then engages
             board.set_mode(ram, self.engage_mode)
-        elif command == 3:
-            self.engage_mode = {0: m.MODE_CURRENT, 1: m.MODE_LOCAL_P, 2: m.MODE_FLOAT,
-                                3: m.MODE_DUTY}[mode]
-            board.set_mode(ram, self.engage_mode)
+        elif command == 3 and 0 <= mode < len(m.MODE_NAMES):
+            self.engage_mode = mode
+            board.set_mode(ram, mode)
         elif command == 4:
             protection.clear_faults(ram)
+        else:
+            self.rx_faults += 1
 
     def _send_measurement(self) -> None:
         j, ram = self.joint, self.rig.ram

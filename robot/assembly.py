@@ -104,7 +104,8 @@ class Robot:
         self.host.extra_delay = self._host_delay
         nodes: list[Node] = [self.tick, *self.boards, self.host]
         self.buses = [attach_sim(n, self.medium) for n in nodes]
-        apply_script(self.medium, self._robot_faults(cfg.faults))
+        apply_script(self.medium, self._robot_faults(cfg.faults), self.schema.sent_ids(
+            cfg.meas_bytes), self.schema.tick_period_ns)
         for line in cfg.actions:
             self._schedule_action(line)
         # last, so that a bad fault or action line leaves no half-written log behind

@@ -7,7 +7,7 @@ from servobus.bus.factory import INTERFACES, open_bus
 from servobus.bus.schema import Schema
 from servobus.tools import units
 from servobus.tools.cli import Commands
-from servobus.tools.output import emit
+from servobus.tools.output import emit, warn
 
 
 def add_subparser(sub: Commands) -> None:
@@ -37,7 +37,13 @@ def _do_busload(args: argparse.Namespace) -> None:
 
         meter = LoadMeter(rate, units.duration_ns(args.window) / 1e9)
         if args.log:
-            meter.add_all(read_log(args.log))
+            messages = read_log(args.log, warn)
+            span = max((m.timestamp for m in messages), default=0.0) - \
+                min((m.timestamp for m in messages), default=0.0)
+            if span / meter.window_s > 1e7:
+                raise ValueError(f"{args.log} spans {span:g} s: over 10 million windows of "
+                                 f"{args.window}")
+            meter.add_all(messages)
             source = args.log
         else:
             if args.duration <= 0:

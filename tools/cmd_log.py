@@ -5,7 +5,7 @@ import argparse
 from servobus.bus.factory import INTERFACES, open_bus
 from servobus.bus.recorder import capture, open_writer, read_log, replay_realtime
 from servobus.tools.cli import Commands
-from servobus.tools.output import emit
+from servobus.tools.output import emit, warn
 
 
 def add_subparser(sub: Commands) -> None:
@@ -39,7 +39,7 @@ def _do_record(args: argparse.Namespace) -> None:
 
 
 def _do_replay(args: argparse.Namespace) -> None:
-    messages = read_log(args.file)
+    messages = read_log(args.file, warn)
     bus = open_bus(args.interface, args.channel)
     try:
         sent = replay_realtime(bus, messages)

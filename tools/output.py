@@ -1,6 +1,7 @@
 """Printing results: JSON for scripts, an aligned key/value table for people."""
 
 import json
+import sys
 from typing import Any
 
 
@@ -34,3 +35,8 @@ def _table(result: dict[str, Any], indent: int) -> None:
             print(" " * indent + f"{key:<{width}}  none")
         else:
             print(" " * indent + f"{key:<{width}}  {_fmt(value)}")
+
+
+def warn(text: str) -> None:
+    """A `warning: ...` line on stderr (the result is still printed)."""
+    print(f"warning: {text}", file=sys.stderr)

@@ -1,0 +1,183 @@
+"""Read a recorded .log, .asc or .blf completely, or fail with an error naming file and place.
+
+python-can's readers parse; this module makes their failures (BLFParseError, struct.error,
+zlib.error, unpacking errors, undecodable text) one `LogReadError` naming the file and the line
+(text logs) or the frame (BLF), checks every frame is a frame a CAN controller could have
+received, and reports what the file itself says is missing: a truncated BLF (fewer bytes or
+objects than its header says), a BLF whose writer never closed it (header counts 0 objects), a
+text log whose last line is cut.  Those are warnings (the frames read are still usable).
+"""
+
+import math
+import re
+import struct
+import warnings
+import zlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO
+
+import can
+from can.io.blf import BLFParseError
+
+from servobus.bus.untrusted import shown
+
+SUFFIXES = (".log", ".asc", ".blf")
+MAX_STANDARD_ID, MAX_EXTENDED_ID = 0x7FF, 0x1FFFFFFF
+# zlib inflates at most ~1032:1 and a BLF CAN object is 48 bytes: a bound on honest frame counts
+_MAX_FRAMES_PER_BYTE = 22
+_CANDUMP = re.compile(r"\(\S+\)\s+\S+\s+([0-9A-Fa-f]{3}|[0-9A-Fa-f]{8})#"
+                      r"(R\d*|#[0-9A-Fa-f]([0-9A-Fa-f]{2})*|([0-9A-Fa-f]{2})*)(\s+[RTrt])?")
+_PARSE_ERRORS = (ValueError, IndexError, KeyError, TypeError, OverflowError, struct.error,
+                 zlib.error, BLFParseError, EOFError)
+
+Warn = Callable[[str], None]
+
+
+class LogReadError(ValueError):
+    """A log file that is not a readable log, with file and line or frame."""
+
+
+class LogWarning(UserWarning):
+    """A log that was read but is incomplete (truncated, or its writer never closed it)."""
+
+
+def read_log(path: str | Path, warn: Warn | None = None) -> list[can.Message]:
+    """All frames of a recorded log in file order; LogReadError if it is not one, `warn`
+    (default: a LogWarning) for a log that is readable but incomplete."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"log file {path} does not exist")
+    if path.is_dir():
+        raise LogReadError(f"{path}: is a directory, not a log file")
+    suffix = path.suffix.lower()
+    if suffix not in SUFFIXES:
+        raise LogReadError(f"{path}: unknown log format: use one of {', '.join(SUFFIXES)}")
+    notes: list[str] = []
+    messages = _read_blf(path, notes) if suffix == ".blf" else _read_text(path, suffix, notes)
+    if not messages:
+        notes.append(f"{path}: no frames")
+    for note in notes:
+        if warn is None:
+            warnings.warn(note, LogWarning, stacklevel=2)
+        else:
+            warn(note)
+    return messages
+
+
+def _check_frame(msg: can.Message, where: str) -> None:
+    """A frame a CAN controller could have received (else a corrupt file)."""
+    if not math.isfinite(msg.timestamp) or msg.timestamp < 0:
+        raise LogReadError(f"{where}: bad timestamp {msg.timestamp}")
+    if msg.is_error_frame:
+        return
+    top = MAX_EXTENDED_ID if msg.is_extended_id else MAX_STANDARD_ID
+    if not 0 <= msg.arbitration_id <= top:
+        raise LogReadError(f"{where}: CAN ID 0x{msg.arbitration_id:X} does not fit "
+                           f"{'29' if msg.is_extended_id else '11'} bits")
+    most = 64 if msg.is_fd else 8
+    if msg.dlc > most or len(msg.data) > most:
+        raise LogReadError(f"{where}: {max(msg.dlc, len(msg.data))} data bytes in a "
+                           f"{'CAN FD' if msg.is_fd else 'classic CAN'} frame (at most {most})")
+
+
+class _Lines:
+    """A text file handed to a python-can reader line by line, counting lines for errors."""
+
+    def __init__(self, file: IO[str], candump: bool) -> None:
+        self.file, self.candump, self.number, self.line = file, candump, 0, ""
+        self.cut = ""
+
+    def __iter__(self) -> Iterator[str]:
+        return self
+
+    def __next__(self) -> str:
+        self.line = next(self.file)
+        self.number += 1
+        if not self.line.endswith("\n"):  # writers end every line: the file was cut here
+            self.cut = self.line
+            raise StopIteration
+        text = self.line.strip()
+        if self.candump and text and not _CANDUMP.fullmatch(text):
+            raise LogReadError(f"not a candump frame: {shown(text)}")
+        return self.line
+
+    def close(self) -> None:
+        """python-can closes its file when done."""
+        self.file.close()
+
+
+def _read_text(path: Path, suffix: str, notes: list[str]) -> list[can.Message]:
+    reader_type = can.CanutilsLogReader if suffix == ".log" else can.ASCReader
+    messages: list[can.Message] = []
+    with path.open(encoding="utf-8", newline="") as file:
+        lines = _Lines(file, suffix == ".log")
+        try:
+            for msg in reader_type(lines):  # type: ignore[arg-type]
+                _check_frame(msg, f"{path}:{lines.number}")
+                messages.append(msg)
+        except UnicodeDecodeError as err:
+            raise LogReadError(f"{path}:{lines.number + 1}: not a text log (byte "
+                               f"0x{err.object[err.start]:02X} is not UTF-8)") from err
+        except LogReadError as err:
+            if str(err).startswith(str(path)):
+                raise
+            raise LogReadError(f"{path}:{lines.number}: {err}") from err
+        except _PARSE_ERRORS as err:
+            raise LogReadError(f"{path}:{lines.number}: not a {suffix} frame line "
+                               f"{shown(lines.line.strip())}: {err}") from err
+    last = lines.line
+    if lines.cut:
+        notes.append(f"{path}:{lines.number}: the last line is cut (file truncated?), "
+                     f"dropped: {shown(lines.cut.strip())}")
+    elif suffix == ".asc" and messages and last.strip().lower() != "end triggerblock":
+        notes.append(f"{path}: no 'End TriggerBlock' (file truncated or never closed)")
+    return messages
+
+
+def _read_blf(path: Path, notes: list[str]) -> list[can.Message]:
+    size = path.stat().st_size
+    messages: list[can.Message] = []
+    with path.open("rb") as file:
+        try:
+            reader = can.BLFReader(file)
+        except _PARSE_ERRORS as err:
+            raise LogReadError(f"{path}: not a BLF file ({size} bytes, no valid "
+                               f"header: {_why(err)})") from err
+        truncated = size < reader.file_size
+        limit = _MAX_FRAMES_PER_BYTE * size + 1
+        try:
+            for msg in reader:
+                _check_frame(msg, f"{path}: frame {len(messages) + 1}")
+                messages.append(msg)
+                if len(messages) > limit:
+                    raise LogReadError(f"{path}: corrupt BLF: more frames than "
+                                       f"{size} bytes can hold")
+        except _PARSE_ERRORS as err:
+            if not truncated or isinstance(err, LogReadError):
+                raise _corrupt(path, len(messages), err) from err
+    count = reader.object_count
+    if truncated:
+        notes.append(f"{path}: truncated BLF: {size} of the header's {reader.file_size} "
+                     f"bytes; read {len(messages)} frames of the header's {count} objects")
+    elif count == 0 and messages:
+        notes.append(f"{path}: the BLF header counts 0 objects (its writer never closed it); "
+                     f"read {len(messages)} frames")
+    elif len(messages) > count:
+        notes.append(f"{path}: read {len(messages)} frames but the BLF header counts {count}")
+    return messages
+
+
+def _why(err: BaseException) -> str:
+    """python-can's failure in words (struct.error and zlib.error are both called `error`)."""
+    if isinstance(err, struct.error):
+        return "the data ends inside a record"
+    if isinstance(err, zlib.error):
+        return f"damaged compressed data: {err}"
+    return f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
+
+
+def _corrupt(path: Path, frames: int, err: BaseException) -> LogReadError:
+    if isinstance(err, LogReadError):
+        return err
+    return LogReadError(f"{path}: corrupt BLF data after {frames} frames ({_why(err)})")
