@@ -3,8 +3,15 @@
 Fault confinement (ISO 11898-1): a transmit error adds 8 to TEC, a receive error adds 1 to REC;
 a good transmission subtracts 1 from TEC, a good reception 1 from REC (from above 127 it drops
 to 119).  TEC or REC above 127: error-passive; TEC above 255: bus-off, until the node has seen
-128 occurrences of 11 consecutive recessive bits.  An error-passive transmitter that gets no
-ACK keeps its TEC (the exception that keeps a lone node from going bus-off).
+128 occurrences of 11 consecutive recessive bits, then both counters restart at 0.  An
+error-passive transmitter that gets no ACK keeps its TEC (the exception that keeps a lone node
+from going bus-off).  Both counters are 8-bit registers, as in a real controller (SJA1000,
+the LPC2119's CAN block): REC saturates at 255 (receive errors never take a node off the bus),
+TEC reads 255 while bus-off.
+
+``check_frame`` refuses what a classic CAN controller (or SocketCAN's raw socket) refuses:
+identifiers outside 11 / 29 bits, more than 8 data bytes, a DLC above 8 or not matching the
+data, FD frames and requests to send an error frame.
 """
 
 import heapq
@@ -18,7 +25,36 @@ import can
 ERROR_PASSIVE_LIMIT = 127
 BUS_OFF_LIMIT = 255
 REC_AFTER_PASSIVE = 119
+COUNTER_MAX = 255  # 8-bit error counter registers
 DEFAULT_TX_QUEUE = 64
+MAX_STANDARD_ID = 0x7FF
+MAX_EXTENDED_ID = 0x1FFFFFFF
+MAX_CLASSIC_DLC = 8
+
+
+class InvalidFrame(can.CanOperationError, ValueError):
+    """A frame no CAN controller would transmit (bad identifier, length or type)."""
+
+
+def check_frame(msg: can.Message) -> None:
+    """Raise InvalidFrame unless a classic CAN 2.0 controller can transmit `msg`."""
+    can_id, dlc, size = msg.arbitration_id, msg.dlc, len(msg.data or b"")
+    limit = MAX_EXTENDED_ID if msg.is_extended_id else MAX_STANDARD_ID
+    kind = "an extended (29-bit)" if msg.is_extended_id else "a standard (11-bit)"
+    if msg.is_error_frame:
+        raise InvalidFrame("a CAN controller cannot be asked to send an error frame")
+    if msg.is_fd:
+        raise InvalidFrame("CAN FD frame refused: the servobus controllers are classic CAN 2.0")
+    if not 0 <= can_id <= limit:
+        raise InvalidFrame(f"CAN ID 0x{can_id:X} does not fit {kind} identifier "
+                           f"(0x0..0x{limit:X})")
+    if size > MAX_CLASSIC_DLC:
+        raise InvalidFrame(f"frame 0x{can_id:X} has {size} data bytes: classic CAN carries "
+                           f"at most {MAX_CLASSIC_DLC}")
+    if not 0 <= dlc <= MAX_CLASSIC_DLC:
+        raise InvalidFrame(f"frame 0x{can_id:X}: DLC {dlc} is not 0..{MAX_CLASSIC_DLC}")
+    if not msg.is_remote_frame and dlc != size:
+        raise InvalidFrame(f"frame 0x{can_id:X}: DLC {dlc} but {size} data bytes")
 
 
 class ErrorState(Enum):
@@ -36,6 +72,7 @@ class Pending:
     key: tuple[int, int, int, int]
     ready: int = field(compare=False)  # ns: when it may first compete (a late node's delay)
     msg: can.Message = field(compare=False)
+    queued: int = field(compare=False, default=0)  # ns: when it was handed to the controller
 
 
 def arbitration_key(msg: can.Message) -> tuple[int, int, int]:
@@ -102,7 +139,7 @@ class Controller:
                 f"{self.name}: transmit queue full ({self.tx_queue_size} frames); "
                 f"frame 0x{msg.arbitration_id:X} not sent")
         self._seq += 1
-        pending = Pending((*arbitration_key(msg), self._seq), now + self.tx_delay_ns, msg)
+        pending = Pending((*arbitration_key(msg), self._seq), now + self.tx_delay_ns, msg, now)
         if self.tx_delay_ns or self.waiting_frames:
             self.waiting_frames.append(pending)
         else:
@@ -152,16 +189,18 @@ class Controller:
         self.counters.tx_errors += 1
         if ack_error and self.state is ErrorState.PASSIVE:
             return
-        self.tec += 8
-        if self.tec > BUS_OFF_LIMIT:
+        if self.tec + 8 > BUS_OFF_LIMIT:
+            self.tec = COUNTER_MAX
             self.bus_off_since = now
             self.recessive_seen = 0
             self.counters.bus_off_events += 1
+        else:
+            self.tec += 8
 
     def receive_error(self) -> None:
-        """A frame this controller was receiving failed: REC + 1."""
+        """A frame this controller was receiving failed: REC + 1 (saturating at 255)."""
         self.counters.rx_errors += 1
-        self.rec += 1
+        self.rec = min(self.rec + 1, COUNTER_MAX)
 
     def recover(self) -> None:
         """Back from bus-off: counters reset, error-active."""

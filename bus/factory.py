@@ -1,6 +1,6 @@
 """Open any bus a node can run on: our simulated bus or a python-can backend, with clear errors.
 
-    servobus    the simulated bus (needs medium=, lives in this process)
+    servobus    the simulated bus in this process (channel name -> a shared simulated bus)
     virtual     python-can's in-process virtual bus
     socketcan   Linux SocketCAN (can0, vcan0); needs a kernel with AF_CAN
     remote      python-can-remote websocket client, e.g. ws://127.0.0.1:54701/ (receive

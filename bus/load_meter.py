@@ -1,10 +1,15 @@
 """Measured bus load of recorded or live traffic: exact bits per frame, rolling windows.
 
-Each frame's exact length (real stuff bits, interframe space included) is charged to the window
-holding its timestamp (end of frame).  Error frames are not in logs, so a log's load is the load
-of the frames that got through.
+Every frame occupies the wire over an interval: from its start of frame to the end of its
+interframe space.  A window is charged the busy time that falls inside it (a frame straddling a
+window edge is split by time, in integer nanoseconds), so no window exceeds 100 %.  A logged
+frame's timestamp is its end of frame, so its interval is reconstructed from its exact length
+(real stuff bits).  Failed transmissions count too: on a live medium the whole attempt (frame
+up to the flag, error frame, interframe space); from a log, where the aborted frame's own bits
+are not recorded, an error frame's flag, delimiter and interframe space from its timestamp on.
 """
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -14,39 +19,70 @@ from servobus.bus import frame_bits as fb
 from servobus.bus.frame_fast import stuffed_length
 from servobus.bus.medium import FrameRecord
 
+NS_PER_S = 1_000_000_000
+
 
 @dataclass
 class LoadMeter:
-    """Accumulates frame bits into fixed windows of `window_s` seconds."""
+    """Accumulates busy wire time into fixed windows of `window_s` seconds."""
 
     bitrate: int = 1_000_000
     window_s: float = 0.1
-    windows: dict[int, int] = field(default_factory=dict)
+    windows: dict[int, int] = field(default_factory=dict)  # window index -> busy ns inside
     frames: int = 0
+    error_frames: int = 0
     bits: int = 0
-    first: float | None = None
-    last: float | None = None
+    first: int | None = None  # start of the first frame (ns): window 0 begins here
+    last: int | None = None  # end of the latest busy interval (ns)
+
+    def __post_init__(self) -> None:
+        if not math.isfinite(self.bitrate) or self.bitrate <= 0:
+            raise ValueError(f"bit rate must be positive, got {self.bitrate}")
+        if not math.isfinite(self.window_s) or self.window_s * self.bitrate < 1:
+            raise ValueError(f"load window must be at least one bit time "
+                             f"({1e6 / self.bitrate:g} us), got {self.window_s} s")
+        self._window_ns = round(self.window_s * NS_PER_S)
 
     def add(self, msg: can.Message, bits: int | None = None) -> None:
-        """Charge one frame (its exact length is computed unless the caller knows it)."""
+        """Charge one logged frame (timestamp = end of frame), or an error frame (timestamp =
+        its flag); the exact length is computed unless the caller knows it."""
+        at = round(msg.timestamp * NS_PER_S)
         if msg.is_error_frame:
+            bits = fb.ERROR_FRAME_BITS + fb.IFS_BITS if bits is None else bits
+            self.charge(at, at + self._ns(bits), bits, ok=False)
             return
         if bits is None:
             bits = stuffed_length(msg.arbitration_id, bytes(msg.data), msg.is_extended_id) + \
                 fb.TRAILER_BITS + fb.IFS_BITS
-        if self.first is None:
-            self.first = msg.timestamp
-        self.last = msg.timestamp
-        k = int((msg.timestamp - self.first) // self.window_s)
-        self.windows[k] = self.windows.get(k, 0) + bits
-        self.frames += 1
-        self.bits += bits
+        end = at + self._ns(fb.IFS_BITS)
+        self.charge(end - self._ns(bits), end, bits)
+
+    def _ns(self, bits: int) -> int:
+        return bits * NS_PER_S // self.bitrate
 
     def tap(self, record: FrameRecord) -> None:
-        """A medium tap: charge each delivered frame with its exact bits on the wire."""
-        if record.ok:
-            self.add(record.msg, (record.busy_until_ns - record.start_ns) * self.bitrate //
-                     1_000_000_000)
+        """A medium tap: charge every transmission attempt with its exact time on the wire."""
+        bits = (record.busy_until_ns - record.start_ns) * self.bitrate // NS_PER_S
+        self.charge(record.start_ns, record.busy_until_ns, bits, ok=record.ok)
+
+    def charge(self, start: int, end: int, bits: int, ok: bool = True) -> None:
+        """The wire was busy over [start, end) ns with `bits`: split the time over windows."""
+        if self.first is None:
+            self.first = start
+        self.last = end if self.last is None else max(self.last, end)
+        if ok:
+            self.frames += 1
+        else:
+            self.error_frames += 1
+        self.bits += bits
+        w, origin = self._window_ns, self.first
+        k = (start - origin) // w
+        while True:
+            hi = min(end, origin + (k + 1) * w)
+            self.windows[k] = self.windows.get(k, 0) + hi - max(start, origin + k * w)
+            if hi >= end:
+                return
+            k += 1
 
     def add_all(self, messages: Iterable[can.Message]) -> "LoadMeter":
         """Charge many frames; returns self."""
@@ -55,14 +91,15 @@ class LoadMeter:
         return self
 
     def report(self) -> dict:
-        """Overall and per-window load in percent."""
-        if not self.frames or self.first is None or self.last is None:
-            return {"frames": 0, "load_pct": 0.0, "windows": []}
-        capacity = self.bitrate * self.window_s
-        n = max(self.windows) + 1
-        per_window = [100.0 * self.windows.get(k, 0) / capacity for k in range(n)]
-        span = max(self.last - self.first, self.window_s)
-        return {"frames": self.frames, "bits": self.bits, "span_s": span,
-                "load_pct": 100.0 * self.bits / (self.bitrate * span),
+        """Overall and per-window load in percent (busy time over elapsed time)."""
+        if not self.windows or self.first is None or self.last is None:
+            return {"frames": 0, "error_frames": 0, "load_pct": 0.0, "windows": []}
+        w = self._window_ns
+        lo, hi = min(self.windows), max(self.windows)
+        per_window = [100.0 * self.windows.get(k, 0) / w for k in range(lo, hi + 1)]
+        span = max(self.last - self.first, w)
+        return {"frames": self.frames, "error_frames": self.error_frames, "bits": self.bits,
+                "span_s": span / NS_PER_S, "load_pct": 100.0 * sum(self.windows.values()) / span,
                 "window_s": self.window_s, "window_load_max_pct": max(per_window),
-                "window_load_mean_pct": sum(per_window) / n, "windows": per_window}
+                "window_load_mean_pct": sum(per_window) / len(per_window),
+                "windows": per_window}

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import can
 
 from servobus.bus import frame_bits as fb
-from servobus.bus.controller import Controller, ErrorState, Pending
+from servobus.bus.controller import Controller, ErrorState, Pending, check_frame
 from servobus.bus.faults import CORRUPT, NO_ACK, FaultPlan
 from servobus.bus.frame_fast import stuffed_length
 from servobus.bus.scheduler import ARBITRATION, BUS, NS_PER_S, Environment, Handle
@@ -36,6 +36,9 @@ class FrameRecord(NamedTuple):
     end_ns: int  # end of frame (delivery), or end of the error frame
     busy_until_ns: int  # next SOF possible: end + interframe space
     ok: bool
+    queued_ns: int = 0  # when the frame was handed to the controller
+    fault: str = ""  # a failed attempt: CORRUPT (CRC error) or NO_ACK
+    flag_ns: int = 0  # a failed attempt: when its error flag began (the error frame's time)
 
 
 class Medium:
@@ -98,7 +101,9 @@ class Medium:
         raise KeyError(f"no node named {name!r} on {self.name}")
 
     def submit(self, ctrl: Controller, msg: can.Message) -> None:
-        """Queue a frame for transmission by `ctrl` (raises when its queue is full)."""
+        """Queue a frame for transmission by `ctrl` (InvalidFrame for what a CAN controller
+        refuses, CanOperationError when its queue is full)."""
+        check_frame(msg)
         self.wake(ctrl.queue(msg, self.env.now))
 
     def wake(self, at: int) -> None:
@@ -177,7 +182,7 @@ class Medium:
                 r.counters.rx_frames += 1
                 r.deliver(rx)  # type: ignore[misc]
         if self.taps:
-            record = FrameRecord(rx, ctrl.name, start, now, self.free_at, True)
+            record = FrameRecord(rx, ctrl.name, start, now, self.free_at, True, pending.queued)
             for tap in self.taps:
                 tap(record)
 
@@ -193,7 +198,7 @@ class Medium:
         if ctrl.state is ErrorState.BUS_OFF:
             self._schedule_recovery(ctrl)
         record = FrameRecord(pending.msg, ctrl.name, start, flag + fb.ERROR_FRAME_BITS *
-                             self.bit_ns, self.free_at, False)
+                             self.bit_ns, self.free_at, False, pending.queued, fault, flag)
         for tap in self.taps:
             tap(record)
 

@@ -3,7 +3,12 @@
 Logs are read by `bus.log_reader.read_log` (re-exported here).
 
 On the simulated bus the recorder taps the medium, so every delivered frame is written once with
-its end-of-frame time; on a real bus it is an ordinary python-can Listener.
+its end-of-frame time, and every failed attempt as a python-can error frame
+(``is_error_frame``) at the time its error flag began; on a real bus it is an ordinary
+python-can Listener.  An error frame's 8 data bytes follow SocketCAN's error-frame layout:
+byte 3 the protocol error location (0x08 CRC sequence: receivers saw a CRC error; 0x19 ACK slot:
+nobody acknowledged), byte 6 the transmitter's TEC after the error; its arbitration ID (kept by
+.blf, not by candump .log, which writes SocketCAN's bus-error ID) is the failed frame's.
 """
 
 import time
@@ -13,11 +18,14 @@ from pathlib import Path
 
 import can
 
+from servobus.bus.faults import NO_ACK
 from servobus.bus.log_reader import SUFFIXES, read_log
 from servobus.bus.medium import FrameRecord, Medium
 from servobus.bus.scheduler import NS_PER_S
 
 __all__ = ["SUFFIXES", "read_log"]  # the one log reader lives in bus.log_reader
+LOC_CRC_SEQUENCE = 0x08  # SocketCAN CAN_ERR_PROT_LOC_CRC_SEQ
+LOC_ACK_SLOT = 0x19  # SocketCAN CAN_ERR_PROT_LOC_ACK
 
 
 def open_writer(path: str | Path) -> can.Listener:
@@ -28,18 +36,35 @@ def open_writer(path: str | Path) -> can.Listener:
     return can.Logger(str(path))
 
 
+def error_frame(record: FrameRecord, medium: Medium) -> can.Message:
+    """The python-can error frame of a failed transmission attempt, at its error flag."""
+    data = bytearray(8)
+    data[3] = LOC_ACK_SLOT if record.fault == NO_ACK else LOC_CRC_SEQUENCE
+    data[6] = medium.controller(record.sender).tec if any(
+        c.name == record.sender for c in medium.controllers) else 0
+    failed = record.msg
+    return can.Message(timestamp=record.flag_ns / NS_PER_S, is_error_frame=True,
+                       arbitration_id=failed.arbitration_id, is_extended_id=failed.is_extended_id,
+                       data=bytes(data), channel=medium.name, is_rx=True, check=False)
+
+
 class MediumRecorder:
-    """Writes every successfully delivered frame of a simulated medium to a log file."""
+    """Writes every delivered frame and every error frame of a simulated medium to a log."""
 
     def __init__(self, medium: Medium, path: str | Path) -> None:
         self.writer = open_writer(path)
+        self.medium = medium
         self.frames = 0
+        self.error_frames = 0
         medium.taps.append(self._tap)
 
     def _tap(self, record: FrameRecord) -> None:
         if record.ok:
             self.writer.on_message_received(record.msg)
             self.frames += 1
+        else:
+            self.writer.on_message_received(error_frame(record, self.medium))
+            self.error_frames += 1
 
     def close(self) -> None:
         """Flush and close the file (a readable log also after Ctrl-C)."""

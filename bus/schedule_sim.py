@@ -1,7 +1,10 @@
 """The bus schedule on the simulated bus: time trigger + 12 joints + host, as traffic models.
 
 Used by `servobus bussim` to check timing, load, logs and faults of the protocol itself, and by
-the bus benchmark (14 nodes).
+the bus benchmark (14 nodes).  A tick is *delayed* when it reached the bus later than the TICK's
+worst-case response time (Davis 2007, the schedule's own bound) after the time trigger queued it:
+something outside the schedule (a babbler, a burst of errors) held it back, and the period it
+opens is not counted complete.
 """
 
 import dataclasses
@@ -9,14 +12,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from servobus.bus.busload import busload
 from servobus.bus.fault_runner import apply_script
 from servobus.bus.faults import FaultPlan
 from servobus.bus.load_meter import LoadMeter
-from servobus.bus.medium import Medium
+from servobus.bus.medium import FrameRecord, Medium
 from servobus.bus.node import Node, attach_sim
 from servobus.bus.recorder import MediumRecorder
 from servobus.bus.scheduler import NS_PER_S, Environment
-from servobus.bus.schema import JOINTS, Schema
+from servobus.bus.schema import JOINTS, TICK, Schema
 from servobus.bus.sim_interface import SimBus
 from servobus.bus.tick_node import TickNode
 from servobus.bus.traffic import HostTraffic, JointTraffic
@@ -41,13 +45,31 @@ class ScheduleSim:
         self.meter = LoadMeter(self.schema.bitrate, window_s=self.schema.tick_period_ns / NS_PER_S)
         self.medium.taps.append(self.meter.tap)
         self.tick = TickNode(self.schema, self.schema.tick_period_ns, seed=self.seed)
-        self.host = HostTraffic(self.schema, self.meas_bytes)
+        self.host = HostTraffic(self.schema, self.meas_bytes,
+                                tick_on_time=lambda: self.last_tick_on_time)
+        self._tick_id = int(self.schema.message(TICK).frame_id)
+        rows = busload(self.schema, meas_bytes=self.meas_bytes)["messages"]
+        wcrt = next(r["wcrt_s"] for r in rows if r["name"] == TICK)
+        self.tick_bound_ns = round((wcrt if wcrt is not None else
+                                    self.schema.tick_period_ns / NS_PER_S) * NS_PER_S)
+        self.ticks_delayed = 0
+        self.tick_delay_max_ns = 0
+        self.last_tick_on_time = True
+        self.medium.taps.append(self._tick_timing)
         self.joints = [JointTraffic(self.schema, j, self.meas_bytes) for j in range(1, JOINTS + 1)]
         nodes: list[Node] = [self.tick, *self.joints, self.host]
         self.buses: list[SimBus] = [attach_sim(n, self.medium) for n in nodes]
         self.recorder = MediumRecorder(self.medium, self.log_path) if self.log_path else None
         apply_script(self.medium, self.faults, period_ns=self.schema.tick_period_ns,
                      ids={int(m.frame_id) for m in self.schema.period_messages(self.meas_bytes)})
+
+    def _tick_timing(self, record: FrameRecord) -> None:
+        """Judge each delivered tick against its worst-case response time."""
+        if record.ok and record.msg.arbitration_id == self._tick_id:
+            latency = record.end_ns - record.queued_ns
+            self.tick_delay_max_ns = max(self.tick_delay_max_ns, latency)
+            self.last_tick_on_time = latency <= self.tick_bound_ns
+            self.ticks_delayed += not self.last_tick_on_time
 
     def run(self, duration_s: float) -> dict[str, Any]:
         """Run for `duration_s` simulated seconds (the log is closed even on Ctrl-C)."""
@@ -76,6 +98,10 @@ class ScheduleSim:
             "frames": self.medium.frames, "error_frames": self.medium.error_frames,
             "ticks_sent": self.tick.sent, "host_periods": self.host.periods,
             "host_complete_periods": self.host.complete,
+            "host_late_periods": self.host.late,
+            "ticks_delayed": self.ticks_delayed,
+            "tick_latency_max_s": self.tick_delay_max_ns / NS_PER_S,
+            "tick_latency_bound_s": self.tick_bound_ns / NS_PER_S,
             "host_decode_faults": self.host.decode_faults,
             "bus_load_pct": load["load_pct"],
             "window_load_max_pct": load.get("window_load_max_pct", 0.0),

@@ -1,17 +1,29 @@
 """The simulated bus as a python-can interface (entry point ``can.interface``: ``servobus``).
 
+Standalone, like python-can's ``virtual``: the channel names a simulated bus shared by every
+``servobus`` bus object of this process opened on that channel (made on first use, dropped when
+the last one shuts down); the node name is generated (``<channel>#<n>``) unless ``node=`` gives it:
+
+    a = can.Bus(interface="servobus", channel="x")
+    b = can.Bus(interface="servobus", channel="x", node="B")
+    a.send(msg); b.recv(timeout=0.01)   # runs the shared simulation up to 10 ms forward
+
+On a medium you build yourself (a robot, a fault run) the channel names the node:
+
     medium = Medium(Environment())
     bus = can.Bus(interface="servobus", channel="JOINT_1", medium=medium)
-
-The channel names the node.  ``send`` queues into the node's controller (priority order) and
+  ``send`` queues into the node's controller (priority order) and
 returns; frames arrive with the simulated time of their end of frame as timestamp.  Receive
 filters act as the controller's acceptance filter; a ``listener`` (set by ``attach_sim``) gets
 accepted frames at their end of frame instead of the receive queue.  ``recv``
 with a timeout runs the simulation forward (at most `timeout` simulated seconds) when called
-from outside the simulation; inside a simulation callback it never blocks.  Received messages are
-shared by all receivers (no copies): treat them as read-only.
+from outside the simulation; inside a simulation callback it never blocks.  ``recv(0)`` does not
+advance time: a frame takes its wire time to arrive.  ``send`` refuses what a CAN controller
+refuses (``controller.InvalidFrame``, a ``can.CanOperationError``).  Received messages are
+shared by all receivers (no copies): treat them as read-only.  One thread per simulation.
 """
 
+import itertools
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -20,9 +32,23 @@ import can
 
 from servobus.bus.controller import ErrorState
 from servobus.bus.medium import Medium
-from servobus.bus.scheduler import NS_PER_S
+from servobus.bus.scheduler import NS_PER_S, Environment
 
 DEFAULT_RX_QUEUE = 1024
+_SHARED: dict[str, Medium] = {}  # standalone channels: name -> the in-process simulated bus
+_NODE_NUMBERS = itertools.count(1)
+
+
+def shared_medium(channel: str, bitrate: int | None = None) -> Medium:
+    """The simulated bus named `channel` in this process (made on first use)."""
+    medium = _SHARED.get(channel)
+    if medium is None:
+        medium = _SHARED[channel] = Medium(Environment(), bitrate or 1_000_000, name=channel)
+    elif bitrate is not None and bitrate != medium.bitrate:
+        raise can.CanInitializationError(
+            f"servobus channel {channel!r} already runs at {medium.bitrate} bit/s, "
+            f"not {bitrate}")
+    return medium
 
 
 class SimBus(can.BusABC):
@@ -30,17 +56,27 @@ class SimBus(can.BusABC):
 
     def __init__(self, channel: Any = None, medium: Medium | None = None,
                  receive_own_messages: bool = False, rx_queue_size: int = DEFAULT_RX_QUEUE,
-                 tx_queue_size: int = 64, **kwargs: Any) -> None:
+                 tx_queue_size: int = 64, node: str | None = None, bitrate: int | None = None,
+                 **kwargs: Any) -> None:
+        self._shared = medium is None
         if medium is None:
-            raise can.CanInterfaceNotImplementedError(
-                "the servobus interface needs medium=<bus.medium.Medium>: it is a simulated bus "
-                "inside this process")
+            if channel is None or str(channel) == "":
+                raise can.CanInitializationError(
+                    "the servobus interface needs a channel name (a simulated bus shared in "
+                    "this process) or medium=<bus.medium.Medium>")
+            medium = shared_medium(str(channel), bitrate)
+            name = node or f"{channel}#{next(_NODE_NUMBERS)}"
+        else:
+            name = node or str(channel)
         self.medium = medium
-        self.channel_info = f"servobus simulated bus {medium.name}, node {channel}"
+        self.channel_info = f"servobus simulated bus {medium.name}, node {name}"
         self._rx: deque[can.Message] = deque()
         self._rx_size = rx_queue_size
         self.listener: Callable[[can.Message], None] | None = None
-        self.controller = medium.attach(str(channel), self._deliver, tx_queue_size)
+        try:
+            self.controller = medium.attach(name, self._deliver, tx_queue_size)
+        except ValueError as err:
+            raise can.CanInitializationError(str(err)) from err
         if receive_own_messages:
             self.controller.on_sent = self._echo
         super().__init__(channel=channel, **kwargs)
@@ -78,6 +114,11 @@ class SimBus(can.BusABC):
         """Queue the frame for arbitration (CanOperationError when the queue is full)."""
         self.medium.submit(self.controller, msg)
 
+    def recv(self, timeout: float | None = None) -> can.Message | None:
+        """Next received frame, waiting at most `timeout` simulated seconds (python-can's own
+        recv would retry for `timeout` wall seconds, racing simulated time far ahead)."""
+        return self._recv_internal(timeout)[0]
+
     def _recv_internal(self, timeout: float | None) -> tuple[can.Message | None, bool]:
         if not self._rx and timeout != 0 and not self.medium.env.running:
             env = self.medium.env
@@ -105,4 +146,7 @@ class SimBus(can.BusABC):
         """Leave the medium."""
         if self.controller in self.medium.controllers:
             self.medium.detach(self.controller)
+        if self._shared and not self.medium.controllers \
+                and _SHARED.get(self.medium.name) is self.medium:
+            del _SHARED[self.medium.name]
         super().shutdown()

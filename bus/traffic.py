@@ -1,11 +1,15 @@
 """Protocol traffic models: nodes that produce the SPEC 1.1 frame pattern without firmware.
 
 ``JointTraffic`` answers every TICK with its measurement; ``HostTraffic`` waits for all twelve
-measurements of a period and then sends the three actuation frames after a compute delay.  They
+measurements of a period and then sends the three actuation frames after a compute delay.  A
+period is complete once, when its twelfth distinct measurement arrives before the next tick, and
+only if its tick came on time (``tick_on_time``, judged by the caller on the wire); a complete
+period behind a delayed tick is counted apart (``late``).  They
 exercise the bus layer (timing, load, logs, faults) with the real schema; the emulated boards and
 the PID host replace them in a full robot run.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import can
@@ -54,8 +58,10 @@ class HostTraffic:
     name: str = "HOST"
     periods: int = 0
     complete: int = 0
+    late: int = 0
     decode_faults: int = 0
     seen: set[int] = field(default_factory=set)
+    tick_on_time: Callable[[], bool] = lambda: True
 
     def __post_init__(self) -> None:
         self._tick_id = schema_id(self.schema, TICK)
@@ -76,10 +82,13 @@ class HostTraffic:
         if msg.arbitration_id == self._tick_id:
             self.periods += 1
             self.seen = set()
-        elif msg.arbitration_id in self._meas_ids:
+        elif msg.arbitration_id in self._meas_ids and len(self.seen) < JOINTS:
             self.seen.add(self._meas_ids[msg.arbitration_id])
             if len(self.seen) == JOINTS:
-                self.complete += 1
+                if self.tick_on_time():
+                    self.complete += 1
+                else:
+                    self.late += 1
                 self._clock.call_at(self._clock.now_ns() + self.compute_ns, self._actuate)
 
     def _actuate(self) -> None:

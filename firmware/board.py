@@ -6,6 +6,14 @@
     on CAN rx       tick: latch the position to send, apply the pending current reference
                     actuation: store the reference as pending (applied at the next tick);
                     in duty mode the same 16-bit value is the PWM duty, Q12 of full duty
+                    posref (local-P mode): the position reference, applied at once
+
+Actuation timeout (the board's own supervision of the host): every tick counts one more period
+since the last actuation or POSREF frame (ACT_SILENT, 1 between healthy periods).  After
+ACT_TIMEOUT_PERIODS periods in a row without one, the board times out: it counts the event
+(ACT_TIMEOUTS), flags it in STATUS (the watchdog bit) and replaces the stale reference by zero
+current (cascade) / zero duty (duty mode); local-P mode keeps holding its last position
+reference (its loop is on the board).  The next actuation frame ends the timeout.
 
 Thesis timing (default): the controller runs when the conversion started at kT completes
 (~2.4 us, long before the shadowed latch at (k+1)T), so the moving sum it reads ends with the
@@ -71,9 +79,30 @@ def pwm_isr(ram, rom, pot_code: int, enc_counter: int, enc_index: int, temp_code
 
 
 @register_jitable
+def actuation_watch(ram) -> None:
+    """At a tick: one more period without actuation; the N-th in a row times out (counted once)
+    and zeroes the pending reference for as long as the host stays silent."""
+    limit = m.ACT_TIMEOUT_PERIODS + 1  # ticks since the last actuation at the timeout
+    if i32.lt(ram[m.ACT_SILENT], limit):
+        ram[m.ACT_SILENT] = i32.add(ram[m.ACT_SILENT], 1)
+        if i32.eq(ram[m.ACT_SILENT], limit):
+            ram[m.ACT_TIMEOUTS] = i32.add(ram[m.ACT_TIMEOUTS], 1)
+    if i32.eq(ram[m.ACT_SILENT], limit):
+        ram[m.IW_PENDING] = 0
+
+
+@register_jitable
+def actuation_timed_out(ram) -> bool:
+    """The board is in an actuation timeout (the STATUS watchdog bit)."""
+    return i32.gt(ram[m.ACT_SILENT], m.ACT_TIMEOUT_PERIODS)
+
+
+@register_jitable
 def can_tick(ram, rom) -> None:
-    """Tick received: latch the freshest position for the measurement, apply the reference."""
+    """Tick received: latch the freshest position for the measurement, apply the reference
+    (zero after an actuation timeout)."""
     ram[m.POS_TX] = ram[m.POS_OUT]
+    actuation_watch(ram)
     current_loop.set_reference(ram, rom, ram[m.IW_PENDING])
     duty = i32.asr(i32.mul(ram[m.IW_PENDING], rom[m.U_MAX]), 12)  # duty mode: Q12 of full duty
     ram[m.DUTY_REF] = i32.clamp(duty, i32.sub(0, rom[m.U_MAX]), rom[m.U_MAX])
@@ -84,3 +113,11 @@ def can_tick(ram, rom) -> None:
 def can_actuation(ram, iw_q12: int) -> None:
     """Actuation received: keep the reference (Q12 A) until the next tick (exact z^-1)."""
     ram[m.IW_PENDING] = iw_q12
+    ram[m.ACT_SILENT] = 0
+
+
+@register_jitable
+def can_posref(ram, xw: int) -> None:
+    """Position reference received (local-P mode): applied at once; the host is alive."""
+    ram[m.XW_REF] = xw
+    ram[m.ACT_SILENT] = 0

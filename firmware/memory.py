@@ -42,7 +42,12 @@ STATUS = OC_COUNT + 1  # latched fault bits (STATUS_* below)
 TEMP_RAW = STATUS + 1  # last thermometer reading (ADC LSB)
 TICKS = TEMP_RAW + 1  # CAN ticks received
 DUTY_REF = TICKS + 1  # duty mode: PWM duty from the host (PWM counts), applied at the tick
-RAM_SIZE = DUTY_REF + 1
+ACT_SILENT = DUTY_REF + 1  # ticks since the last actuation (or POSREF) frame; 1 is normal
+ACT_TIMEOUTS = ACT_SILENT + 1  # actuation timeouts entered since reset
+RAM_SIZE = ACT_TIMEOUTS + 1
+
+# --- firmware constants ------------------------------------------------------------------
+ACT_TIMEOUT_PERIODS = 3  # periods in a row without actuation that time out (12 ms at 250 Hz)
 
 # --- ROM (constants derived from the hardware by presets.firmware_image) -------------------
 K_P = 0  # PI proportional gain, Q15 (PWM counts per sum count)

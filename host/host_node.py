@@ -5,8 +5,11 @@
 If a measurement is missing, the host computes anyway once the measurement phase is over
 (``meas_timeout_ns`` after the tick) with the joint's last value and no current for it, so the
 other joints stay under control; the fault is reported at the next tick.  Frames that arrive
-while the host is busy (a slow host) wait; if several ticks queued up meanwhile the host jumps to
-the newest and the skipped periods show up as slips.  Unknown or malformed frames are counted.
+while the host is busy (a slow host) wait, and so does every frame behind them, so frames are
+always handled in arrival order; if several ticks queued up meanwhile the host jumps to the
+newest and the skipped periods show up as slips.  Unknown or malformed frames are counted.  With
+``local_p`` the boards close the position loop: the host sends position references and runs no
+PID (nothing to saturate, no current-limit events).
 """
 
 from collections.abc import Callable
@@ -77,6 +80,7 @@ class HostNode:
         self._backlog: list[tuple[can.Message, int]] = []
         self._period = 0
         self._pending: int | None = None
+        self._period_end: int | None = None  # first tick of a skipped run (drain)
 
     def start(self, bus: can.BusABC, clock: Clock) -> None:
         """Keep the bus and clock.  No acceptance filter: the host sees, and counts, every
@@ -86,7 +90,7 @@ class HostNode:
     def on_message(self, msg: can.Message) -> None:
         """Handle a frame now, or keep it for when the busy host is free again."""
         now = self.clock.now_ns()
-        if now < self._busy_until:
+        if now < self._busy_until or self._backlog:
             self._backlog.append((msg, now))
             return
         self._handle(msg, now)
@@ -99,7 +103,8 @@ class HostNode:
             self.rx_faults += 1
             return
         if msg.arbitration_id == self._tick_id:
-            self.supervisor.on_tick(int(decoded.values["seq"]), now)
+            ended, self._period_end = self._period_end, None
+            self.supervisor.on_tick(int(decoded.values["seq"]), now, ended)
             self.player.advance_to(now / 1e9)
             self._fresh[:] = False
             self._period += 1
@@ -117,28 +122,31 @@ class HostNode:
             self.measured[j - 1] = float(decoded.values[f"position_{j}"])
             self._fresh[j - 1] = True
             if self.supervisor.on_measurement(j, now) and self._pending != self._period:
-                self._compute(self._period)
+                self._compute(self._period, now)
 
     def _timeout(self, period: int) -> None:
         if period == self._period and self.supervisor.sent_ns is None and \
                 self._pending != period:
-            self._compute(period)
+            self._compute(period, self.clock.now_ns())
 
-    def _compute(self, period: int) -> None:
+    def _compute(self, period: int, ready: int) -> None:
+        """Compute the period's actuation; its inputs were complete at `ready` (ns)."""
         self._pending = period
         now = max(self.clock.now_ns(), self._busy_until)
+        self.supervisor.on_compute(ready)
         done = now + self.compute_ns + self.extra_delay(now)
         self._busy_until = done
         self.clock.call_at(done, lambda: self._send(period))
 
     def _send(self, period: int) -> None:
         reference = np.where(np.isnan(self.hold), self.player.position(), self.hold)
-        currents = self.controller.step(reference, self.measured)
-        usable = self._fresh & self.engaged
-        currents = np.where(usable, currents, 0.0)
-        if not usable.all():  # no stale integration for silent or released joints
-            self.controller.reset(~usable)
-        self.limit_events += int(np.count_nonzero(self.controller.saturated & usable))
+        currents = np.zeros(JOINTS)
+        if not self.local_p:
+            usable = self._fresh & self.engaged
+            currents = np.where(usable, self.controller.step(reference, self.measured), 0.0)
+            if not usable.all():  # no stale integration for silent or released joints
+                self.controller.reset(~usable)
+            self.limit_events += int(np.count_nonzero(self.controller.saturated & usable))
         for k in range(1, JOINTS // 4 + 1):
             joints = range(4 * (k - 1) + 1, 4 * k + 1)
             if self.local_p:
@@ -159,6 +167,8 @@ class HostNode:
         backlog, self._backlog = self._backlog, []
         ticks = [k for k, (m, _) in enumerate(backlog) if m.arbitration_id == self._tick_id]
         start = ticks[-1] if ticks else 0
+        if len(ticks) > 1:  # the current period ended with the first of the queued ticks
+            self._period_end = backlog[ticks[0]][1]
         for msg, arrived in backlog[start:]:
             self._handle(msg, arrived)
 

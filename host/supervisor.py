@@ -3,8 +3,15 @@
 Per period k: the tick arrives; measurements arrive; the host computes and sends the actuation.
 At tick k+1: every joint whose measurement of period k did not arrive is a servo fault (named);
 a sequence number that is not previous + 1 mod 256 counts the lost samples as slips; an
-actuation of period k not sent before tick k+1 is a deadline miss.  The host window of period k
-is the time from its last measurement to tick k+1; the part the host used is measured too.
+actuation of period k not sent before tick k+1 is a deadline miss.
+
+The host window of period k is the time from its last measurement to tick k+1 (SPEC 1.1); the
+part the host used runs from the instant it started computing (its last measurement, or the end
+of the measurement phase when one is missing) to its actuation.  A measurement arriving after the
+host started computing belongs to no window (it used to make "used" negative under a babbler),
+and frames are handled in arrival order (a late frame overtaking a queued tick made a window
+negative), so neither figure can be negative.  A period whose computation had not started when
+tick k+1 arrived (a stalled host) has no window; it is a deadline miss.
 """
 
 from dataclasses import dataclass, field
@@ -30,28 +37,33 @@ class Supervisor:
     tick_ns: int = 0
     arrived: set[int] = field(default_factory=set)
     last_meas_ns: int | None = None
+    ready_ns: int | None = None  # when the host started computing this period
     sent_ns: int | None = None
 
-    def on_tick(self, seq: int, now: int) -> None:
-        """Close the previous period, open the next."""
+    def on_tick(self, seq: int, now: int, ended: int | None = None) -> None:
+        """Close the previous period, open the next; `ended` is when the previous period ended
+        if that was an earlier tick the host skipped (a stalled host jumping to the newest)."""
         if self.seq is not None:
+            end = now if ended is None else ended
             missing = sorted(self.expected - self.arrived)
             if missing:
                 self.fault_periods.append((self.ticks - 1, missing))
                 for j in missing:
                     self.servo_faults[j] = self.servo_faults.get(j, 0) + 1
-            if self.sent_ns is None or self.sent_ns > now:
+            if self.sent_ns is None or self.sent_ns > end:
                 self.deadline_misses += 1
-            if self.last_meas_ns is not None:
-                self.windows_ns.append(now - self.last_meas_ns)
+            if self.ready_ns is not None and self.ready_ns <= end:
+                if self.last_meas_ns is not None:
+                    self.windows_ns.append(end - self.last_meas_ns)
                 if self.sent_ns is not None:
-                    self.used_ns.append(self.sent_ns - self.last_meas_ns)
+                    self.used_ns.append(self.sent_ns - self.ready_ns)
             self.slips += (seq - self.seq - 1) % 256
         self.ticks += 1
         self.seq = seq
         self.tick_ns = now
         self.arrived = set()
         self.last_meas_ns = None
+        self.ready_ns = None
         self.sent_ns = None
 
     def on_measurement(self, joint: int, now: int) -> bool:
@@ -59,8 +71,15 @@ class Supervisor:
         if self.seq is None or joint in self.arrived or joint not in self.expected:
             return False
         self.arrived.add(joint)
-        self.last_meas_ns = now
+        if self.ready_ns is None:
+            self.last_meas_ns = now
         return self.arrived == self.expected
+
+    def on_compute(self, now: int) -> None:
+        """The host may compute this period's actuation from `now` on (all measurements in, or
+        the measurement phase is over)."""
+        if self.ready_ns is None:
+            self.ready_ns = max(now, self.tick_ns)
 
     def on_actuation_sent(self, now: int) -> None:
         """The period's actuation went out."""

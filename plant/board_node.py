@@ -83,7 +83,7 @@ class BoardNode:
         if msg.arbitration_id == self._act:
             board.can_actuation(ram, round(v[f"iw_{self.joint}"] * 4096))
         elif msg.arbitration_id == self._posref:
-            ram[m.XW_REF] = int(v[f"xw_{self.joint}"])
+            board.can_posref(ram, int(v[f"xw_{self.joint}"]))
         elif msg.arbitration_id == self._cmd and int(v["joint"]) in (0, self.joint):
             self._command(int(v["command"]), int(v["mode"]))
 
@@ -117,7 +117,7 @@ class BoardNode:
             f"mode_{j}": int(ram[m.MODE]),
             f"over_current_{j}": int(ram[m.STATUS] & m.STATUS_OVER_CURRENT != 0),
             f"over_temperature_{j}": int(ram[m.STATUS] & m.STATUS_OVER_TEMPERATURE != 0),
-            f"watchdog_{j}": 0,
+            f"watchdog_{j}": int(board.actuation_timed_out(ram)),
             f"can_state_{j}": CAN_STATES.get(self.bus.state, 0),
             f"tec_{j}": min(ctrl.tec, 255) if ctrl else 0,
             f"rec_{j}": min(ctrl.rec, 255) if ctrl else 0}), self)

@@ -23,6 +23,7 @@ from servobus.bus.recorder import MediumRecorder
 from servobus.bus.scheduler import NS_PER_S, Environment
 from servobus.bus.schema import JOINTS, Schema
 from servobus.bus.tick_node import TickNode
+from servobus.firmware import board
 from servobus.firmware import memory as m
 from servobus.host.host_node import HostNode
 from servobus.host.pid import AntiWindup, PidBank
@@ -185,6 +186,10 @@ class Robot:
         sim_s = self.env.now / NS_PER_S
         trips = {f"JOINT_{k + 1}": int(r.ram[m.STATUS]) for k, r in enumerate(self.bank.rigs)
                  if r.ram[m.STATUS]}
+        timeouts = {f"JOINT_{k + 1}": int(r.ram[m.ACT_TIMEOUTS])
+                    for k, r in enumerate(self.bank.rigs) if r.ram[m.ACT_TIMEOUTS]}
+        timed_out = [f"JOINT_{k + 1}" for k, r in enumerate(self.bank.rigs)
+                     if board.actuation_timed_out(r.ram)]
         predicted = busload(self.schema, meas_bytes=self.config.meas_bytes)["exact"]
         t = self.tuning
         return {
@@ -207,6 +212,8 @@ class Robot:
             "tracking_max_lsb": np.abs(err).max(axis=0).round(3).tolist(),
             "current_limit_events": self.host.limit_events,
             "trips": trips,
+            "actuation_timeouts": timeouts,
+            "actuation_timed_out_at_end": timed_out,
             "rx_faults": self.host.rx_faults + sum(b.rx_faults for b in self.boards),
             "tx_faults": self.host.tx_faults + self.tick.tx_faults +
             sum(b.tx_faults for b in self.boards),

@@ -111,7 +111,7 @@ def test_repeated_errors_go_passive_then_bus_off_then_recover_after_128x11_bits(
         flag = t + (s + 3) * BIT
         medium.env.run(until=flag)
         ctrl = medium.controller("N0")
-        assert ctrl.tec == 8 * k
+        assert ctrl.tec == min(8 * k, 255)  # the 8-bit register reads 255 while bus-off
         states.append(ctrl.state)
         t = flag + 17 * BIT + (8 * BIT if ctrl.state is ErrorState.PASSIVE else 0)
     assert states[14] is ErrorState.ACTIVE and states[15] is ErrorState.PASSIVE
