@@ -54,6 +54,8 @@ def _do_current_loop(args: argparse.Namespace) -> None:
         emit(result, True)
         return
     timing = result.pop("timing")
+    for key in ("zeros", "poles"):  # [re, im] pairs in JSON, complex numbers for people
+        result[key] = [complex(re, im) if im else re for re, im in result[key]]
     emit(result, False, title=f"current loop (linear model, {args.sensing} sensing, "
                               f"ADC window {args.adc_window})")
     print("closed-loop step per sampling phase (window ends phase*T/N before edge k) and delay "
