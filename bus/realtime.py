@@ -1,7 +1,9 @@
 """Run nodes on a real python-can bus in wall-clock time (the counterpart of attach_sim).
 
 One loop per process: it waits in ``bus.recv`` until the next timer is due, hands frames to the
-nodes, and fires timers.  Time is ``time.monotonic_ns()`` relative to the start.
+nodes, and fires timers.  Time is ``time.monotonic_ns()`` relative to the start.  A timer that a
+due timer re-arms waits for the next turn of the loop, so a node that falls behind (a period
+shorter than it can send) still lets the loop see frames and stop at its duration.
 """
 
 import heapq
@@ -12,6 +14,8 @@ from collections.abc import Callable, Sequence
 import can
 
 from servobus.bus.node import Node
+
+LATE_NS = 1_000_000  # a timer fired this long after it was due counts as late
 
 
 class RealtimeClock:
@@ -34,10 +38,16 @@ class RealtimeClock:
         """When the earliest timer is due."""
         return self._timers[0][0] if self._timers else None
 
-    def fire_due(self) -> None:
-        """Run every timer that is due now."""
-        while self._timers and self._timers[0][0] <= self.now_ns():
-            heapq.heappop(self._timers)[2]()
+    def fire_due(self) -> int:
+        """Run the timers due now, not those they arm (those wait for the next call); return how
+        many of them fired more than LATE_NS after they were due."""
+        now = self.now_ns()
+        due = []
+        while self._timers and self._timers[0][0] <= now:
+            due.append(heapq.heappop(self._timers))
+        for _, _, action in due:
+            action()
+        return sum(now - at > LATE_NS for at, _, _ in due)
 
 
 class RealtimeRunner:
@@ -48,9 +58,12 @@ class RealtimeRunner:
         self.nodes = list(nodes)
         self.clock = RealtimeClock()
         self.received = 0
+        self.late = 0
 
     def run(self, duration_s: float | None = None, max_wait_s: float = 0.05) -> None:
-        """Start the nodes and serve frames and timers."""
+        """Start the nodes and serve frames and timers (None: until interrupted)."""
+        if duration_s is not None and not 0 < duration_s < 1e9:  # NaN fails this too
+            raise ValueError(f"duration must be positive and finite, got {duration_s}")
         for node in self.nodes:
             node.start(self.bus, self.clock)
         end = None if duration_s is None else round(duration_s * 1e9)
@@ -59,10 +72,10 @@ class RealtimeRunner:
             due = self.clock.next_due()
             wait = max_wait_s if due is None else max(0.0, (due - now) / 1e9)
             if end is not None:
-                wait = min(wait, (end - now) / 1e9)
+                wait = max(0.0, min(wait, (end - now) / 1e9))
             msg = self.bus.recv(timeout=min(wait, max_wait_s))
             if msg is not None:
                 self.received += 1
                 for node in self.nodes:
                     node.on_message(msg)
-            self.clock.fire_due()
+            self.late += self.clock.fire_due()

@@ -4,12 +4,23 @@ import threading
 
 from can_remote.server import RemoteServer
 
+from servobus.bus.factory import INTERFACES, open_bus
+
 DEFAULT_PORT = 54701
 
 
 def make_server(host: str = "127.0.0.1", port: int = DEFAULT_PORT, interface: str = "virtual",
                 channel: str = "servobus") -> RemoteServer:
-    """The websocket server; clients connect with channel ws://host:port/."""
+    """The websocket server; clients connect with channel ws://host:port/.
+
+    The bus is opened once here (and closed) so that an unusable one (no AF_CAN for socketcan,
+    an unknown interface) is an error before serving, not a failure of the first client."""
+    if not 0 <= port <= 65535:
+        raise ValueError(f"port {port} is outside 0..65535 (0: any free port)")
+    if interface == "servobus":
+        raise ValueError("the simulated bus lives inside one process: serve "
+                         f"{', '.join(INTERFACES[1:])} instead")
+    open_bus(interface, channel).shutdown()
     return RemoteServer(host, port, bustype=interface, channel=channel)
 
 

@@ -7,6 +7,7 @@ Robot-level fault lines (besides the bus faults of ``bus.faults``):
     host delay 3ms at 1.5s               the host's computation at 1.5 s takes 3 ms longer
 """
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -36,6 +37,28 @@ from servobus.plant.build import PlantOptions
 from servobus.presets.board import DEFAULT_BOARD, Sensing
 
 BOARD_MODES = {"cascade": m.MODE_CURRENT, "local-p": m.MODE_LOCAL_P}
+
+
+ACTIONS = ("release", "engage", "freeze", "pause", "resume", "scrub")
+
+
+def _action_joint(line: str, arg: str) -> int:
+    """The joint N (1..12) of 'release N at T'."""
+    if not arg.isdigit() or not 1 <= int(arg) <= JOINTS:
+        raise FaultScriptError(f"action {line!r}: joints are 1..{JOINTS} or all, got {arg!r}")
+    return int(arg)
+
+
+def _scrub_fraction(line: str, arg: str | None) -> float:
+    """The F of 'scrub F at T': where in the current interval to jump, 0..1."""
+    try:
+        fraction = float(arg) if arg is not None else math.nan
+    except ValueError:
+        fraction = math.nan
+    if not 0.0 <= fraction <= 1.0:  # NaN fails this too
+        raise FaultScriptError(f"action {line!r}: scrub takes a fraction 0..1 of the current "
+                               f"interval, got {arg!r}")
+    return fraction
 
 
 @dataclass
@@ -139,22 +162,23 @@ class Robot:
 
     def _schedule_action(self, line: str) -> None:
         """Operator actions at a time: 'release 3 at 1s', 'freeze all at 2s', 'engage 3 at 3s',
-        'pause at 1s', 'resume at 2s', 'scrub 0.5 at 2.5s'."""
-        mt = re.fullmatch(r"(release|engage|freeze|pause|resume|scrub)( (\S+))? at (\S+)",
-                          line.strip())
-        if mt is None:
-            raise FaultScriptError(f"action {line!r}: use release|engage|freeze N|all, pause, "
-                                   "resume or scrub F, then 'at TIME'")
-        verb, arg, at = mt.group(1), mt.group(3), parse_duration(mt.group(4))
+        'pause at 1s', 'resume at 2s', 'scrub 0.5 at 2.5s'; an argument a verb does not take,
+        or one out of its range, is an error (never ignored or clamped)."""
+        usage = ("use release|engage|freeze N|all, pause, resume or scrub F (0..1), "
+                 "then 'at TIME'")
+        mt = re.fullmatch(r"(\w+)(?: (\S+))? at (\S+)", line.strip())
+        if mt is None or mt.group(1) not in ACTIONS:
+            raise FaultScriptError(f"action {line!r}: {usage}")
+        verb, arg, at = mt.group(1), mt.group(2), parse_duration(mt.group(3))
         host, player = self.host, self.host.player
         if verb in ("release", "engage", "freeze"):
-            joint = 0 if arg in (None, "all") else int(arg)
-            if not 0 <= joint <= JOINTS:
-                raise FaultScriptError(f"action {line!r}: joints are 1..{JOINTS} or all")
+            joint = 0 if arg in (None, "all") else _action_joint(line, arg)
             self.env.schedule(at, lambda: getattr(host, verb)(joint))
         elif verb == "scrub":
-            fraction = float(arg or "0")
+            fraction = _scrub_fraction(line, arg)
             self.env.schedule(at, lambda: player.scrub(fraction))
+        elif arg is not None:
+            raise FaultScriptError(f"action {line!r}: {verb} takes no argument ({usage})")
         else:
             self.env.schedule(at, lambda: setattr(player, "paused", verb == "pause"))
 
@@ -203,7 +227,7 @@ class Robot:
             "servo_faults": {f"JOINT_{j}": n for j, n in sorted(sup.servo_faults.items())},
             "bus_load_pct": self.meter.report()["load_pct"],
             "bus_load_predicted_pct": predicted["load_pct_mean"],
-            "host_window_s": sup.window_stats(),
+            "host_window_measured_s": sup.window_stats(),
             "host_window_predicted_s": predicted["host_window_s"],
             "host_window_thesis_predicted_s": predicted["host_window_thesis_s"],
             "host_window_used_max_s": max(sup.used_ns, default=0) / 1e9,

@@ -4,6 +4,7 @@ import argparse
 
 from servobus.plant.build import PlantOptions
 from servobus.presets.board import ADC_WINDOW_CHOICES, SENSING_CHOICES
+from servobus.tools import units
 
 
 def add_plant_arguments(parser: argparse.ArgumentParser, rotor_default: str = "locked") -> None:
@@ -15,8 +16,9 @@ def add_plant_arguments(parser: argparse.ArgumentParser, rotor_default: str = "l
     parser.add_argument("--pwm", choices=("edge", "centre"), default="edge",
                         help="PWM alignment")
     parser.add_argument("--rotor", choices=("locked", "free"), default=rotor_default)
-    parser.add_argument("--alpha", type=float, default=1.0, help="load inertia factor")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the sensor noise")
+    parser.add_argument("--alpha", type=units.ALPHA, default=1.0,
+                        help="load inertia factor 0.01..100")
+    parser.add_argument("--seed", type=units.SEED, default=0, help="seed of the sensor noise")
     add_adc_window_argument(parser)
 
 
@@ -29,7 +31,5 @@ def add_adc_window_argument(parser: argparse.ArgumentParser) -> None:
 
 def plant_options(args: argparse.Namespace) -> PlantOptions:
     """PlantOptions from parsed arguments."""
-    if args.alpha <= 0:
-        raise ValueError(f"--alpha must be positive, got {args.alpha}")
     return PlantOptions(sensing=args.sensing, plant=args.plant, pwm=args.pwm, rotor=args.rotor,
                         alpha=args.alpha, seed=args.seed, adc_window=args.adc_window)

@@ -2,15 +2,17 @@
 
 Only the chosen subcommand's module is imported (python-can's lazy backend table, for
 commands), so `servobus --help` and the light commands start without scipy, matplotlib or numba.
-Errors are printed as ``error: ...`` with exit status 2 unless ``--debug`` asks for a traceback.
+Errors are printed as ``error: ...`` with exit status 2 unless ``--debug`` asks for a traceback;
+an interrupted command (Ctrl-C or SIGTERM) exits 130 or 143 after printing what it has.
 """
 
 import argparse
 import sys
 from importlib import import_module
-from typing import Any
+from typing import Any, NoReturn
 
 from servobus import __version__
+from servobus.tools import interrupts
 from servobus.tools.errors import user_errors
 
 # command -> (module in servobus.tools, one-line help); a module may register several commands
@@ -32,6 +34,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with the tool's one error format: ``error: ...`` and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print the message the way every other error is printed, pointing to --help."""
+        self.exit(2, f"error: {message} (see: {self.prog} --help)\n")
+
+
 class Commands:
     """The subparsers action handed to a command module: fills in help from `COMMANDS`."""
 
@@ -51,7 +61,7 @@ def chosen_command(argv: list[str]) -> str | None:
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The top-level parser; only `command`'s module is imported and registers its options."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="servobus", description="Emulator of a distributed robot joint-control system: "
         "fixed-point servo boards, a time-trigger node and a PID host on CAN.")
     parser.add_argument("--version", action="version", version=f"servobus {__version__}")
@@ -70,9 +80,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Parse and run one subcommand; return the exit status."""
     argv = sys.argv[1:] if argv is None else argv
-    args = build_parser(chosen_command(argv)).parse_args(argv)
     try:
-        args.func(args)
+        args = build_parser(chosen_command(argv)).parse_args(argv)
+    except SystemExit as done:  # --help, --version, or a bad value (argparse's "error: ...")
+        return done.code if isinstance(done.code, int) else 2
+    try:
+        with interrupts.handle_interrupts():
+            status = args.func(args) or interrupts.exit_status()
     except user_errors() as err:
         if args.debug:
             raise
@@ -80,8 +94,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
-    return 0
+        return interrupts.exit_status() or 130
+    return status
 
 
 def run() -> None:

@@ -23,6 +23,7 @@ from servobus.host.tunings import (
 )
 from servobus.presets.board import DEFAULT_BOARD, SENSING_CHOICES
 from servobus.presets.servos import HSR_5995TG
+from servobus.tools import units
 from servobus.tools.board_options import add_adc_window_argument
 from servobus.tools.cli import Commands
 from servobus.tools.output import emit
@@ -53,6 +54,8 @@ def _do_current_loop(args: argparse.Namespace) -> None:
         emit(result, True)
         return
     timing = result.pop("timing")
+    for key in ("zeros", "poles"):  # [re, im] pairs in JSON, complex numbers for people
+        result[key] = [complex(re, im) if im else re for re, im in result[key]]
     emit(result, False, title=f"current loop (linear model, {args.sensing} sensing, "
                               f"ADC window {args.adc_window})")
     print("closed-loop step per sampling phase (window ends phase*T/N before edge k) and delay "
@@ -70,7 +73,8 @@ def add_position_loop(topics: argparse._SubParsersAction) -> None:
     """`analyze position-loop`: P(z), the PID tunings, their stability interval in alpha."""
     pos = topics.add_parser("position-loop",
                             help="P(z), tunings R2/R2b/designed, stability in alpha")
-    pos.add_argument("--q", type=float, default=THESIS_Q, help="mechanical pole of P(z)")
+    pos.add_argument("--q", type=units.real(0.0, 1.0, lo_open=True, hi_open=True),
+                     default=THESIS_Q, help="mechanical pole of P(z), in (0, 1)")
     pos.add_argument("--tuning", choices=tuple(TUNINGS), action="append",
                      help="tuning(s) to analyse (default: all)")
     pos.add_argument("--json", action="store_true")
@@ -78,8 +82,6 @@ def add_position_loop(topics: argparse._SubParsersAction) -> None:
 
 
 def _do_position_loop(args: argparse.Namespace) -> None:
-    if not 0.0 < args.q < 1.0:
-        raise ValueError(f"--q must be in (0, 1), got {args.q}")
     plant = PositionPlant(kp=1.0, q=args.q, f=float(DEFAULT_BOARD.can_hz))
     w_crit = critical_omega(plant)
     result: dict = {"q": args.q, "tm_s": plant.tm_s, "critical_hz": w_crit / (2 * math.pi),
@@ -113,20 +115,23 @@ def add_limit_cycle(topics: argparse._SubParsersAction) -> None:
     lc.add_argument("--sensing", choices=SENSING_CHOICES, default="supply-unipolar")
     lc.add_argument("--tuning", choices=tuple(TUNINGS), default="R2")
     lc.add_argument("--no-integral", action="store_true", help="position PID without its I term")
-    lc.add_argument("--load-torque", type=float, default=0.0, metavar="NM",
-                    help="constant load torque on the output shaft (N m)")
+    lc.add_argument("--load-torque", type=units.real(-1.0, 1.0), default=0.0, metavar="NM",
+                    help="constant load torque on the output shaft, within +-1 N m")
     lc.add_argument("--mode", choices=("cascade", "voltage-pid"), default="cascade",
                     help="host PID -> current reference, or -> PWM duty (no current loop)")
-    lc.add_argument("--zero-offset", type=float, default=None, metavar="A",
-                    help="as-built amplifier offset in amperes (default: the board's, -0.02)")
+    lc.add_argument("--zero-offset", type=units.real(-1.0, 1.0), default=None, metavar="A",
+                    help="as-built amplifier offset in amperes, within +-1 (default: the "
+                         "board's, -0.02)")
     lc.add_argument("--offset-stage", choices=OFFSET_STAGES, default="after-rc",
                     help="where the offset acts: on the filtered signal or on the PWM pulses")
-    lc.add_argument("--kick", type=int, default=3, metavar="LSB",
-                    help="the reference starts this far from the joint")
-    lc.add_argument("--seconds", type=float, default=60.0)
-    lc.add_argument("--seed", type=int, default=0)
+    lc.add_argument("--kick", type=units.integer(-100, 100), default=3, metavar="LSB",
+                    help="the reference starts this far from the joint, within +-100 LSB")
+    lc.add_argument("--seconds", type=units.seconds(0.001, 3600.0), default=60.0,
+                    help="simulated seconds, up to 1 h (at least the settling time and two "
+                         "analysis windows)")
+    lc.add_argument("--seed", type=units.SEED, default=0)
     lc.add_argument("--json", action="store_true")
-    lc.add_argument("--plot", metavar="FILE.png",
+    lc.add_argument("--plot", type=units.PNG, metavar="FILE.png",
                     help="plot 0.4 s from the first window not at rest")
     lc.set_defaults(func=_do_limit_cycle)
 

@@ -4,6 +4,7 @@ import argparse
 
 from servobus.analysis.cpu_budget import budget_dict, measure
 from servobus.presets.board import DEFAULT_BOARD
+from servobus.tools import units
 from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError
 from servobus.tools.output import emit
@@ -13,7 +14,8 @@ def add_subparser(sub: Commands) -> None:
     """Register the subcommand."""
     parser = sub.add_parser("budget")
     parser.add_argument("--cpu", action="store_true", help="firmware CPU budget")
-    parser.add_argument("--ticks", type=int, default=25, help="CAN periods of counted workload")
+    parser.add_argument("--ticks", type=units.integer(1, 10_000), default=25,
+                        help="CAN periods of counted workload, 1 .. 10000")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(func=_do_budget)
 
@@ -21,7 +23,5 @@ def add_subparser(sub: Commands) -> None:
 def _do_budget(args: argparse.Namespace) -> None:
     if not args.cpu:
         raise ServobusError("say which budget: --cpu")
-    if args.ticks < 1:
-        raise ServobusError(f"--ticks must be at least 1, got {args.ticks}")
     costs, pct = measure(DEFAULT_BOARD, args.ticks)
     emit(budget_dict(costs, pct, DEFAULT_BOARD), args.json, title="firmware CPU budget")

@@ -7,6 +7,7 @@ from servobus.bus.factory import INTERFACES, open_bus
 from servobus.bus.schema import Schema
 from servobus.tools import units
 from servobus.tools.cli import Commands
+from servobus.tools.errors import ServobusError
 from servobus.tools.output import emit, warn
 
 
@@ -14,43 +15,60 @@ def add_subparser(sub: Commands) -> None:
     """Register the subcommand."""
     parser = sub.add_parser("busload")
     parser.add_argument("--dbc", help="schema file (default: the shipped dbc/servobus.dbc)")
-    parser.add_argument("--period", default=None, help="tick period, e.g. 4ms (default: DBC)")
-    parser.add_argument("--bitrate", default=None, help="e.g. 1M (default: DBC Baudrate)")
+    parser.add_argument("--period", type=units.period_ns(), default=None,
+                        help="tick period 100us .. 10s, e.g. 4ms (default: DBC); it must hold "
+                             "one period's frames")
+    parser.add_argument("--bitrate", type=units.bitrate, default=None,
+                        help="10k .. 1M, e.g. 500k (default: DBC Baudrate)")
     parser.add_argument("--meas-bytes", type=int, choices=(2, 6), default=2)
     parser.add_argument("--log", help="measure the load of a recorded .log/.asc/.blf instead")
     parser.add_argument("--interface", choices=INTERFACES[1:],
                         help="measure the load of a live bus instead (with --channel)")
     parser.add_argument("--channel", default="servobus")
-    parser.add_argument("--duration", type=float, default=5.0, help="seconds of live bus")
-    parser.add_argument("--window", default="100ms", help="rolling window of --log or a live "
-                                                          "bus (e.g. 4ms)")
+    parser.add_argument("--duration", type=units.WALL_SECONDS, default=None,
+                        help="seconds of live bus (default 5)")
+    parser.add_argument("--window", type=units.period_ns(hi_ns=3600 * 10**9), default=None,
+                        help="rolling window of --log or a live bus, 100us .. 1h "
+                             "(default 100ms)")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(func=_do_busload)
 
 
+def _conflicts(args: argparse.Namespace) -> None:
+    """Options that do not go together are an error, never silently ignored."""
+    if args.log and args.interface:
+        raise ServobusError("--log measures a recording, --interface a live bus: give one")
+    if args.duration is not None and not args.interface:
+        raise ServobusError("--duration is the length of a live capture: it needs --interface")
+    if args.window is not None and not (args.log or args.interface):
+        raise ServobusError("--window applies to a measured load: it needs --log or --interface")
+    if args.period is not None and (args.log or args.interface):
+        raise ServobusError("--period sets the predicted schedule; a measured load has "
+                            "--window instead")
+
+
 def _do_busload(args: argparse.Namespace) -> None:
+    _conflicts(args)
     schema = Schema(args.dbc)
-    rate = units.bitrate(args.bitrate) if args.bitrate else schema.bitrate
+    rate = args.bitrate or schema.bitrate
     if args.log or args.interface:
         from servobus.bus.load_meter import LoadMeter
         from servobus.bus.recorder import capture, read_log
 
-        meter = LoadMeter(rate, units.duration_ns(args.window) / 1e9)
+        meter = LoadMeter(rate, (args.window or 100_000_000) / 1e9)
         if args.log:
             messages = read_log(args.log, warn)
             span = max((m.timestamp for m in messages), default=0.0) - \
                 min((m.timestamp for m in messages), default=0.0)
             if span / meter.window_s > 1e7:
                 raise ValueError(f"{args.log} spans {span:g} s: over 10 million windows of "
-                                 f"{args.window}")
+                                 f"{meter.window_s:g} s")
             meter.add_all(messages)
             source = args.log
         else:
-            if args.duration <= 0:
-                raise ValueError(f"--duration must be positive, got {args.duration}")
             bus = open_bus(args.interface, args.channel)
             try:
-                capture(bus, args.duration, [meter.add])
+                capture(bus, args.duration or 5.0, [meter.add])
             finally:
                 bus.shutdown()
             source = f"{args.interface} {args.channel}"
@@ -59,8 +77,11 @@ def _do_busload(args: argparse.Namespace) -> None:
             report.pop("windows")
         emit(report, args.json, title=f"measured load of {source}")
         return
-    period = units.duration_ns(args.period) if args.period else None
-    report = busload(schema, period, rate, args.meas_bytes)
+    report = busload(schema, args.period, rate, args.meas_bytes)
+    frames_s = report["exact"]["frame_bits"] / rate
+    if frames_s > report["period_s"]:
+        raise ServobusError(f"a period of {report['period_s'] * 1e3:g} ms cannot hold its own "
+                            f"frames ({frames_s * 1e3:g} ms at {rate / 1e3:g} kbit/s)")
     if args.json:
         emit(report, True)
         return

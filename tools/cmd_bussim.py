@@ -4,7 +4,9 @@ import argparse
 
 from servobus.bus.schedule_sim import ScheduleSim
 from servobus.bus.schema import Schema
+from servobus.tools import units
 from servobus.tools.cli import Commands
+from servobus.tools.interrupts import interrupted
 from servobus.tools.output import emit
 
 
@@ -12,15 +14,17 @@ def add_subparser(sub: Commands) -> None:
     """Register the subcommand."""
     parser = sub.add_parser("bussim")
     parser.add_argument("--dbc", help="schema file")
-    parser.add_argument("--duration", type=float, default=1.0, help="simulated seconds")
+    parser.add_argument("--duration", type=units.SIM_SECONDS, default=1.0,
+                        help="simulated seconds (1 ms .. 1 day)")
     parser.add_argument("--meas-bytes", type=int, choices=(2, 6), default=2)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=units.SEED, default=0)
     parser.add_argument("--fault", action="append", default=[],
                         help='e.g. "corrupt 0x101 at 0.5s count 3", "silence JOINT_5 at 1s", '
                              '"babble 0x001 at 1.0s for 50ms"')
-    parser.add_argument("--log", help="record to FILE.log / .asc / .blf")
-    parser.add_argument("--realtime", type=float, nargs="?", const=1.0, default=None,
-                        metavar="FACTOR", help="pace simulated time to wall time")
+    parser.add_argument("--log", type=units.LOG, help="record to FILE.log / .asc / .blf")
+    parser.add_argument("--realtime", type=units.REALTIME_FACTOR, nargs="?", const=1.0,
+                        default=None, metavar="FACTOR",
+                        help="pace simulated time to wall time (factor 0.01..100)")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(func=_do_bussim)
 
@@ -28,4 +32,9 @@ def add_subparser(sub: Commands) -> None:
 def _do_bussim(args: argparse.Namespace) -> None:
     sim = ScheduleSim(Schema(args.dbc), args.meas_bytes, args.seed, args.realtime, args.fault,
                       args.log)
-    emit(sim.run(args.duration), args.json, title="simulated bus")
+    try:
+        report = sim.run(args.duration)
+    except KeyboardInterrupt:  # the log is closed: report what ran (exit 130 / 143)
+        report = sim.report()
+    report["interrupted"] = interrupted()
+    emit(report, args.json, title="simulated bus")

@@ -2,6 +2,7 @@
 
 import argparse
 
+from servobus.tools import units
 from servobus.tools.cli import Commands
 
 
@@ -11,16 +12,18 @@ def add_subparser(sub: Commands) -> None:
     from servobus.presets.board import SENSING_CHOICES
 
     parser = sub.add_parser("identify")
-    parser.add_argument("--joint", type=int, required=True)
+    parser.add_argument("--joint", type=units.integer(1, 12), required=True, help="1..12")
     parser.add_argument("--method", choices=METHODS, default="chirp")
-    parser.add_argument("--seconds", type=float, help="excitation length (default per method)")
-    parser.add_argument("--alpha", type=float, default=1.0, help="inertia factor of the joints")
+    parser.add_argument("--seconds", type=units.seconds(0.001, 3600.0),
+                        help="excitation length, up to 1 h (default and minimum per method)")
+    parser.add_argument("--alpha", type=units.ALPHA, default=1.0,
+                        help="inertia factor of the joints, 0.01..100")
     parser.add_argument("--sensing", choices=SENSING_CHOICES, default="supply-unipolar")
-    parser.add_argument("--amplitude", type=float, default=AMPLITUDE_A,
-                        help="excitation current, A")
+    parser.add_argument("--amplitude", type=units.real(0.0, 1.0, lo_open=True),
+                        default=AMPLITUDE_A, help="excitation current, A, in (0, 1]")
     parser.add_argument("--hold", choices=("R2", "R2b"), default="R2",
                         help="thesis tuning holding the joints (scaled by the preset's K_P)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=units.SEED, default=0)
     parser.add_argument("--write-tunings", action="store_true",
                         help="store this identification and the tuning designed from it in "
                              "host/tunings.py")

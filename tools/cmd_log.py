@@ -1,10 +1,15 @@
 """`servobus log record|replay`: record any bus to .log/.asc/.blf, replay a log onto any bus."""
 
 import argparse
+from collections.abc import Callable
+
+import can
 
 from servobus.bus.factory import INTERFACES, open_bus
 from servobus.bus.recorder import capture, open_writer, read_log, replay_realtime
+from servobus.tools import units
 from servobus.tools.cli import Commands
+from servobus.tools.interrupts import interrupted
 from servobus.tools.output import emit, warn
 
 
@@ -13,8 +18,9 @@ def add_subparser(sub: Commands) -> None:
     parser = sub.add_parser("log")
     verbs = parser.add_subparsers(dest="verb", required=True)
     record = verbs.add_parser("record", help="record a live bus to a log file")
-    record.add_argument("--out", required=True, help="FILE.log / .asc / .blf")
-    record.add_argument("--duration", type=float, help="seconds (default: until Ctrl-C)")
+    record.add_argument("--out", type=units.LOG, required=True, help="FILE.log / .asc / .blf")
+    record.add_argument("--duration", type=units.WALL_SECONDS,
+                        help="seconds (default: until Ctrl-C or SIGTERM)")
     replay = verbs.add_parser("replay", help="send a recorded log to a bus in real time")
     replay.add_argument("file", help="FILE.log / .asc / .blf")
     for verb in (record, replay):
@@ -26,16 +32,29 @@ def add_subparser(sub: Commands) -> None:
 
 
 def _do_record(args: argparse.Namespace) -> None:
-    if args.duration is not None and args.duration <= 0:
-        raise ValueError(f"--duration must be positive, got {args.duration}")
-    writer = open_writer(args.out)
     bus = open_bus(args.interface, args.channel)
+    writer = open_writer(args.out)
+    sink = Counter(writer.on_message_received)
     try:
-        frames = capture(bus, args.duration, [writer.on_message_received])
+        capture(bus, args.duration, [sink])  # ends quietly on Ctrl-C / SIGTERM (exit 130 / 143)
     finally:
         writer.stop()
         bus.shutdown()
-    emit({"frames": frames, "out": args.out}, args.json, title="recorded")
+    emit({"frames": sink.frames, "out": args.out, "interrupted": interrupted()}, args.json,
+         title="recorded")
+
+
+class Counter:
+    """A sink that counts the frames it passes on (the count survives an interruption)."""
+
+    def __init__(self, sink: Callable[[can.Message], None]) -> None:
+        self.sink = sink
+        self.frames = 0
+
+    def __call__(self, msg: can.Message) -> None:
+        """Pass one frame on."""
+        self.frames += 1
+        self.sink(msg)
 
 
 def _do_replay(args: argparse.Namespace) -> None:

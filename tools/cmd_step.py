@@ -3,6 +3,7 @@
 import argparse
 
 from servobus.analysis.current_step import run_step, step_report
+from servobus.tools import units
 from servobus.tools.board_options import add_plant_arguments, plant_options
 from servobus.tools.cli import Commands
 from servobus.tools.output import emit
@@ -11,11 +12,14 @@ from servobus.tools.output import emit
 def add_subparser(sub: Commands) -> None:
     """Register the subcommand."""
     parser = sub.add_parser("step")
-    parser.add_argument("--iw", type=float, default=1.0, help="reference step in A (|iw| <= 1)")
-    parser.add_argument("--periods", type=int, default=200, help="PWM periods after the step")
+    parser.add_argument("--iw", type=units.real(-1.0, 1.0), default=1.0,
+                        help="reference step in A (|iw| <= 1)")
+    parser.add_argument("--periods", type=units.integer(1, 1_000_000), default=200,
+                        help="PWM periods after the step (1 .. 1e6)")
     add_plant_arguments(parser)
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--plot", metavar="FILE.png", help="plot the step to a PNG file")
+    parser.add_argument("--plot", type=units.PNG, metavar="FILE.png",
+                        help="plot the step to a PNG file")
     parser.set_defaults(func=_do_step)
 
 

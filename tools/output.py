@@ -16,12 +16,17 @@ def emit(result: dict[str, Any], as_json: bool, title: str = "") -> None:
 
 
 def _fmt(value: Any) -> str:
+    """Numbers to 6 significant digits at any depth of a list (no full-precision reprs)."""
     if value is None:
         return "none"
+    if isinstance(value, bool):
+        return str(value)
     if isinstance(value, float):
         return f"{value:.6g}"
-    if isinstance(value, list) and value and isinstance(value[0], float):
-        return "[" + ", ".join(f"{v:.6g}" for v in value) + "]"
+    if isinstance(value, complex):
+        return f"{value:.6g}".strip("()")
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_fmt(v) for v in value) + "]"
     return str(value)
 
 

@@ -1,28 +1,177 @@
-"""Parsing of human-friendly command-line quantities: '4ms', '1M', '500k'."""
+"""Command-line value types: every numeric option is checked here, at the boundary.
+
+Each factory returns an argparse ``type=`` callable that raises ``argparse.ArgumentTypeError``
+(printed as ``servobus CMD: error: argument --x: …``, exit status 2) for NaN, infinities, values
+out of the option's range and malformed lists, so no command ever sees them.
+"""
+
+import argparse
+import math
+import os
+from collections.abc import Callable
+from pathlib import Path
 
 from servobus.bus.faults import FaultScriptError, parse_duration
 
+JOINTS = 12
+# classic CAN: ISO 11898 runs from 10 kbit/s to 1 Mbit/s
+BITRATE_MIN, BITRATE_MAX = 10_000, 1_000_000
+# the shortest period / window of the analyses (about one CAN frame at 1 Mbit/s) and of the nodes
+# that run in wall-clock time (a Python loop cannot keep a sub-millisecond timer)
+PERIOD_MIN_NS, REALTIME_PERIOD_MIN_NS = 100_000, 1_000_000
+SEED_MAX = 2**32 - 1
+
+Bad = argparse.ArgumentTypeError
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise Bad(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise Bad(f"{text!r} is not a finite number")
+    return value
+
+
+def real(lo: float, hi: float, *, lo_open: bool = False, hi_open: bool = False,
+         unit: str = "") -> Callable[[str], float]:
+    """A finite float in [lo, hi] (an open end if `lo_open` / `hi_open`)."""
+    span = f"{'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}{unit}"
+
+    def parse(text: str) -> float:
+        value = _number(text)
+        if value < lo or value > hi or (lo_open and value == lo) or (hi_open and value == hi):
+            raise Bad(f"{text} is outside {span}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def integer(lo: int, hi: int) -> Callable[[str], int]:
+    """An int in [lo, hi]."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise Bad(f"{text!r} is not a whole number") from None
+        if not lo <= value <= hi:
+            raise Bad(f"{text} is outside {lo}..{hi}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+def seconds(lo: float, hi: float) -> Callable[[str], float]:
+    """A duration in seconds within [lo, hi]: a plain number, or '4ms', '1.5s', '300us'."""
+
+    def parse(text: str) -> float:
+        value = duration_ns(text) / 1e9
+        if not lo <= value <= hi:
+            raise Bad(f"{text} is outside {lo:g} s .. {hi:g} s")
+        return value
+
+    parse.__name__ = "duration"
+    return parse
+
+
+def period_ns(lo_ns: int = PERIOD_MIN_NS, hi_ns: int = 10_000_000_000) -> Callable[[str], int]:
+    """A period or window in integer ns within [lo_ns, hi_ns] ('4ms', or plain seconds)."""
+
+    def parse(text: str) -> int:
+        value = duration_ns(text)
+        if not lo_ns <= value <= hi_ns:
+            raise Bad(f"{text} is outside {lo_ns / 1e6:g} ms .. {hi_ns / 1e9:g} s")
+        return value
+
+    parse.__name__ = "period"
+    return parse
+
 
 def duration_ns(text: str) -> int:
-    """'4ms' -> 4000000 (ns); a plain number is seconds."""
+    """'4ms' -> 4000000 (ns); a plain number is seconds; NaN and infinities are refused."""
     try:
-        return round(float(text) * 1e9)
+        value = float(text)
     except ValueError:
-        pass
-    try:
-        return parse_duration(text)
-    except FaultScriptError as err:
-        raise ValueError(str(err)) from err
+        try:
+            return parse_duration(text)
+        except FaultScriptError as err:
+            raise Bad(str(err)) from None
+    if not math.isfinite(value) or abs(value) > 1e9:
+        raise Bad(f"{text!r} is not a finite duration")
+    return round(value * 1e9)
 
 
 def bitrate(text: str) -> int:
-    """'1M', '500k', '125000' -> bits per second."""
+    """'1M', '500k', '125000' -> bits per second, classic CAN's 10 kbit/s .. 1 Mbit/s, with a bit
+    time of whole nanoseconds (the simulated bus counts ns)."""
     scale = {"k": 1_000, "K": 1_000, "M": 1_000_000}.get(text[-1:], 1)
     number = text[:-1] if scale != 1 else text
     try:
-        value = round(float(number) * scale)
-    except ValueError as err:
-        raise ValueError(f"bad bit rate {text!r}: use e.g. 1M, 500k or 125000") from err
-    if value <= 0:
-        raise ValueError(f"bit rate must be positive, got {text!r}")
-    return value
+        value = _number(number) * scale
+    except Bad:
+        raise Bad(f"bad bit rate {text!r}: use e.g. 1M, 500k or 125000") from None
+    if not BITRATE_MIN <= value <= BITRATE_MAX:
+        raise Bad(f"bit rate {text} is outside classic CAN's 10k .. 1M")
+    if value != round(value) or 1_000_000_000 % round(value):
+        raise Bad(f"bit rate {text}: the bit time must be whole nanoseconds (e.g. 125k, 500k)")
+    return round(value)
+
+
+def joints(text: str) -> list[int]:
+    """'1,3,4' -> [1, 3, 4]: joint numbers 1..12, each once."""
+    fields = text.split(",")
+    if any(not f.strip() for f in fields):
+        raise Bad(f"{text!r}: an empty joint number (give e.g. 1,3,4)")
+    try:
+        values = [int(f) for f in fields]
+    except ValueError:
+        raise Bad(f"{text!r}: joints are whole numbers 1..{JOINTS}, comma separated") from None
+    if not all(1 <= j <= JOINTS for j in values):
+        raise Bad(f"{text!r}: joints are 1..{JOINTS}")
+    if len(set(values)) != len(values):
+        raise Bad(f"{text!r}: a joint is named twice")
+    return values
+
+
+def port(text: str) -> int:
+    """A TCP port 1..65535, or 0 for any free one."""
+    return integer(0, 65535)(text)
+
+
+def output_file(suffixes: tuple[str, ...]) -> Callable[[str], str]:
+    """A file to write: a known suffix (any if none given), in an existing writable directory
+    (checked before the command runs, so no result is lost to a bad path at the end)."""
+
+    def parse(text: str) -> str:
+        path = Path(text)
+        if suffixes and path.suffix.lower() not in suffixes:
+            raise Bad(f"{text}: the file name must end in {' or '.join(suffixes)}")
+        folder = path.parent
+        if not folder.is_dir():
+            raise Bad(f"{text}: directory {folder} does not exist")
+        if path.is_dir():
+            raise Bad(f"{text} is a directory")
+        if not _writable(folder) or (path.exists() and not _writable(path)):
+            raise Bad(f"{text}: not writable")
+        return text
+
+    parse.__name__ = "file"
+    return parse
+
+
+def _writable(path: Path) -> bool:
+    return os.access(path, os.W_OK)
+
+
+SEED = integer(0, SEED_MAX)
+ALPHA = real(0.01, 100.0)  # load inertia factor: 1/100 .. 100 times the nominal load
+REALTIME_FACTOR = real(0.01, 100.0)
+SIM_SECONDS = seconds(0.001, 86_400.0)  # simulated time of one run: 1 ms .. one day
+WALL_SECONDS = seconds(0.001, 86_400.0)  # wall-clock time on a live bus
+PNG = output_file((".png",))
+LOG = output_file((".log", ".asc", ".blf"))
+ANY_FILE = output_file(())
