@@ -1,5 +1,6 @@
 """`servobus run`, `identify`, `analyze position-loop`, `record` and the real-bus node commands."""
 
+import itertools
 import json
 import re
 import signal
@@ -182,13 +183,26 @@ def _wait_for(condition, what: str, timeout_s: float = 120.0) -> None:
         time.sleep(0.05)
 
 
+def _late_periods(frames: list[tuple[float, str]], margin_s: float) -> tuple[int, int]:
+    """Closed periods without MEAS_1 in the relayed order, and periods whose MEAS_1 was relayed
+    within margin_s of the next TICK (their order may differ between clients)."""
+    ticks = [t for t, name in frames if name == TICK]
+    meas = [t for t, name in frames if name == "MEAS_1"]
+    late = close = 0
+    for start, end in itertools.pairwise(ticks):
+        near = any(abs(t - end) < margin_s for t in meas)
+        late += not near and not any(start <= t < end for t in meas)
+        close += near
+    return late, close
+
+
 def test_tick_board_and_host_as_separate_processes_over_remote() -> None:
     """Board and host are on the bus before the first tick and leave after the last, so every
     count is exact; a listener on the same server is the independent witness."""
     server = serve_in_thread("127.0.0.1", 0)
     url = f"ws://127.0.0.1:{server.server_port}/"
     common = ["--interface", "remote", "--channel", url, "--json"]
-    schema, seen = Schema(), []
+    schema, seen, stamped = Schema(), [], []
     listener = can.Bus(interface="remote", channel=url)
     nodes = []
     try:
@@ -208,6 +222,7 @@ def test_tick_board_and_host_as_separate_processes_over_remote() -> None:
             msg = listener.recv(0.05)
             if msg is not None:
                 seen.append(schema.decode(msg).name)
+                stamped.append((msg.timestamp, seen[-1]))
             if quiet_from is None and min(map(seen.count, (TICK, "MEAS_1", "ACTUATION_3"))) >= sent:
                 quiet_from = time.monotonic()
         for node in nodes:
@@ -223,14 +238,16 @@ def test_tick_board_and_host_as_separate_processes_over_remote() -> None:
     # 3 s of 20 ms ticks from t = 0: 150, one more when the loop ends just past a due tick
     assert 150 <= sent <= 151 and seen.count(TICK) == sent
     assert host_out["ticks"] == sent and host_out["slips"] == 0
-    # each tick draws JOINT_1's measurement and the host's three actuations (on time or at the
-    # host's timeout); the server relays frames to all clients in one order, so a period the
-    # listener saw close without MEAS_1 (late on a loaded machine) is one the host counts
+    # each tick draws JOINT_1's measurement and, unless the host missed the period, its three
+    # actuations; every missing actuation is a reported deadline miss (the last period is open)
     assert seen.count("MEAS_1") == sent
-    assert seen.count("ACTUATION_1") == seen.count("ACTUATION_3") == sent
-    periods = " ".join(n for n in seen if n in (TICK, "MEAS_1")).split(TICK)[1:-1]
-    late = sum("MEAS_1" not in p for p in periods)
-    assert host_out["servo_faults"].get("JOINT_1", 0) == late, (late, host_out["servo_faults"])
+    assert seen.count("ACTUATION_1") == seen.count("ACTUATION_2") == seen.count("ACTUATION_3")
+    assert sent - seen.count("ACTUATION_3") <= host_out["deadline_misses"] + 1
+    # a period the listener saw close without MEAS_1 is a servo fault for the host: the server
+    # stamps and relays each frame to every client in one go, so the host's order can differ
+    # from the listener's only for frames relayed within a thread switch interval of each other
+    late, close = _late_periods(stamped, sys.getswitchinterval())
+    assert late <= host_out["servo_faults"].get("JOINT_1", 0) <= late + close
     # the board heard every frame its acceptance filter admits, and nothing it could not decode
     assert board_out["frames_received"] == seen.count(TICK) + seen.count("ACTUATION_1")
     assert board_out["rx_faults"] == 0 and seen.count("ANNOUNCE_1") == 1
