@@ -3,6 +3,7 @@ it; nodes run unchanged on a real python-can bus in wall-clock time."""
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import can
@@ -75,27 +76,36 @@ def test_replay_to_a_real_bus_and_writer_rejects_unknown_suffix(tmp_path: Path) 
 
 
 def test_tick_node_runs_unchanged_on_a_real_bus_in_wall_time() -> None:
+    """Bounds that a loaded machine cannot break (it only makes ticks later): no tick early,
+    no tick before its due time, most ticks on time; the exact schedule is checked in
+    simulated time (test_realtime_schedule.py)."""
     bus, listener = open_bus("virtual", "rt-ticks"), open_bus("virtual", "rt-ticks")
     try:
         node = TickNode(SCHEMA, period_ns=10_000_000)
+        before = time.time()
         RealtimeRunner(bus, [node]).run(duration_s=0.205)
+        after = time.time()
         got = list(iter(lambda: listener.recv(0.05), None))
     finally:
         bus.shutdown()
         listener.shutdown()
     seqs = [SCHEMA.decode(m).values["seq"] for m in got]
-    assert seqs == list(range(len(seqs))) and 19 <= len(seqs) <= 21
-    # ticks follow the absolute 10 ms schedule: a late timer does not accumulate (tolerance
-    # for a loaded machine's scheduling latency)
-    late = [m.timestamp - got[0].timestamp - 0.010 * k for k, m in enumerate(got)]
-    assert all(-0.008 < d < 0.008 for d in late), late
+    # ticks at 0, 10, ..., 200 ms are due before the end; a tick fires only once due
+    assert seqs == list(range(len(seqs))) and 21 <= len(seqs) <= 1 + (after - before) / 0.010
+    late = [m.timestamp - before - 0.010 * k for k, m in enumerate(got)]
+    assert min(late) > -0.001, late  # never before its due time (1 ms for the two clocks)
+    # an absolute schedule: lateness does not accumulate, so the typical tick is on time
+    assert sorted(late)[len(late) // 2] < 0.004, late
 
 
-def test_realtime_pacing_of_the_simulated_bus() -> None:
-    import time
-
-    sim = ScheduleSim(SCHEMA, realtime_factor=1.0)
+@pytest.mark.parametrize("factor", [0.5, 1.0, 4.0])
+def test_realtime_pacing_of_the_simulated_bus(factor: float) -> None:
+    sim = ScheduleSim(SCHEMA, realtime_factor=factor)
     start = time.perf_counter()
     sim.run(0.1)
-    assert 0.09 < time.perf_counter() - start < 0.5
+    wall = time.perf_counter() - start
+    # the last events (tick 24 at 96 ms and its period's frames) run no earlier than their
+    # simulated time divided by the factor; a loaded machine only adds to it
+    assert wall >= 0.096 / factor, wall
+    assert wall < 0.1 / factor + 2.0  # and pacing adds no sleep beyond the schedule
     assert isinstance(sim.buses[0], can.BusABC)

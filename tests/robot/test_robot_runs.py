@@ -9,7 +9,41 @@ import pytest
 
 from servobus.bus.node import attach_sim
 from servobus.bus.recorder import read_log
+from servobus.host.tunings import DEFAULT_ROBOT_KP, DEFAULT_ROBOT_Q
 from servobus.robot.assembly import Robot, RobotConfig
+
+from .closed_loop_models import cascade_errors, local_p_errors, rms
+
+STILL = [0, 6]  # the hip yaws (joints 1, 7) hold 512 throughout the gait
+
+
+def predicted(robot: Robot, alpha: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """Linear-model tracking (rms, max) per joint for the references this run's host used."""
+    recs = robot.host.records
+    ref, x0 = np.array([r.reference for r in recs]), recs[0].measured
+    if robot.config.mode == "local-p":
+        err = local_p_errors(ref, x0)
+    else:
+        err = cascade_errors(ref, x0, DEFAULT_ROBOT_KP, DEFAULT_ROBOT_Q, alpha=alpha)
+    return rms(err), np.abs(err).max(axis=0)
+
+
+def assert_tracks(rep: dict, robot: Robot, lo: float, hi: float, joints=range(12),
+                  alpha: float = 1.0) -> None:
+    """Each moving joint's rms and max within [lo, hi] x the linear model's; under the cascade
+    the still joints only show the SPEC's +-1 LSB noise and +-1 LSB limit cycle."""
+    want_rms, want_max = predicted(robot, alpha)
+    for j in joints:
+        got_rms, got_max = rep["tracking_rms_lsb"][j], rep["tracking_max_lsb"][j]
+        if j in STILL:
+            if robot.config.mode == "local-p":
+                continue  # not modelled: a few LSB of start-up excursion, then an offset
+            assert got_rms < 1.0 and got_max <= 2.0, (j + 1, got_rms, got_max)
+        else:
+            assert lo * want_rms[j] < got_rms < hi * want_rms[j], (j + 1, got_rms, want_rms[j])
+            if robot.config.mode == "cascade":  # local P: the start-up excursion sets the max
+                assert lo * want_max[j] < got_max < hi * want_max[j] + 1, (j + 1, got_max,
+                                                                           want_max[j])
 
 
 def run(duration: float, **kw) -> Robot:
@@ -23,7 +57,7 @@ def test_nominal_run_tracks_the_gait_without_faults() -> None:
     rep = robot.report(1.0)
     assert rep["ticks"] == 300 and rep["slips"] == 0 and rep["deadline_misses"] == 0
     assert rep["servo_faults"] == {} and rep["trips"] == {} and rep["error_frames"] == 0
-    assert max(rep["tracking_rms_lsb"]) < 20 and max(rep["tracking_max_lsb"]) < 40
+    assert_tracks(rep, robot, 0.75, 1.25)
     window = rep["host_window_measured_s"]
     assert 0.0029 < window["min"] <= window["max"] < 0.0034
     assert abs(rep["bus_load_pct"] - rep["bus_load_predicted_pct"]) < 1.0
@@ -35,8 +69,8 @@ def test_silenced_node_is_reported_in_exactly_the_periods_after_its_silence() ->
     assert sup.fault_periods == [(k, [5]) for k in range(250, sup.ticks - 1)]
     rep = robot.report(1.0)
     assert rep["servo_faults"] == {"JOINT_5": sup.ticks - 1 - 250}
-    others = [rms for j, rms in enumerate(rep["tracking_rms_lsb"], start=1) if j != 5]
-    assert max(others) < 20 and rep["deadline_misses"] == 0
+    assert rep["deadline_misses"] == 0
+    assert_tracks(rep, robot, 0.75, 1.25, joints=[j for j in range(12) if j != 4])
 
 
 def test_a_dropped_tick_is_one_slip() -> None:
@@ -103,12 +137,20 @@ def test_same_seed_gives_a_bit_identical_log(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("mode", ["cascade", "local-p"])
 def test_both_board_modes_follow_the_trajectory(mode: str) -> None:
-    rep = run(1.2, mode=mode).report(1.0)
-    assert max(rep["tracking_rms_lsb"]) < 25, rep["tracking_rms_lsb"]
+    robot = run(1.2, mode=mode)
+    rep = robot.report(1.0)
     assert rep["mode"] == mode
+    # the local P model leaves out Coulomb friction, pot quantisation and the 1 kHz sampling
+    # delay, each of which only adds error: a wider band above
+    assert_tracks(rep, robot, *((0.75, 1.25) if mode == "cascade" else (0.9, 1.6)))
 
 
-def test_heavier_legs_change_the_tracking() -> None:
+def test_heavier_legs_track_as_the_slower_plant_predicts() -> None:
     light = np.array(run(1.2).report(1.0)["tracking_rms_lsb"])
-    heavy = np.array(run(1.2, alphas=[4.0] * 12).report(1.0)["tracking_rms_lsb"])
-    assert not np.allclose(light, heavy)
+    robot = run(1.2, alphas=[4.0] * 12)
+    heavy = robot.report(1.0)
+    # alpha = 4 is two thirds of R2's stability limit: the unmodelled current loop and
+    # quantisation cost phase there, so the emulator may exceed the linear model a little more
+    assert_tracks(heavy, robot, 0.85, 1.45, alpha=4.0)
+    moving = [j for j in range(12) if j not in STILL]
+    assert np.all(np.array(heavy["tracking_rms_lsb"])[moving] > 1.3 * light[moving])

@@ -12,6 +12,7 @@ from servobus.bus.recorder import read_log
 from servobus.bus.schedule_sim import ScheduleSim
 from servobus.bus.schema import Schema
 from servobus.tools.cli import main
+from tests.bus.canutils_oracle import cfl_exact
 
 
 def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict:
@@ -56,8 +57,21 @@ def test_bussim_with_faults(capsys: pytest.CaptureFixture[str]) -> None:
 def test_bench_bus_json(capsys: pytest.CaptureFixture[str]) -> None:
     out = _json(capsys, ["bench", "bus", "--frames", "50", "--json"])
     assert out["nodes"] == 14
-    assert out["servobus"]["deliveries"] == 50 * 14 * 13
-    assert out["virtual"]["lost"] == 0 and out["virtual"]["frames_per_s"] > 0
+    sim = out["servobus"]
+    assert sim["frames"] == 50 * 14 and sim["deliveries"] == 50 * 14 * 13
+    # all frames queued at t = 0 keep the 1 Mbit/s bus busy back to back: the simulated time
+    # is the sum of their exact lengths (can-utils' algorithm, IFS included), 1 us per bit
+    bits = sum(cfl_exact(0x100 + node, k.to_bytes(8, "little"))
+               for node in range(14) for k in range(50))
+    assert round(sim["sim_time_s"] * 1e6) == bits
+    assert sim["frames_per_s"] == pytest.approx(sim["frames"] / sim["wall_s"])
+    # the full protocol: tick, 12 measurements and 3 actuations per 4 ms period, for 2 s
+    assert out["servobus_schedule"]["frames"] == 500 * 16
+    virtual = out["virtual"]
+    assert virtual["frames"] == 700 and virtual["deliveries"] == 700 * 13
+    assert virtual["lost"] == 0 and virtual["latency_lost"] == 0
+    assert virtual["frames_per_s"] == pytest.approx(700 / virtual["wall_s"])
+    assert 0 < virtual["latency_median_us"] <= virtual["latency_max_us"] < 2e6  # recv timeout
 
 
 @pytest.mark.parametrize("argv", [["busload", "--dbc", "/no/such.dbc"],
