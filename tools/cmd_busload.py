@@ -91,7 +91,7 @@ def _do_busload(args: argparse.Namespace) -> None:
         print(f"  {f['name']:<12} {f['id']:>6} {f['dlc']:>3} {f['stretch_6_5']:>5} "
               f"{f['worst_case']:>5} {f['no_stuffing']:>7}")
     emit({"models": report["models"], "exact": report["exact"]}, False)
-    print("worst-case response times (Davis 2007), deadline = period:")
+    print("worst-case response times (Davis 2007), deadline = each message's own period:")
     for m in report["messages"]:
         wcrt = "unbounded" if m["wcrt_s"] is None else f"{m['wcrt_s'] * 1e6:8.1f} us"
         print(f"  {m['name']:<12} {m['id']:>6} {wcrt}  {'ok' if m['meets_deadline'] else 'MISS'}")
