@@ -24,17 +24,21 @@ STATES = ("rest", "regular", "chaos")
 
 
 def _spectrum(x: np.ndarray) -> np.ndarray:
-    """Power spectrum of one window, mean removed, Hann-weighted."""
-    return np.abs(np.fft.rfft((x - x.mean()) * np.hanning(len(x)))) ** 2
+    """Power spectrum of one window, mean removed, Hann-weighted, without the bins 0..PEAK_BINS
+    (0 to 1 Hz): a one-off step or a drift is not an oscillation a 2 s window can resolve."""
+    power = np.abs(np.fft.rfft((x - x.mean()) * np.hanning(len(x)))) ** 2
+    power[:PEAK_BINS + 1] = 0.0
+    return power
 
 
 def concentration(x: np.ndarray) -> float:
-    """Share of the power within +-PEAK_BINS bins of the spectral peak (0 for a constant)."""
+    """Share of the power within +-PEAK_BINS bins of the spectral peak; 0 for a constant and for
+    a spectrum that only falls from the lowest bin kept (a step or drift, not an oscillation)."""
     power = _spectrum(x)
     total = float(power.sum())
-    if total <= 0.0:
-        return 0.0
     k = int(power.argmax())
+    if total <= 0.0 or k <= PEAK_BINS + 1:
+        return 0.0
     return float(power[max(k - PEAK_BINS, 0):k + PEAK_BINS + 1].sum()) / total
 
 

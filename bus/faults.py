@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 import can
 
+from servobus.bus.controller import MAX_STANDARD_ID
+
 CORRUPT = "corrupt"
 NO_ACK = "noack"
 _UNITS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
@@ -99,7 +101,6 @@ class NodeFault:
     delay_ns: int = 0
 
 
-MAX_STANDARD_ID = 0x7FF
 # kind -> (required options, optional options) after `kind WHAT`
 _OPTIONS = {CORRUPT: ({"at"}, {"count", "from"}), NO_ACK: ({"at"}, {"count", "from"}),
             "silence": ({"at"}, {"for"}), "babble": ({"at", "for"}, set()),

@@ -2,7 +2,9 @@
 
 Every frame occupies the wire over an interval: from its start of frame to the end of its
 interframe space.  A window is charged the busy time that falls inside it (a frame straddling a
-window edge is split by time, in integer nanoseconds), so no window exceeds 100 %.  A logged
+window edge is split by time, in integer nanoseconds), and a frame that would begin before the
+previous one ended (a log read at the wrong bit rate, or timestamp jitter) is charged from that
+end on and counted as overlapping, so no window exceeds 100 %.  A logged
 frame's timestamp is its end of frame, so its interval is reconstructed from its exact length
 (real stuff bits).  Failed transmissions count too: on a live medium the whole attempt (frame
 up to the flag, error frame, interframe space); from a log, where the aborted frame's own bits
@@ -34,6 +36,7 @@ class LoadMeter:
     bits: int = 0
     first: int | None = None  # start of the first frame (ns): window 0 begins here
     last: int | None = None  # end of the latest busy interval (ns)
+    overlapping: int = 0  # frames that began before the previous one ended (wrong bit rate?)
 
     def __post_init__(self) -> None:
         if not math.isfinite(self.bitrate) or self.bitrate <= 0:
@@ -69,6 +72,9 @@ class LoadMeter:
         """The wire was busy over [start, end) ns with `bits`: split the time over windows."""
         if self.first is None:
             self.first = start
+        if self.last is not None and start < self.last:
+            self.overlapping += 1
+            start = min(self.last, end)
         self.last = end if self.last is None else max(self.last, end)
         if ok:
             self.frames += 1
@@ -99,6 +105,7 @@ class LoadMeter:
         per_window = [100.0 * self.windows.get(k, 0) / w for k in range(lo, hi + 1)]
         span = max(self.last - self.first, w)
         return {"frames": self.frames, "error_frames": self.error_frames, "bits": self.bits,
+                "overlapping_frames": self.overlapping,
                 "span_s": span / NS_PER_S, "load_pct": 100.0 * sum(self.windows.values()) / span,
                 "window_s": self.window_s, "window_load_max_pct": max(per_window),
                 "window_load_mean_pct": sum(per_window) / len(per_window),

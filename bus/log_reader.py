@@ -20,10 +20,10 @@ from typing import IO
 import can
 from can.io.blf import BLFParseError
 
+from servobus.bus.controller import MAX_EXTENDED_ID, MAX_STANDARD_ID
 from servobus.bus.untrusted import shown
 
 SUFFIXES = (".log", ".asc", ".blf")
-MAX_STANDARD_ID, MAX_EXTENDED_ID = 0x7FF, 0x1FFFFFFF
 # zlib inflates at most ~1032:1 and a BLF CAN object is 48 bytes: a bound on honest frame counts
 _MAX_FRAMES_PER_BYTE = 22
 _CANDUMP = re.compile(r"\(\S+\)\s+\S+\s+([0-9A-Fa-f]{3}|[0-9A-Fa-f]{8})#"
@@ -153,8 +153,10 @@ def _read_blf(path: Path, notes: list[str]) -> list[can.Message]:
                 if len(messages) > limit:
                     raise LogReadError(f"{path}: corrupt BLF: more frames than "
                                        f"{size} bytes can hold")
+        except LogReadError:
+            raise
         except _PARSE_ERRORS as err:
-            if not truncated or isinstance(err, LogReadError):
+            if not truncated:
                 raise _corrupt(path, len(messages), err) from err
     count = reader.object_count
     if truncated:
@@ -178,6 +180,5 @@ def _why(err: BaseException) -> str:
 
 
 def _corrupt(path: Path, frames: int, err: BaseException) -> LogReadError:
-    if isinstance(err, LogReadError):
-        return err
+    """The error for BLF data python-can could not parse after `frames` frames."""
     return LogReadError(f"{path}: corrupt BLF data after {frames} frames ({_why(err)})")

@@ -131,8 +131,10 @@ class Player:
 
     def scrub(self, fraction: float) -> None:
         """Jump within the current interval (0 = its first line, 1 = the next line)."""
+        if not 0.0 <= fraction <= 1.0:
+            raise ValueError(f"scrub takes a fraction 0..1 of the current interval, got {fraction}")
         start, dt = self._interval()
-        self._t += (start + min(max(fraction, 0.0), 1.0) * dt) - self._t % self.trajectory.period_s
+        self._t += (start + fraction * dt) - self._t % self.trajectory.period_s
 
     def _interval(self) -> tuple[float, float]:
         k = self.index()

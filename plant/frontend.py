@@ -39,8 +39,8 @@ def rc_update(state, tables, counts: int, x: float) -> None:
 @register_jitable
 def adc_code(params, amps: float) -> int:
     """10-bit conversion of the filtered signal plus the after-RC offset (rounding, clipped)."""
-    volts = amps + params[p.OFFSET_AFTER_RC_A]
-    code = math.floor(params[p.ADC_ZERO_CODE] + volts * params[p.ADC_CODES_PER_AMP] + 0.5)
+    amps_seen = amps + params[p.OFFSET_AFTER_RC_A]
+    code = math.floor(params[p.ADC_ZERO_CODE] + amps_seen * params[p.ADC_CODES_PER_AMP] + 0.5)
     if code < 0:
         return 0
     top = int(params[p.ADC_MAX_CODE])

@@ -49,6 +49,14 @@ def _action_joint(line: str, arg: str) -> int:
     return int(arg)
 
 
+def _time(kind: str, line: str, text: str) -> int:
+    """`parse_duration(text)`, with the script line named in its error."""
+    try:
+        return parse_duration(text)
+    except FaultScriptError as err:
+        raise FaultScriptError(f"{kind} {line!r}: {err}") from None
+
+
 def _scrub_fraction(line: str, arg: str | None) -> float:
     """The F of 'scrub F at T': where in the current interval to jump, 0..1."""
     try:
@@ -153,9 +161,10 @@ class Robot:
                 rest.append(f"silence JOINT_{joint} at {mt.group(2)}" +
                             (f" for {mt.group(4)}" if mt.group(4) else ""))
             elif mt := re.fullmatch(r"tick drop at (\S+)", line.strip()):
-                self.tick.skip_at_ns.append(parse_duration(mt.group(1)))
+                self.tick.skip_at_ns.append(_time("fault", line, mt.group(1)))
             elif mt := re.fullmatch(r"host delay (\S+) at (\S+)", line.strip()):
-                self._delays.append((parse_duration(mt.group(2)), parse_duration(mt.group(1))))
+                self._delays.append((_time("fault", line, mt.group(2)),
+                                     _time("fault", line, mt.group(1))))
             else:
                 rest.append(line)
         return rest
@@ -169,7 +178,7 @@ class Robot:
         mt = re.fullmatch(r"(\w+)(?: (\S+))? at (\S+)", line.strip())
         if mt is None or mt.group(1) not in ACTIONS:
             raise FaultScriptError(f"action {line!r}: {usage}")
-        verb, arg, at = mt.group(1), mt.group(2), parse_duration(mt.group(3))
+        verb, arg, at = mt.group(1), mt.group(2), _time("action", line, mt.group(3))
         host, player = self.host, self.host.player
         if verb in ("release", "engage", "freeze"):
             joint = 0 if arg in (None, "all") else _action_joint(line, arg)

@@ -33,7 +33,7 @@ from servobus.presets.servos import HSR_5995TG, ServoPreset
 from servobus.robot.assembly import default_plant
 
 Mode = Literal["cascade", "voltage-pid"]
-MODES: tuple[Mode, ...] = ("cascade", "voltage-pid")
+HOLD_MODES: tuple[Mode, ...] = ("cascade", "voltage-pid")
 
 
 @dataclass(frozen=True)
@@ -99,8 +99,8 @@ def plant_options(cfg: HoldConfig) -> PlantOptions:
 
 def simulate(cfg: HoldConfig) -> HoldTrace:
     """Run the hold; deterministic for a given config."""
-    if cfg.mode not in MODES:
-        raise ValueError(f"--mode {cfg.mode!r}: use one of {', '.join(MODES)}")
+    if cfg.mode not in HOLD_MODES:
+        raise ValueError(f"--mode {cfg.mode!r}: use one of {', '.join(HOLD_MODES)}")
     if cfg.seconds < cfg.settle_s + 2 * WINDOW_S:
         raise ValueError(f"--seconds must be at least {cfg.settle_s + 2 * WINDOW_S:g}")
     if not -1.0 <= cfg.load_torque <= 1.0:

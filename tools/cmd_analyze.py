@@ -26,6 +26,7 @@ from servobus.presets.servos import HSR_5995TG
 from servobus.tools import units
 from servobus.tools.board_options import add_adc_window_argument
 from servobus.tools.cli import Commands
+from servobus.tools.errors import ServobusError
 from servobus.tools.output import emit
 
 
@@ -122,13 +123,14 @@ def add_limit_cycle(topics: argparse._SubParsersAction) -> None:
     lc.add_argument("--zero-offset", type=units.real(-1.0, 1.0), default=None, metavar="A",
                     help="as-built amplifier offset in amperes, within +-1 (default: the "
                          "board's, -0.02)")
-    lc.add_argument("--offset-stage", choices=OFFSET_STAGES, default="after-rc",
-                    help="where the offset acts: on the filtered signal or on the PWM pulses")
+    lc.add_argument("--offset-stage", choices=OFFSET_STAGES, default=None,
+                    help="where the offset acts: on the filtered signal (default) or on the "
+                         "PWM pulses")
     lc.add_argument("--kick", type=units.integer(-100, 100), default=3, metavar="LSB",
                     help="the reference starts this far from the joint, within +-100 LSB")
-    lc.add_argument("--seconds", type=units.seconds(0.001, 3600.0), default=60.0,
-                    help="simulated seconds, up to 1 h (at least the settling time and two "
-                         "analysis windows)")
+    lc.add_argument("--seconds", type=units.seconds(6.0, 3600.0), default=60.0,
+                    help="simulated seconds, 6 s (the 2 s settling time and two 2 s analysis "
+                         "windows) .. 1 h")
     lc.add_argument("--seed", type=units.SEED, default=0)
     lc.add_argument("--json", action="store_true")
     lc.add_argument("--plot", type=units.PNG, metavar="FILE.png",
@@ -139,10 +141,13 @@ def add_limit_cycle(topics: argparse._SubParsersAction) -> None:
 def _do_limit_cycle(args: argparse.Namespace) -> None:
     from servobus.robot.limit_cycle import HoldConfig, analyze
 
+    if args.sensing == "winding-bipolar" and (args.zero_offset is not None or args.offset_stage):
+        raise ServobusError("--zero-offset and --offset-stage model the as-built "
+                            "supply-unipolar front end; the corrected bipolar one has none")
     cfg = HoldConfig(sensing=args.sensing, tuning=args.tuning, integral=not args.no_integral,
                      load_torque=args.load_torque, mode=args.mode, seconds=args.seconds,
                      seed=args.seed, kick_lsb=args.kick, zero_offset_a=args.zero_offset,
-                     offset_stage=args.offset_stage)
+                     offset_stage=args.offset_stage or "after-rc")
     report, trace, states = analyze(cfg)
     if args.plot:
         from servobus.robot.limit_cycle_plot import plot_hold

@@ -20,7 +20,8 @@ def add_subparser(sub: Commands) -> None:
                              "one period's frames")
     parser.add_argument("--bitrate", type=units.bitrate, default=None,
                         help="10k .. 1M, e.g. 500k (default: DBC Baudrate)")
-    parser.add_argument("--meas-bytes", type=int, choices=(2, 6), default=2)
+    parser.add_argument("--meas-bytes", type=int, choices=(2, 6), default=None,
+                        help="measurement frame size of the predicted schedule (default 2)")
     parser.add_argument("--log", help="measure the load of a recorded .log/.asc/.blf instead")
     parser.add_argument("--interface", choices=INTERFACES[1:],
                         help="measure the load of a live bus instead (with --channel)")
@@ -42,6 +43,9 @@ def _conflicts(args: argparse.Namespace) -> None:
         raise ServobusError("--duration is the length of a live capture: it needs --interface")
     if args.window is not None and not (args.log or args.interface):
         raise ServobusError("--window applies to a measured load: it needs --log or --interface")
+    if args.meas_bytes is not None and (args.log or args.interface):
+        raise ServobusError("--meas-bytes sets the predicted schedule; a measured load counts "
+                            "the frames it sees")
     if args.period is not None and (args.log or args.interface):
         raise ServobusError("--period sets the predicted schedule; a measured load has "
                             "--window instead")
@@ -73,11 +77,14 @@ def _do_busload(args: argparse.Namespace) -> None:
                 bus.shutdown()
             source = f"{args.interface} {args.channel}"
         report = meter.report()
+        if meter.overlapping:
+            warn(f"{meter.overlapping} frames began before the previous one ended at "
+                 f"{rate:g} bit/s: is that the bus's bit rate? (charged without overlap)")
         if not args.json:
             report.pop("windows")
         emit(report, args.json, title=f"measured load of {source}")
         return
-    report = busload(schema, args.period, rate, args.meas_bytes)
+    report = busload(schema, args.period, rate, args.meas_bytes or 2)
     frames_s = report["exact"]["frame_bits"] / rate
     if frames_s > report["period_s"]:
         raise ServobusError(f"a period of {report['period_s'] * 1e3:g} ms cannot hold its own "

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from servobus.bus.faults import FaultScriptError, parse_duration
+from servobus.bus.schema import JOINTS
 
-JOINTS = 12
 # classic CAN: ISO 11898 runs from 10 kbit/s to 1 Mbit/s
 BITRATE_MIN, BITRATE_MAX = 10_000, 1_000_000
 # the shortest period / window of the analyses (about one CAN frame at 1 Mbit/s) and of the nodes

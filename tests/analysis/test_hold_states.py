@@ -58,3 +58,11 @@ def test_a_train_of_d_term_pulses_is_regular_at_the_position_rate() -> None:
     assert states == ["regular"] * 3
     out = summarize(states, pos, cmd, F, "iw_swing_a")
     assert out["frequency_hz"] == 4.5 and out["amplitude_lsb"] == 2.0
+
+
+def test_a_single_step_is_not_an_oscillation() -> None:
+    """One 1-LSB step and one command pulse in a window: chaos (broadband), never regular."""
+    pos = np.concatenate([np.full(200, 512.0), np.full(1300, 513.0)])
+    cmd = np.zeros(1500)
+    cmd[200] = 0.25
+    assert classify(pos, cmd, F) == ["chaos", "rest", "rest"]

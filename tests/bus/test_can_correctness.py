@@ -4,8 +4,10 @@ error counters, the standalone servobus interface, frames a controller refuses, 
 import can
 import pytest
 
+from servobus.bus import frame_bits as fb
 from servobus.bus.controller import InvalidFrame
 from servobus.bus.faults import CORRUPT, NO_ACK, FaultPlan, FrameFault
+from servobus.bus.frame_fast import stuffed_length
 from servobus.bus.load_meter import LoadMeter
 from servobus.bus.medium import Medium
 from servobus.bus.recorder import LOC_ACK_SLOT, LOC_CRC_SEQUENCE, MediumRecorder
@@ -226,3 +228,18 @@ def test_bussim_reports_ticks_queued_behind_a_babbler() -> None:
     assert report["host_complete_periods"] <= report["host_periods"] - 13
     clean = ScheduleSim(SCHEMA).run(0.3)
     assert clean["ticks_delayed"] == 0 and clean["host_complete_periods"] == clean["host_periods"]
+
+
+def test_a_log_read_at_the_wrong_bit_rate_never_loads_a_window_above_100_pct() -> None:
+    """1 Mbit/s frames back to back, measured as if at 500 kbit/s: each reconstructed frame
+    would begin before the previous one ended; the overlap is counted, not charged twice."""
+    meter = LoadMeter(bitrate=500_000, window_s=0.001)
+    t = 0.0
+    for _ in range(200):
+        bits = stuffed_length(0x101, b"\x00\x02", False) + fb.TRAILER_BITS + fb.IFS_BITS
+        t += bits * 1e-6
+        meter.add(can.Message(arbitration_id=0x101, data=b"\x00\x02", is_extended_id=False,
+                              timestamp=t))
+    report = meter.report()
+    assert report["window_load_max_pct"] <= 100.0
+    assert report["overlapping_frames"] == 199

@@ -50,6 +50,9 @@ def test_interpolation_wraps_and_pauses_and_scrubs() -> None:
     assert player.position()[0] == pytest.approx(110.0)
     player.scrub(0.5)
     assert player.position()[0] == pytest.approx(150.0)
+    for outside in (-0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match=r"fraction 0\.\.1"):
+            player.scrub(outside)
 
 
 def test_shipped_gait_round_trips_through_text() -> None:

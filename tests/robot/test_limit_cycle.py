@@ -53,4 +53,7 @@ def test_cli_json_plot_and_errors(capsys: pytest.CaptureFixture[str], tmp_path: 
     assert out["share"]["rest"] == 1.0 and out["iw_swing_a"] is None
     assert png.read_bytes()[:4] == b"\x89PNG"
     assert main(["analyze", "limit-cycle", "--seconds", "2"]) == 2
-    assert "error: --seconds" in capsys.readouterr().err
+    assert "--seconds" in capsys.readouterr().err
+    assert main(["analyze", "limit-cycle", "--sensing", "winding-bipolar", "--zero-offset",
+                 "-0.02"]) == 2
+    assert "bipolar one has none" in capsys.readouterr().err
