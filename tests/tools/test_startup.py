@@ -1,5 +1,6 @@
 """Start-up: `servobus --help` and `servobus busload` import only what they use."""
 
+import importlib.metadata
 import subprocess
 import sys
 
@@ -45,4 +46,4 @@ def test_version_and_python_m() -> None:
     result = subprocess.run([sys.executable, "-m", "servobus", "--version"], capture_output=True,
                             text=True, check=True)
     assert result.stdout.strip() == f"servobus {servobus.__version__}"
-    assert servobus.__version__ == "0.1.0"
+    assert servobus.__version__ == importlib.metadata.version("servobus")
