@@ -9,6 +9,7 @@ from servobus.bus.factory import INTERFACES, open_bus
 from servobus.bus.recorder import capture, open_writer, read_log, replay_realtime
 from servobus.tools import units
 from servobus.tools.cli import Commands
+from servobus.tools.errors import ServobusError
 from servobus.tools.interrupts import interrupted
 from servobus.tools.output import emit, warn
 
@@ -37,6 +38,9 @@ def _do_record(args: argparse.Namespace) -> None:
     sink = Counter(writer.on_message_received)
     try:
         capture(bus, args.duration, [sink])  # ends quietly on Ctrl-C / SIGTERM (exit 130 / 143)
+    except can.CanError as err:  # e.g. `ip link set can0 down`: say where the frames are
+        raise ServobusError(f"{args.interface} {args.channel}: {err}; recording stopped, "
+                            f"{sink.frames} frames written to {args.out}") from err
     finally:
         writer.stop()
         bus.shutdown()

@@ -13,6 +13,10 @@ from servobus.bus.schedule_sim import ScheduleSim
 from servobus.bus.schema import Schema
 from servobus.tools.cli import main
 from tests.bus.canutils_oracle import cfl_exact
+from tests.socketcan_env import CHANNEL, MARKS
+
+LIVE_BUSES = [pytest.param("virtual", id="virtual"),
+              pytest.param("socketcan", marks=MARKS, id="socketcan")]
 
 
 def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict:
@@ -86,23 +90,30 @@ def test_bad_bus_input_is_a_clear_error(capsys: pytest.CaptureFixture[str], argv
     assert err.startswith("error: ") and "Traceback" not in err
 
 
-def _replay_later(log: Path, channel: str) -> threading.Thread:
-    """Replay a log onto a virtual channel 0.3 s from now (in a thread, as another node would)."""
+def _live(interface: str, name: str) -> list[str]:
+    """The options of a live bus: a named virtual channel, or vcan0."""
+    return ["--interface", interface, "--channel", CHANNEL if interface == "socketcan" else name]
+
+
+def _replay_later(log: Path, bus: list[str]) -> threading.Thread:
+    """Replay a log onto a live bus 0.3 s from now (in a thread, as another node would)."""
     def go() -> None:
         time.sleep(0.3)
-        main(["log", "replay", str(log), "--interface", "virtual", "--channel", channel])
+        main(["log", "replay", str(log), *bus])
 
     thread = threading.Thread(target=go)
     thread.start()
     return thread
 
 
-def test_record_and_replay_any_bus(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+@pytest.mark.parametrize("interface", LIVE_BUSES)
+def test_record_and_replay_any_bus(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                   interface: str) -> None:
     source, copy = tmp_path / "sim.log", tmp_path / "copy.blf"
     ScheduleSim(Schema(), log_path=str(source)).run(0.1)
-    thread = _replay_later(source, "log-cli")
-    assert main(["log", "record", "--interface", "virtual", "--channel", "log-cli",
-                 "--duration", "1.5", "--out", str(copy), "--json"]) == 0
+    bus = _live(interface, "log-cli")
+    thread = _replay_later(source, bus)
+    assert main(["log", "record", *bus, "--duration", "1.5", "--out", str(copy), "--json"]) == 0
     thread.join()
     text = capsys.readouterr().out  # the replay's table, then the recording's JSON
     assert "replayed" in text and "frames  400" in text
@@ -111,12 +122,14 @@ def test_record_and_replay_any_bus(capsys: pytest.CaptureFixture[str], tmp_path:
         (m.arbitration_id, bytes(m.data)) for m in read_log(source)]
 
 
-def test_busload_of_a_live_bus(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+@pytest.mark.parametrize("interface", LIVE_BUSES)
+def test_busload_of_a_live_bus(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                               interface: str) -> None:
     source = tmp_path / "sim.log"
     ScheduleSim(Schema(), log_path=str(source)).run(0.1)
-    thread = _replay_later(source, "load-cli")
-    assert main(["busload", "--interface", "virtual", "--channel", "load-cli",
-                 "--duration", "1.5", "--json"]) == 0
+    bus = _live(interface, "load-cli")
+    thread = _replay_later(source, bus)
+    assert main(["busload", *bus, "--duration", "1.5", "--json"]) == 0
     thread.join()
     text = capsys.readouterr().out
     out = json.loads(text[text.index("{"):])

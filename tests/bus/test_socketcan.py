@@ -1,0 +1,139 @@
+"""The kernel's CAN stack as the witness: replay, record and live busload on vcan0 against a
+python-can reader and can-utils' candump, and the interface going down under a recording."""
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import can
+import pytest
+
+from servobus.bus.load_meter import LoadMeter
+from servobus.bus.recorder import read_log
+from servobus.bus.schedule_sim import ScheduleSim
+from servobus.bus.schema import Schema
+from servobus.tools.cli import main
+from tests.socketcan_env import CHANNEL, MARKS
+
+pytestmark = MARKS
+VCAN = ["--interface", "socketcan", "--channel", CHANNEL]
+CANDUMP_LINE = re.compile(r"\((\d+\.\d+)\) (\S+) ([0-9A-F]+)#([0-9A-F]*)")
+
+
+def _frames(messages: list[can.Message]) -> list[tuple[int, bool, bytes]]:
+    return [(m.arbitration_id, m.is_extended_id, bytes(m.data)) for m in messages]
+
+
+def _recorded_run(tmp_path: Path, seconds: float = 0.1) -> Path:
+    """A log of the full protocol (tick, 12 measurements, 3 actuations per 4 ms period)."""
+    log = tmp_path / "sim.log"
+    ScheduleSim(Schema(), log_path=str(log)).run(seconds)
+    return log
+
+
+def _replay_later(log: Path) -> threading.Thread:
+    """`servobus log replay` onto vcan0 0.3 s from now, as another node would."""
+    def go() -> None:
+        time.sleep(0.3)
+        main(["log", "replay", str(log), *VCAN])
+
+    thread = threading.Thread(target=go)
+    thread.start()
+    return thread
+
+
+class Candump:
+    """can-utils' candump -L on vcan0 in the background: the kernel's own view of the bus."""
+
+    def __enter__(self) -> "Candump":
+        self.proc = subprocess.Popen(["candump", "-L", CHANNEL], stdout=subprocess.PIPE,
+                                     text=True)
+        time.sleep(0.2)  # its socket is bound before anything is sent
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        self.out = self.proc.communicate(timeout=10)[0]
+
+    def messages(self) -> list[can.Message]:
+        """The frames candump printed, in its order."""
+        found = [CANDUMP_LINE.fullmatch(line) for line in self.out.splitlines()]
+        assert all(found), self.out
+        return [can.Message(timestamp=float(m[1]), arbitration_id=int(m[3], 16),
+                            is_extended_id=len(m[3]) == 8, data=bytes.fromhex(m[4]))
+                for m in found if m]
+
+
+def test_replay_onto_vcan0_reads_back_frame_for_frame(tmp_path: Path) -> None:
+    log = _recorded_run(tmp_path)
+    sent = read_log(log)
+    reader = can.Bus(interface="socketcan", channel=CHANNEL)
+    try:
+        thread = _replay_later(log)
+        got = [reader.recv(timeout=5.0) for _ in sent]
+        thread.join()
+        assert reader.recv(timeout=0.3) is None  # and nothing more
+    finally:
+        reader.shutdown()
+    assert len(sent) == 25 * 16
+    assert _frames([m for m in got if m is not None]) == _frames(sent)
+    # replayed in real time: the 100 ms run takes about 100 ms on the bus too
+    stamps = [m.timestamp for m in got if m is not None]
+    assert 0.09 < stamps[-1] - stamps[0] < 0.5
+
+
+def test_log_record_equals_candump(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log, copy = _recorded_run(tmp_path), tmp_path / "copy.blf"
+    with Candump() as dump:
+        thread = _replay_later(log)
+        assert main(["log", "record", *VCAN, "--duration", "1.5", "--out", str(copy),
+                     "--json"]) == 0
+        thread.join()
+    text = capsys.readouterr().out
+    assert json.loads(text[text.index("{"):])["frames"] == 400
+    assert _frames(read_log(copy)) == _frames(dump.messages()) == _frames(read_log(log))
+
+
+def test_live_busload_equals_candump(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = _recorded_run(tmp_path)
+    with Candump() as dump:
+        thread = _replay_later(log)
+        assert main(["busload", *VCAN, "--duration", "1.5", "--json"]) == 0
+        thread.join()
+    text = capsys.readouterr().out
+    live = json.loads(text[text.index("{"):])
+    seen = LoadMeter().add_all(dump.messages()).report()
+    assert len(dump.messages()) == live["frames"] == 400
+    assert live["bits"] == seen["bits"] == LoadMeter().add_all(read_log(log)).report()["bits"]
+
+
+def test_interface_down_under_a_recording(tmp_path: Path) -> None:
+    """`ip link set vcan0 down` mid-run: a clear error naming the interface, and the frames
+    recorded until then are in a readable log."""
+    log, copy = _recorded_run(tmp_path), tmp_path / "copy.asc"
+    record = subprocess.Popen([sys.executable, "-m", "servobus", "log", "record", *VCAN,
+                               "--duration", "20", "--out", str(copy), "--json"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not copy.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)  # the recorder is up once its file exists
+        time.sleep(0.5)
+        assert main(["log", "replay", str(log), *VCAN]) == 0
+        time.sleep(0.5)
+        subprocess.run(["ip", "link", "set", CHANNEL, "down"], check=True)
+        out, err = record.communicate(timeout=30)
+    finally:
+        subprocess.run(["ip", "link", "set", CHANNEL, "up"], check=True)
+        if record.poll() is None:
+            record.kill()
+    assert record.returncode == 2, (out, err)
+    assert err.startswith("error: ") and CHANNEL in err and "Traceback" not in err
+    assert "400 frames" in err and str(copy) in err
+    assert _frames(read_log(copy)) == _frames(read_log(log))
