@@ -10,6 +10,14 @@ after a newer one (a reorder or a duplicate): counted in ``ticks_out_of_order``,
 slip (plain ``(seq - previous - 1) mod 256`` counted one such reorder as 254 slips).  Any other
 number opens the next period with ``(seq - previous - 1) mod 256`` slips, so an outage of
 240..255 lost ticks (about 1 s at 4 ms) costs at most OLD_TICKS ignored ticks.
+
+The host window of period k is the time from its last measurement to tick k+1 (SPEC 1.1); the
+part the host used runs from the instant it started computing (its last measurement, or the end
+of the measurement phase when one is missing) to its actuation.  A measurement arriving after the
+host started computing belongs to no window (it used to make "used" negative under a babbler),
+and frames are handled in arrival order (a late frame overtaking a queued tick made a window
+negative), so neither figure can be negative.  A period whose computation had not started when
+tick k+1 arrived (a stalled host) has no window; it is a deadline miss.
 """
 
 from dataclasses import dataclass, field
