@@ -1,8 +1,13 @@
 """The time-trigger node: a TICK every period with the 8-bit sequence number (SPEC 1.1).
 
 Its crystal is modelled: tick k is due at offset + k * period * (1 + drift_ppm / 1e6) plus a
-seeded uniform jitter in [-jitter, +jitter].  ``skip`` lists sequence numbers whose tick is not
-sent (a dropped tick, for fault runs).
+seeded uniform jitter in [-jitter, +jitter].  ``skip_at_ns`` lists instants whose tick is not
+sent (a dropped tick, for fault runs; counted in ``skipped``).
+
+A time trigger never bursts: a tick that fires late (a stalled process, a slow ``send``) goes out
+as the newest tick already due, and the older ones it overtook are not sent at all (counted in
+``ticks_skipped``).  Tick k always carries sequence number k mod 256 and the next tick keeps the
+absolute grid, so the host sees the gap as slips and the trigger stops with its run.
 """
 
 import random
@@ -29,6 +34,7 @@ class TickNode:
     name: str = "TIME_TRIGGER"
     sent: int = 0
     skipped: int = 0
+    ticks_skipped: int = 0
     tx_faults: int = 0
 
     def __post_init__(self) -> None:
@@ -37,6 +43,7 @@ class TickNode:
         self._rng = random.Random(self.seed)
         self._k = 0
         self._seq = 0
+        self._jitter = 0
         self._bus: can.BusABC | None = None
         self._clock: Clock | None = None
 
@@ -55,11 +62,26 @@ class TickNode:
     def _arm(self) -> None:
         assert self._clock is not None
         jitter = self._rng.randint(-self.jitter_ns, self.jitter_ns) if self.jitter_ns else 0
+        self._jitter = jitter
         self._clock.call_at(max(self.due(self._k) + jitter, self._clock.now_ns()), self._tick)
+
+    def _newest_due(self, t: int) -> int:
+        """The newest tick k >= the armed one whose nominal time is not after t."""
+        k = max(self._k, int((t - self.offset_ns) // (self.period_ns *
+                                                       (1.0 + self.drift_ppm * 1e-6))))
+        while k > self._k and self.due(k) > t:
+            k -= 1
+        while self.due(k + 1) <= t:
+            k += 1
+        return k
 
     def _tick(self) -> None:
         assert self._bus is not None and self._clock is not None
         now = self._clock.now_ns()
+        behind = self._newest_due(now - self._jitter) - self._k
+        self.ticks_skipped += behind
+        self._k += behind
+        self._seq = (self._seq + behind) % 256
         if any(abs(now - t) < self.period_ns // 2 for t in self.skip_at_ns):
             self.skipped += 1
         else:

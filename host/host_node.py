@@ -7,9 +7,10 @@ If a measurement is missing, the host computes anyway once the measurement phase
 other joints stay under control; the fault is reported at the next tick.  Frames that arrive
 while the host is busy (a slow host) wait, and so does every frame behind them, so frames are
 always handled in arrival order; if several ticks queued up meanwhile the host jumps to the
-newest and the skipped periods show up as slips.  Unknown or malformed frames are counted.  With
-``local_p`` the boards close the position loop: the host sends position references and runs no
-PID (nothing to saturate, no current-limit events).
+newest and the skipped periods show up as slips (SPEC 1.1: the host was too slow); a tick
+older than the newest one seen opens no period (Supervisor).  Unknown or malformed frames are
+counted.  With ``local_p`` the boards close the position loop: the host sends position
+references and runs no PID (nothing to saturate, no current-limit events).
 """
 
 from collections.abc import Callable
@@ -104,7 +105,8 @@ class HostNode:
             return
         if msg.arbitration_id == self._tick_id:
             ended, self._period_end = self._period_end, None
-            self.supervisor.on_tick(int(decoded.values["seq"]), now, ended)
+            if not self.supervisor.on_tick(int(decoded.values["seq"]), now, ended):
+                return  # an old tick (a reorder or duplicate on the bus) opens no period
             self.player.advance_to(now / 1e9)
             self._fresh[:] = False
             self._period += 1

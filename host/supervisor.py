@@ -5,6 +5,12 @@ At tick k+1: every joint whose measurement of period k did not arrive is a servo
 a sequence number that is not previous + 1 mod 256 counts the lost samples as slips; an
 actuation of period k not sent before tick k+1 is a deadline miss.
 
+A tick with the previous tick's number or one up to OLD_TICKS behind it is an old tick arriving
+after a newer one (a reorder or a duplicate): counted in ``ticks_out_of_order``, no period, no
+slip (plain ``(seq - previous - 1) mod 256`` counted one such reorder as 254 slips).  Any other
+number opens the next period with ``(seq - previous - 1) mod 256`` slips, so an outage of
+240..255 lost ticks (about 1 s at 4 ms) costs at most OLD_TICKS ignored ticks.
+
 The host window of period k is the time from its last measurement to tick k+1 (SPEC 1.1); the
 part the host used runs from the instant it started computing (its last measurement, or the end
 of the measurement phase when one is missing) to its actuation.  A measurement arriving after the
@@ -19,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 JOINTS = 12
+OLD_TICKS = 16  # a tick this many numbers behind the newest one is old, not 240 lost ticks
 
 
 @dataclass
@@ -33,6 +40,7 @@ class Supervisor:
     fault_periods: list[tuple[int, list[int]]] = field(default_factory=list)  # (period, joints)
     windows_ns: list[int] = field(default_factory=list)
     used_ns: list[int] = field(default_factory=list)
+    ticks_out_of_order: int = 0
     seq: int | None = None
     tick_ns: int = 0
     arrived: set[int] = field(default_factory=set)
@@ -40,9 +48,12 @@ class Supervisor:
     ready_ns: int | None = None  # when the host started computing this period
     sent_ns: int | None = None
 
-    def on_tick(self, seq: int, now: int, ended: int | None = None) -> None:
-        """Close the previous period, open the next; `ended` is when the previous period ended
-        if that was an earlier tick the host skipped (a stalled host jumping to the newest)."""
+    def on_tick(self, seq: int, now: int, ended: int | None = None) -> bool:
+        """Close the previous period and open the next (True), or count an old tick (False);
+        `ended` is when the previous period ended if that was earlier than `now`."""
+        if self.seq is not None and (self.seq - seq) % 256 <= OLD_TICKS:
+            self.ticks_out_of_order += 1
+            return False
         if self.seq is not None:
             end = now if ended is None else ended
             missing = sorted(self.expected - self.arrived)
@@ -65,6 +76,7 @@ class Supervisor:
         self.last_meas_ns = None
         self.ready_ns = None
         self.sent_ns = None
+        return True
 
     def on_measurement(self, joint: int, now: int) -> bool:
         """Record a measurement; True when it completes the period's set."""

@@ -5,6 +5,11 @@ phase in [0, T) (the inner loops are asynchronous to the ticks, SPEC 1.1), less 
 the boards are powered and measuring (one full pot block) before the first tick at t = 0.
 ``advance_to(t)`` runs every board through the periods that start before t, so a CAN interrupt
 at t is handled at the next PWM boundary: at most one inner-loop period late, as on the boards.
+
+On a real bus (``follow``) the bank's time is wall time less an offset: the boards idle, booted,
+until their first tick (the gap before it is not simulated), and a catch-up never runs more than
+a given span (one tick period): a longer gap (a descheduled process) is skipped, not simulated
+late, so the boards answer the next tick on time.  ``skipped_ns`` counts the time not simulated.
 """
 
 import random
@@ -42,6 +47,8 @@ class BoardBank:
         self._ti = np.zeros((1, N_TI), dtype=np.int64)
         self._tf = np.zeros((1, N_TF))
         self._last_t = -1
+        self.wall_offset_ns: int | None = None  # bank time = wall time - offset (follow)
+        self.skipped_ns = 0
         self.advance_to(0)  # the boards boot `boot_ns` before the bus starts
 
     def __len__(self) -> int:
@@ -60,3 +67,17 @@ class BoardBank:
         runner(self.rams, self.roms, self.params, self.states, self.istates, self.tables,
                counts, self._ti, self._tf)
         self.done += counts
+
+    def follow(self, wall_ns: int, max_step_ns: int) -> None:
+        """Advance to wall time `wall_ns`: the first call starts the bank's clock there, later
+        ones run at most `max_step_ns` and skip the rest of a longer gap."""
+        if self.wall_offset_ns is None:
+            self.wall_offset_ns = wall_ns - self._last_t
+            self.skipped_ns += wall_ns - self._last_t
+        t = wall_ns - self.wall_offset_ns
+        if t - self._last_t > max_step_ns:
+            gap = t - self._last_t - max_step_ns
+            self.wall_offset_ns += gap
+            self.skipped_ns += gap
+            t -= gap
+        self.advance_to(t)

@@ -6,8 +6,11 @@
     COMMAND      release (float) / engage / freeze / set_mode / clear_faults, joint j or all (0)
     every 100 ms STATUS_j with mode, latched faults, CAN error state, TEC, REC; ANNOUNCE_j at boot
 
-The board's acceptance filter admits only these frames.  A frame that does not decode is counted
-(``rx_faults``), never raised.
+The board's acceptance filter admits only these frames (``filter_bus=False``: the caller sets
+one filter for several boards sharing a bus).  With ``max_catchup_ns`` (real time) the board
+idles until its first tick and never simulates more than that span at a tick (BoardBank.follow);
+without it (simulated time) the board follows the bus clock exactly.  A frame that does not
+decode is counted (``rx_faults``), never raised.
 """
 
 from dataclasses import dataclass
@@ -41,6 +44,8 @@ class BoardNode:
     tx_faults: int = 0
     unique_id: int = 0
     joint: int = 0  # 0: index + 1
+    max_catchup_ns: int | None = None
+    filter_bus: bool = True
 
     def __post_init__(self) -> None:
         self.joint = self.joint or self.index + 1
@@ -52,13 +57,14 @@ class BoardNode:
         self._tick, self._act, self._posref, self._cmd = ids.values()
         self._meas = meas_name(self.joint, self.meas_bytes)
         self._position = f"position_{self.joint}"
-        self._filters: list[CanFilter] = [
+        self.filters: list[CanFilter] = [
             {"can_id": i, "can_mask": 0x7FF, "extended": False} for i in ids.values()]
 
     def start(self, bus: can.BusABC, clock: Clock) -> None:
         """Boot: acceptance filter, announce, status timer."""
         self.bus, self.clock = bus, clock
-        bus.set_filters(self._filters)
+        if self.filter_bus:
+            bus.set_filters(self.filters)
         send_or_count(bus, self.schema.encode(f"ANNOUNCE_{self.joint}", {
             f"unique_id_{self.joint}": self.unique_id or 0x5E000000 + self.joint,
             f"fw_version_{self.joint}": FIRMWARE_VERSION,
@@ -72,7 +78,10 @@ class BoardNode:
         try:
             if msg.arbitration_id == self._tick:
                 self.schema.check(msg)
-                self.bank.advance_to(self.clock.now_ns())
+                if self.max_catchup_ns is None:
+                    self.bank.advance_to(self.clock.now_ns())
+                else:
+                    self.bank.follow(self.clock.now_ns(), self.max_catchup_ns)
                 can_tick_fast(ram, self.rig.rom)
                 self._send_measurement()
                 return

@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "log": ("cmd_log", "record or replay a CAN bus"),
     "remote-server": ("cmd_remote", "serve a bus to python-can 'remote' clients"),
     "board": ("cmd_nodes", "one emulated servo board on a real bus"),
+    "boards": ("cmd_nodes", "several emulated servo boards (one compiled bank) on a real bus"),
     "tick": ("cmd_nodes", "the time-trigger node on a real bus"),
     "host": ("cmd_nodes", "the PID host on a real bus"),
     "record": ("cmd_record", "record a trajectory by puppet animation"),

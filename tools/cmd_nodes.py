@@ -1,7 +1,9 @@
-"""`servobus board|tick|host`: one node as its own process on any python-can bus, in real time.
+"""`servobus board|boards|tick|host`: nodes as their own process on any python-can bus, in real
+time.
 
-    servobus tick  --interface socketcan --channel vcan0
-    servobus board --node 3 --interface socketcan --channel vcan0
+    servobus tick   --interface socketcan --channel vcan0
+    servobus board  --node 3 --interface socketcan --channel vcan0
+    servobus boards --nodes 1-12 --interface socketcan --channel vcan0   (one compiled bank)
     servobus host  --interface socketcan --channel vcan0 [--joints 1,2,3]
 """
 
@@ -9,6 +11,7 @@ import argparse
 from typing import Any
 
 import numpy as np
+from can.typechecking import CanFilter
 
 from servobus.bus.factory import INTERFACES, open_bus
 from servobus.bus.realtime import RealtimeRunner
@@ -38,18 +41,30 @@ def _bus_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true")
 
 
+def _board_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--mode", choices=tuple(BOARD_MODES), default="cascade")
+    parser.add_argument("--sensing", choices=SENSING_CHOICES, default="supply-unipolar")
+    parser.add_argument("--alpha", type=units.ALPHA, default=1.0, help="inertia factor 0.01..100")
+    parser.add_argument("--meas-bytes", type=int, choices=(2, 6), default=2)
+    parser.add_argument("--seed", type=units.SEED, default=0)
+    parser.add_argument("--period", type=units.period_ns(units.REALTIME_PERIOD_MIN_NS),
+                        default="4ms", help="the tick period: the longest span a board "
+                        "simulates at one tick (a longer gap is skipped, not run late)")
+    _bus_arguments(parser)
+
+
 def add_subparser(sub: Commands) -> None:
-    """Register board, tick and host."""
+    """Register board, boards, tick and host."""
     board = sub.add_parser("board")
     board.add_argument("--node", type=units.integer(1, JOINTS), required=True,
                        help="joint number 1..12")
-    board.add_argument("--mode", choices=tuple(BOARD_MODES), default="cascade")
-    board.add_argument("--sensing", choices=SENSING_CHOICES, default="supply-unipolar")
-    board.add_argument("--alpha", type=units.ALPHA, default=1.0, help="inertia factor 0.01..100")
-    board.add_argument("--meas-bytes", type=int, choices=(2, 6), default=2)
-    board.add_argument("--seed", type=units.SEED, default=0)
-    _bus_arguments(board)
+    _board_arguments(board)
     board.set_defaults(func=_do_board)
+    boards = sub.add_parser("boards")
+    boards.add_argument("--nodes", type=units.joint_ranges, required=True,
+                        help="joints 1..12 as numbers and ranges, e.g. 1-12 or 1,3,5-7")
+    _board_arguments(boards)
+    boards.set_defaults(func=_do_boards)
     tick = sub.add_parser("tick")
     tick.add_argument("--period", type=units.period_ns(units.REALTIME_PERIOD_MIN_NS), default="4ms",
                       help="tick period, 1 ms .. 10 s (a wall-clock timer in Python cannot "
@@ -69,10 +84,14 @@ def add_subparser(sub: Commands) -> None:
     host.set_defaults(func=_do_host)
 
 
-def _serve(args: argparse.Namespace, node: Any) -> RealtimeRunner:
-    """Run the node until --duration, Ctrl-C or SIGTERM (then exit 130 / 143 after the report)."""
+def _serve(args: argparse.Namespace, node: Any, *more: Any,
+           filters: list[CanFilter] | None = None) -> RealtimeRunner:
+    """Run the nodes until --duration, Ctrl-C or SIGTERM (then exit 130 / 143 after the
+    report); `filters`: the acceptance filter of the process' one bus."""
     bus = open_bus(args.interface, args.channel)
-    runner = RealtimeRunner(bus, [node])
+    if filters is not None:
+        bus.set_filters(filters)
+    runner = RealtimeRunner(bus, [node, *more])
     try:
         runner.run(args.duration)
     except KeyboardInterrupt:
@@ -82,20 +101,43 @@ def _serve(args: argparse.Namespace, node: Any) -> RealtimeRunner:
     return runner
 
 
+def _bank_nodes(args: argparse.Namespace, joints: list[int], seeds: list[int]) -> list[BoardNode]:
+    """Boards of one compiled bank that idle until the first tick and catch up one period."""
+    mode = BOARD_MODES[args.mode]
+    options = [PlantOptions(sensing=args.sensing, rotor="free", alpha=args.alpha, seed=s)
+               for s in seeds]
+    bank = BoardBank(options, [mode] * len(joints), seed=args.seed)
+    return [BoardNode(bank, k, Schema(), args.meas_bytes, mode, joint=j,
+                      max_catchup_ns=args.period, filter_bus=len(joints) == 1)
+            for k, j in enumerate(joints)]
+
+
 def _do_board(args: argparse.Namespace) -> None:
-    options = PlantOptions(sensing=args.sensing, rotor="free", alpha=args.alpha, seed=args.seed)
-    bank = BoardBank([options], [BOARD_MODES[args.mode]], seed=args.seed)
-    node = BoardNode(bank, 0, Schema(), args.meas_bytes, BOARD_MODES[args.mode], joint=args.node)
+    node, = _bank_nodes(args, [args.node], [args.seed])
     runner = _serve(args, node)
     emit({"node": node.name, "frames_received": runner.received, "rx_faults": node.rx_faults,
-          "tx_faults": node.tx_faults, "pwm_periods": int(bank.done[0]),
-          "interrupted": interrupted()}, args.json, title="board")
+          "tx_faults": node.tx_faults, "pwm_periods": int(node.bank.done[0]),
+          "skipped_s": node.bank.skipped_ns / 1e9, "interrupted": interrupted()},
+         args.json, title="board")
+
+
+def _do_boards(args: argparse.Namespace) -> None:
+    nodes = _bank_nodes(args, args.nodes, [args.seed * 100 + j - 1 for j in args.nodes])
+    runner = _serve(args, *nodes, filters=[f for n in nodes for f in n.filters])
+    bank = nodes[0].bank
+    emit({"nodes": [n.name for n in nodes], "frames_received": runner.received,
+          "rx_faults": sum(n.rx_faults for n in nodes),
+          "tx_faults": sum(n.tx_faults for n in nodes),
+          "pwm_periods": {n.name: int(p) for n, p in zip(nodes, bank.done, strict=True)},
+          "skipped_s": bank.skipped_ns / 1e9, "interrupted": interrupted()},
+         args.json, title="boards")
 
 
 def _do_tick(args: argparse.Namespace) -> None:
     node = TickNode(Schema(), args.period)
     runner = _serve(args, node)
-    emit({"ticks_sent": node.sent, "tx_faults": node.tx_faults, "timers_late": runner.late,
+    emit({"ticks_sent": node.sent, "ticks_skipped": node.ticks_skipped,
+          "tx_faults": node.tx_faults, "timers_late": runner.late,
           "interrupted": interrupted()}, args.json, title="tick")
 
 
@@ -109,7 +151,8 @@ def _do_host(args: argparse.Namespace) -> None:
                     supervisor=Supervisor(expected=joints))
     _serve(args, node)
     sup = node.supervisor
-    emit({"ticks": sup.ticks, "slips": sup.slips, "deadline_misses": sup.deadline_misses,
+    emit({"ticks": sup.ticks, "slips": sup.slips, "ticks_out_of_order": sup.ticks_out_of_order,
+          "deadline_misses": sup.deadline_misses,
           "servo_faults": {f"JOINT_{j}": n for j, n in sorted(sup.servo_faults.items())},
           "host_window_measured_s": sup.window_stats(), "rx_faults": node.rx_faults,
           "interrupted": interrupted()}, args.json, title="host")

@@ -137,6 +137,24 @@ def joints(text: str) -> list[int]:
     return values
 
 
+def joint_ranges(text: str) -> list[int]:
+    """'1-12' or '1,3,5-7' -> sorted joint numbers 1..12, each once."""
+    values: list[int] = []
+    for part in text.split(","):
+        lo, _, hi = part.strip().partition("-")
+        try:
+            first, last = int(lo), int(hi if hi else lo)
+        except ValueError:
+            raise Bad(f"{text!r}: give joints 1..{JOINTS} as numbers and ranges, e.g. 1-12 "
+                      "or 1,3,5-7") from None
+        if not 1 <= first <= last <= JOINTS:
+            raise Bad(f"{text!r}: {part.strip()!r} is not a range within 1..{JOINTS}")
+        values += range(first, last + 1)
+    if len(set(values)) != len(values):
+        raise Bad(f"{text!r}: a joint is named twice")
+    return sorted(values)
+
+
 def port(text: str) -> int:
     """A TCP port 1..65535, or 0 for any free one."""
     return integer(0, 65535)(text)

@@ -90,9 +90,12 @@ def test_tick_node_runs_unchanged_on_a_real_bus_in_wall_time() -> None:
         bus.shutdown()
         listener.shutdown()
     seqs = [SCHEMA.decode(m).values["seq"] for m in got]
-    # ticks at 0, 10, ..., 200 ms are due before the end; a tick fires only once due
-    assert seqs == list(range(len(seqs))) and 21 <= len(seqs) <= 1 + (after - before) / 0.010
-    late = [m.timestamp - before - 0.010 * k for k, m in enumerate(got)]
+    # ticks at 0, 10, ..., 200 ms are due before the end; a tick fires only once due; one the
+    # loaded machine made later than the next is skipped (counted), never sent in a burst
+    total = len(seqs) + node.ticks_skipped
+    assert seqs == sorted(set(seqs)) and seqs[-1] == total - 1
+    assert 21 <= total <= 1 + (after - before) / 0.010
+    late = [m.timestamp - before - 0.010 * k for k, m in zip(seqs, got, strict=True)]
     assert min(late) > -0.001, late  # never before its due time (1 ms for the two clocks)
     # an absolute schedule: lateness does not accumulate, so the typical tick is on time
     assert sorted(late)[len(late) // 2] < 0.004, late
