@@ -106,9 +106,10 @@ def _slot(period: Period, msg: can.Message) -> tuple[dict[int, float] | None, in
 
 
 def grid_deviation(ticks: Sequence[Period], period_s: float) -> list[float]:
-    """Each tick's deviation from the nominal grid t0 + index*period, t0 the mean offset."""
+    """Each tick's deviation from the nominal grid t0 + index*period, t0 the median offset
+    (a few very late ticks do not shift the grid the others keep)."""
     offsets = [p.t - p.index * period_s for p in ticks]
-    t0 = sum(offsets) / len(offsets)
+    t0 = percentile(offsets, 50)
     return [o - t0 for o in offsets]
 
 

@@ -65,7 +65,7 @@ def test_hand_worked_log(tmp_path: Path, capsys: pytest.CaptureFixture[str], suf
     r = json.loads(capsys.readouterr().out)
     assert r["ticks"] == 4 and r["frames_before_first_tick"] == 1
     assert r["slips"] == {"gaps": 1, "ticks_missing": 1}
-    # offsets from index*4ms: 0, +10, -10, 0 µs; mean 0; sorted -10, 0, 0, 10
+    # offsets from index*4ms: 0, +10, -10, 0 µs; median (nearest rank) 0; sorted -10, 0, 0, 10
     assert r["tick_jitter_us"] == {"n": 4, "min": -10.0, "p50": 0.0, "p99": 10.0, "max": 10.0}
     assert r["tick_interval_us"] == {"n": 3, "min": 3980.0, "p50": 4010.0, "p99": 8010.0,
                                      "max": 8010.0}
@@ -92,6 +92,13 @@ def test_sequence_wraps_and_long_gaps() -> None:
     r = analyze(long_gap, 4_000_000)
     assert r["slips"] == {"gaps": 1, "ticks_missing": 299}
     assert r["tick_jitter_us"]["max"] == 0.0
+
+
+def test_jitter_grid_kept_by_the_punctual_ticks() -> None:
+    # offsets 0, 0, 0, +1000 µs: the median grid leaves the three at 0 (a mean one: -250)
+    late = [_tick(T0 + k * 0.004 + (0.001 if k == 3 else 0.0), k) for k in range(4)]
+    assert analyze(late, 4_000_000)["tick_jitter_us"] == {"n": 4, "min": 0.0, "p50": 0.0,
+                                                          "p99": 1000.0, "max": 1000.0}
 
 
 def test_no_tick_and_bad_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
