@@ -27,7 +27,7 @@ from servobus.tools import units
 from servobus.tools.board_options import add_adc_window_argument
 from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError
-from servobus.tools.output import emit
+from servobus.tools.output import emit, warn
 
 
 def add_subparser(sub: Commands) -> None:
@@ -44,6 +44,7 @@ def add_subparser(sub: Commands) -> None:
     current.set_defaults(func=_do_current_loop)
     add_position_loop(topics)
     add_limit_cycle(topics)
+    add_timing(topics)
 
 
 def _do_current_loop(args: argparse.Namespace) -> None:
@@ -156,3 +157,22 @@ def _do_limit_cycle(args: argparse.Namespace) -> None:
                  f"{'' if cfg.integral else ', no I'}, load {args.load_torque} N m")
         plot_hold(trace, states, cfg.settle_s, args.plot, title)
     emit(report, args.json, title="limit cycle at rest (one joint)")
+
+
+def add_timing(topics: argparse._SubParsersAction) -> None:
+    """`analyze timing`: tick jitter, latencies, misses and slips of a recorded bus log."""
+    timing = topics.add_parser("timing", help="real-time behaviour of a recorded log: tick "
+                                              "jitter, tick->measurement/actuation latency, "
+                                              "missing frames, slips")
+    timing.add_argument("--log", required=True, help="FILE.log / .asc / .blf (servobus log record)")
+    timing.add_argument("--period", type=units.period_ns(), default="4ms",
+                        help="the nominal tick period the log was recorded at (default 4ms)")
+    timing.add_argument("--json", action="store_true")
+    timing.set_defaults(func=_do_timing)
+
+
+def _do_timing(args: argparse.Namespace) -> None:
+    from servobus.bus.timing import analyze_log
+
+    emit(analyze_log(args.log, args.period, warn), args.json,
+         title=f"bus timing of {args.log} at a {args.period / 1e6:g} ms period")
