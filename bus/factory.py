@@ -15,6 +15,8 @@ import can
 from can_remote.client import RemoteBus
 
 INTERFACES = ("servobus", "virtual", "socketcan", "remote")
+SO_RCVBUFFORCE = 33  # Linux <asm-generic/socket.h>; Python's socket module does not name it
+SOCKET_RCVBUF = 8 * 1024 * 1024  # bytes of a socketcan receive queue: tens of thousands of frames
 
 
 class BusUnavailable(RuntimeError):
@@ -44,9 +46,23 @@ def open_bus(interface: str, channel: Any, **kwargs: Any) -> can.BusABC:
     try:
         if interface == "remote":
             return _FilteringRemoteBus(channel, **kwargs)
-        return can.Bus(interface=interface, channel=channel, **kwargs)
+        bus = can.Bus(interface=interface, channel=channel, **kwargs)
     except (OSError, can.CanError, ValueError) as err:
         raise BusUnavailable(f"{interface} {channel}: {err}") from err
+    if interface == "socketcan":
+        _enlarge_receive_queue(bus)
+    return bus
+
+
+def _enlarge_receive_queue(bus: can.BusABC) -> None:
+    """A receive queue of SOCKET_RCVBUF bytes (a few hundred frames by default): a recorder or a
+    node that is briefly descheduled must not lose frames the kernel already received.  As root
+    the size is forced past net.core.rmem_max; otherwise the kernel caps it there."""
+    sock = bus.socket  # type: ignore[attr-defined]
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, SOCKET_RCVBUF)
+    except OSError:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SOCKET_RCVBUF)
 
 
 class _FilteringRemoteBus(RemoteBus):
