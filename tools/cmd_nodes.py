@@ -61,7 +61,7 @@ def add_subparser(sub: Commands) -> None:
     _board_arguments(board)
     board.set_defaults(func=_do_board)
     boards = sub.add_parser("boards")
-    boards.add_argument("--nodes", type=units.joint_ranges, required=True,
+    boards.add_argument("--nodes", type=units.joints, required=True,
                         help="joints 1..12 as numbers and ranges, e.g. 1-12 or 1,3,5-7")
     _board_arguments(boards)
     boards.set_defaults(func=_do_boards)

@@ -12,7 +12,7 @@ def add_subparser(sub: Commands) -> None:
     """Register the subcommand."""
     parser = sub.add_parser("remote-server")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback)")
-    parser.add_argument("--port", type=units.port, default=DEFAULT_PORT,
+    parser.add_argument("--port", type=units.PORT, default=DEFAULT_PORT,
                         help="TCP port 1..65535, or 0 for any free one (printed)")
     parser.add_argument("--interface", choices=INTERFACES[1:], default="virtual",
                         help="bus behind the server (opened once before serving, so an "

@@ -10,6 +10,7 @@ import math
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from servobus.bus.faults import FaultScriptError, parse_duration
 from servobus.bus.schema import JOINTS
@@ -34,61 +35,50 @@ def _number(text: str) -> float:
     return value
 
 
-def real(lo: float, hi: float, *, lo_open: bool = False, hi_open: bool = False,
-         unit: str = "") -> Callable[[str], float]:
-    """A finite float in [lo, hi] (an open end if `lo_open` / `hi_open`)."""
-    span = f"{'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}{unit}"
+def _ranged(convert: Callable[[str], float], lo: float, hi: float, span: str,
+            name: str) -> Callable[[str], Any]:
+    """An argparse type: `convert(text)`, refused outside [lo, hi] (`span` names the range)."""
 
-    def parse(text: str) -> float:
-        value = _number(text)
-        if value < lo or value > hi or (lo_open and value == lo) or (hi_open and value == hi):
+    def parse(text: str) -> Any:
+        value = convert(text)
+        if not lo <= value <= hi:
             raise Bad(f"{text} is outside {span}")
         return value
 
-    parse.__name__ = "number"
+    parse.__name__ = name
     return parse
+
+
+def real(lo: float, hi: float, *, lo_open: bool = False,
+         hi_open: bool = False) -> Callable[[str], float]:
+    """A finite float in [lo, hi] (an open end if `lo_open` / `hi_open`)."""
+    span = f"{'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
+    return _ranged(_number, math.nextafter(lo, math.inf) if lo_open else lo,
+                   math.nextafter(hi, -math.inf) if hi_open else hi, span, "number")
+
+
+def _whole(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise Bad(f"{text!r} is not a whole number") from None
 
 
 def integer(lo: int, hi: int) -> Callable[[str], int]:
     """An int in [lo, hi]."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise Bad(f"{text!r} is not a whole number") from None
-        if not lo <= value <= hi:
-            raise Bad(f"{text} is outside {lo}..{hi}")
-        return value
-
-    parse.__name__ = "whole number"
-    return parse
+    return _ranged(_whole, lo, hi, f"{lo}..{hi}", "whole number")
 
 
 def seconds(lo: float, hi: float) -> Callable[[str], float]:
     """A duration in seconds within [lo, hi]: a plain number, or '4ms', '1.5s', '300us'."""
-
-    def parse(text: str) -> float:
-        value = duration_ns(text) / 1e9
-        if not lo <= value <= hi:
-            raise Bad(f"{text} is outside {lo:g} s .. {hi:g} s")
-        return value
-
-    parse.__name__ = "duration"
-    return parse
+    return _ranged(lambda text: duration_ns(text) / 1e9, lo, hi, f"{lo:g} s .. {hi:g} s",
+                   "duration")
 
 
 def period_ns(lo_ns: int = PERIOD_MIN_NS, hi_ns: int = 10_000_000_000) -> Callable[[str], int]:
     """A period or window in integer ns within [lo_ns, hi_ns] ('4ms', or plain seconds)."""
-
-    def parse(text: str) -> int:
-        value = duration_ns(text)
-        if not lo_ns <= value <= hi_ns:
-            raise Bad(f"{text} is outside {lo_ns / 1e6:g} ms .. {hi_ns / 1e9:g} s")
-        return value
-
-    parse.__name__ = "period"
-    return parse
+    return _ranged(duration_ns, lo_ns, hi_ns, f"{lo_ns / 1e6:g} ms .. {hi_ns / 1e9:g} s",
+                   "period")
 
 
 def duration_ns(text: str) -> int:
@@ -122,42 +112,24 @@ def bitrate(text: str) -> int:
 
 
 def joints(text: str) -> list[int]:
-    """'1,3,4' -> [1, 3, 4]: joint numbers 1..12, each once."""
-    fields = text.split(",")
-    if any(not f.strip() for f in fields):
-        raise Bad(f"{text!r}: an empty joint number (give e.g. 1,3,4)")
-    try:
-        values = [int(f) for f in fields]
-    except ValueError:
-        raise Bad(f"{text!r}: joints are whole numbers 1..{JOINTS}, comma separated") from None
-    if not all(1 <= j <= JOINTS for j in values):
-        raise Bad(f"{text!r}: joints are 1..{JOINTS}")
-    if len(set(values)) != len(values):
-        raise Bad(f"{text!r}: a joint is named twice")
-    return values
-
-
-def joint_ranges(text: str) -> list[int]:
-    """'1-12' or '1,3,5-7' -> sorted joint numbers 1..12, each once."""
+    """'1,3,4', '1-12' or '1,3,5-7' -> sorted joint numbers 1..12, each once."""
     values: list[int] = []
     for part in text.split(","):
+        if not part.strip():
+            raise Bad(f"{text!r}: an empty joint number: give joints 1..{JOINTS} as numbers and "
+                      "ranges, e.g. 1-12 or 1,3,5-7")
         lo, _, hi = part.strip().partition("-")
         try:
             first, last = int(lo), int(hi if hi else lo)
         except ValueError:
-            raise Bad(f"{text!r}: give joints 1..{JOINTS} as numbers and ranges, e.g. 1-12 "
-                      "or 1,3,5-7") from None
+            raise Bad(f"{text!r}: give joints 1..{JOINTS} as numbers and ranges of whole "
+                      "numbers, e.g. 1-12 or 1,3,5-7") from None
         if not 1 <= first <= last <= JOINTS:
             raise Bad(f"{text!r}: {part.strip()!r} is not a range within 1..{JOINTS}")
         values += range(first, last + 1)
     if len(set(values)) != len(values):
         raise Bad(f"{text!r}: a joint is named twice")
     return sorted(values)
-
-
-def port(text: str) -> int:
-    """A TCP port 1..65535, or 0 for any free one."""
-    return integer(0, 65535)(text)
 
 
 def output_file(suffixes: tuple[str, ...]) -> Callable[[str], str]:
@@ -186,6 +158,7 @@ def _writable(path: Path) -> bool:
 
 
 SEED = integer(0, SEED_MAX)
+PORT = integer(0, 65535)  # a TCP port, or 0 for any free one
 ALPHA = real(0.01, 100.0)  # load inertia factor: 1/100 .. 100 times the nominal load
 REALTIME_FACTOR = real(0.01, 100.0)
 SIM_SECONDS = seconds(0.001, 86_400.0)  # simulated time of one run: 1 ms .. one day
