@@ -1,13 +1,20 @@
 """Whether the socketcan suite can run here: AF_CAN in the kernel and vcan0 up (as in the
 guest of ci/vcan_guest.py); the `socketcan` marker and a clear skip reason otherwise."""
 
+import re
+import signal
+import subprocess
+import tempfile
+import time
 from pathlib import Path
 
+import can
 import pytest
 
 from servobus.bus.factory import socketcan_available
 
 CHANNEL = "vcan0"
+CANDUMP_LINE = re.compile(r"\((\d+\.\d+)\) (\S+) ([0-9A-F]+)#([0-9A-F]*)")
 GUEST = "python3 ci/vcan_guest.py -- python3 -m pytest -m socketcan"
 
 
@@ -23,3 +30,34 @@ def skip_reason() -> str | None:
 
 REASON = skip_reason()
 MARKS = [pytest.mark.socketcan, pytest.mark.skipif(REASON is not None, reason=REASON or "")]
+
+
+class Candump:
+    """can-utils' candump -L on vcan0 in the background, into a file with a large receive queue:
+    the kernel's own view of the bus, complete even when a slow guest descheduled it."""
+
+    def __enter__(self) -> "Candump":
+        self._file = tempfile.NamedTemporaryFile("w+", suffix=".log")
+        self.proc = subprocess.Popen(["candump", "-L", "-r", "8388608", CHANNEL],
+                                     stdout=self._file, text=True)
+        time.sleep(0.2)  # its socket is bound before anything is sent
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        self.proc.wait(timeout=10)
+        self.out = self.text()
+        self._file.close()
+
+    def text(self) -> str:
+        """What candump wrote so far."""
+        return Path(self._file.name).read_text()
+
+    def messages(self) -> list[can.Message]:
+        """The frames candump printed, in its order."""
+        found = [CANDUMP_LINE.fullmatch(line) for line in self.out.splitlines()]
+        assert all(found), self.out
+        return [can.Message(timestamp=float(m[1]), arbitration_id=int(m[3], 16),
+                            is_extended_id=len(m[3]) == 8, data=bytes.fromhex(m[4]))
+                for m in found if m]

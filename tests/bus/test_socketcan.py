@@ -2,11 +2,8 @@
 python-can reader and can-utils' candump, and the interface going down under a recording."""
 
 import json
-import re
-import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -18,11 +15,11 @@ from servobus.bus.recorder import read_log
 from servobus.bus.schedule_sim import ScheduleSim
 from servobus.bus.schema import Schema
 from servobus.tools.cli import main
-from tests.socketcan_env import CHANNEL, MARKS
+from tests.processes import replay_later
+from tests.socketcan_env import CHANNEL, MARKS, Candump
 
 pytestmark = MARKS
 VCAN = ["--interface", "socketcan", "--channel", CHANNEL]
-CANDUMP_LINE = re.compile(r"\((\d+\.\d+)\) (\S+) ([0-9A-F]+)#([0-9A-F]*)")
 
 
 def _frames(messages: list[can.Message]) -> list[tuple[int, bool, bytes]]:
@@ -36,46 +33,12 @@ def _recorded_run(tmp_path: Path, seconds: float = 0.1) -> Path:
     return log
 
 
-def _replay_later(log: Path) -> threading.Thread:
-    """`servobus log replay` onto vcan0 0.3 s from now, as another node would."""
-    def go() -> None:
-        time.sleep(0.3)
-        main(["log", "replay", str(log), *VCAN])
-
-    thread = threading.Thread(target=go)
-    thread.start()
-    return thread
-
-
-class Candump:
-    """can-utils' candump -L on vcan0 in the background: the kernel's own view of the bus."""
-
-    def __enter__(self) -> "Candump":
-        self.proc = subprocess.Popen(["candump", "-L", CHANNEL], stdout=subprocess.PIPE,
-                                     text=True)
-        time.sleep(0.2)  # its socket is bound before anything is sent
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-        self.out = self.proc.communicate(timeout=10)[0]
-
-    def messages(self) -> list[can.Message]:
-        """The frames candump printed, in its order."""
-        found = [CANDUMP_LINE.fullmatch(line) for line in self.out.splitlines()]
-        assert all(found), self.out
-        return [can.Message(timestamp=float(m[1]), arbitration_id=int(m[3], 16),
-                            is_extended_id=len(m[3]) == 8, data=bytes.fromhex(m[4]))
-                for m in found if m]
-
-
 def test_replay_onto_vcan0_reads_back_frame_for_frame(tmp_path: Path) -> None:
     log = _recorded_run(tmp_path)
     sent = read_log(log)
     reader = can.Bus(interface="socketcan", channel=CHANNEL)
     try:
-        thread = _replay_later(log)
+        thread = replay_later(log, VCAN)
         got = [reader.recv(timeout=5.0) for _ in sent]
         thread.join()
         assert reader.recv(timeout=0.3) is None  # and nothing more
@@ -91,7 +54,7 @@ def test_replay_onto_vcan0_reads_back_frame_for_frame(tmp_path: Path) -> None:
 def test_log_record_equals_candump(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     log, copy = _recorded_run(tmp_path), tmp_path / "copy.blf"
     with Candump() as dump:
-        thread = _replay_later(log)
+        thread = replay_later(log, VCAN)
         assert main(["log", "record", *VCAN, "--duration", "1.5", "--out", str(copy),
                      "--json"]) == 0
         thread.join()
@@ -103,7 +66,7 @@ def test_log_record_equals_candump(tmp_path: Path, capsys: pytest.CaptureFixture
 def test_live_busload_equals_candump(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     log = _recorded_run(tmp_path)
     with Candump() as dump:
-        thread = _replay_later(log)
+        thread = replay_later(log, VCAN)
         assert main(["busload", *VCAN, "--duration", "1.5", "--json"]) == 0
         thread.join()
     text = capsys.readouterr().out

@@ -2,9 +2,6 @@
 driven tick by tick by the test, on `virtual` (in this process) and over `remote` (a process)."""
 
 import json
-import signal
-import subprocess
-import sys
 import threading
 import time
 
@@ -14,6 +11,7 @@ import pytest
 from servobus.bus.remote_server import serve_in_thread
 from servobus.bus.schema import TICK, Schema
 from servobus.tools.cli import main
+from tests.processes import kill, servobus, stop, wait_for
 
 
 @pytest.mark.parametrize("nodes, says", [("0-3", "not a range within 1..12"),
@@ -79,21 +77,15 @@ def test_some_boards_as_one_process_over_remote() -> None:
     server = serve_in_thread("127.0.0.1", 0)
     url = f"ws://127.0.0.1:{server.server_port}/"
     tester = can.Bus(interface="remote", channel=url)
-    process = subprocess.Popen([sys.executable, "-m", "servobus", "boards", "--nodes", "1,3,5-7",
-                                "--interface", "remote", "--channel", url, "--json"],
-                               stdout=subprocess.PIPE, text=True)
+    process = servobus("boards", "--nodes", "1,3,5-7", "--interface", "remote", "--channel",
+                       url, "--json")
     try:
-        deadline = time.monotonic() + 120
-        while len(server.clients) < 2:
-            assert time.monotonic() < deadline, "boards did not connect"
-            time.sleep(0.05)
+        wait_for(lambda: len(server.clients) >= 2, "the boards to connect")
         time.sleep(0.5)  # connected, then booting: a tick before start is simply not heard
         periods = _tick_and_collect(tester, 8, 5)
-        process.send_signal(signal.SIGINT)
-        out = json.loads(process.communicate(timeout=60)[0])
+        (out,) = stop([process])
     finally:
-        if process.poll() is None:
-            process.kill()
+        kill([process])
         tester.shutdown()
         server.shutdown()
         server.server_close()

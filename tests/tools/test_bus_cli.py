@@ -1,8 +1,6 @@
 """`servobus busload`, `bussim` and `bench bus` end to end."""
 
 import json
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -13,6 +11,7 @@ from servobus.bus.schedule_sim import ScheduleSim
 from servobus.bus.schema import Schema
 from servobus.tools.cli import main
 from tests.bus.canutils_oracle import cfl_exact
+from tests.processes import replay_later
 from tests.socketcan_env import CHANNEL, MARKS
 
 LIVE_BUSES = [pytest.param("virtual", id="virtual"),
@@ -95,24 +94,13 @@ def _live(interface: str, name: str) -> list[str]:
     return ["--interface", interface, "--channel", CHANNEL if interface == "socketcan" else name]
 
 
-def _replay_later(log: Path, bus: list[str]) -> threading.Thread:
-    """Replay a log onto a live bus 0.3 s from now (in a thread, as another node would)."""
-    def go() -> None:
-        time.sleep(0.3)
-        main(["log", "replay", str(log), *bus])
-
-    thread = threading.Thread(target=go)
-    thread.start()
-    return thread
-
-
 @pytest.mark.parametrize("interface", LIVE_BUSES)
 def test_record_and_replay_any_bus(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                    interface: str) -> None:
     source, copy = tmp_path / "sim.log", tmp_path / "copy.blf"
     ScheduleSim(Schema(), log_path=str(source)).run(0.1)
     bus = _live(interface, "log-cli")
-    thread = _replay_later(source, bus)
+    thread = replay_later(source, bus)
     assert main(["log", "record", *bus, "--duration", "1.5", "--out", str(copy), "--json"]) == 0
     thread.join()
     text = capsys.readouterr().out  # the replay's table, then the recording's JSON
@@ -128,7 +116,7 @@ def test_busload_of_a_live_bus(capsys: pytest.CaptureFixture[str], tmp_path: Pat
     source = tmp_path / "sim.log"
     ScheduleSim(Schema(), log_path=str(source)).run(0.1)
     bus = _live(interface, "load-cli")
-    thread = _replay_later(source, bus)
+    thread = replay_later(source, bus)
     assert main(["busload", *bus, "--duration", "1.5", "--json"]) == 0
     thread.join()
     text = capsys.readouterr().out

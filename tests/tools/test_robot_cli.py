@@ -3,7 +3,6 @@
 import itertools
 import json
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -22,6 +21,7 @@ from servobus.host.trajectory import load
 from servobus.host.tunings import DEFAULT_ROBOT_KP, TUNINGS
 from servobus.robot.assembly import Robot, RobotConfig
 from servobus.tools.cli import main
+from tests.processes import kill, servobus, stop, wait_for
 
 
 def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict:
@@ -172,18 +172,6 @@ def test_release_and_freeze_reach_the_boards() -> None:
     assert all(r.ram[m.MODE] == m.MODE_FLOAT for r in robot.bank.rigs)
 
 
-def _node(*argv: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "servobus", *argv], stdout=subprocess.PIPE,
-                            text=True)
-
-
-def _wait_for(condition, what: str, timeout_s: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-
-
 def _late_periods(frames: list[tuple[float, str]], margin_s: float) -> tuple[int, int]:
     """Closed periods without MEAS_1 in the relayed order, and periods whose MEAS_1 was relayed
     within margin_s of the next TICK (their order may differ between clients)."""
@@ -207,9 +195,10 @@ def test_tick_board_and_host_as_separate_processes_over_remote() -> None:
     listener = can.Bus(interface="remote", channel=url)
     nodes = []
     try:
-        nodes = [_node("board", "--node", "1", *common), _node("host", "--joints", "1", *common)]
+        nodes = [servobus("board", "--node", "1", *common),
+                 servobus("host", "--joints", "1", *common)]
         # python start-up and the board's kernels take seconds on a loaded machine: wait
-        _wait_for(lambda: len(server.clients) == 3, "board and host to connect")
+        wait_for(lambda: len(server.clients) == 3, "board and host to connect")
         tick = subprocess.run([sys.executable, "-m", "servobus", "tick", "--period", "20ms",
                                "--duration", "3", *common], capture_output=True, text=True,
                               check=True, timeout=120)
@@ -227,13 +216,9 @@ def test_tick_board_and_host_as_separate_processes_over_remote() -> None:
                 stamped.append((msg.timestamp, seen[-1]))
             if quiet_from is None and min(map(seen.count, (TICK, "MEAS_1", "ACTUATION_3"))) >= sent:
                 quiet_from = time.monotonic()
-        for node in nodes:
-            node.send_signal(signal.SIGINT)
-        board_out, host_out = (json.loads(n.communicate(timeout=60)[0]) for n in nodes)
+        board_out, host_out = stop(nodes)
     finally:
-        for node in nodes:
-            if node.poll() is None:
-                node.kill()
+        kill(nodes)
         listener.shutdown()
         server.shutdown()
         server.server_close()
