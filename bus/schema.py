@@ -165,6 +165,11 @@ def meas_name(joint: int, meas_bytes: int) -> str:
     return f"{'MEAS6' if meas_bytes == 6 else 'MEAS'}_{joint}"
 
 
+def sequence_gap(prev: int, seq: int) -> int:
+    """How many ticks after tick `prev` the tick `seq` comes (1: the next), mod 256 (SPEC 1.1)."""
+    return (seq - prev) % 256
+
+
 def actuation_name(k: int) -> str:
     """ACTUATION_<k>, k = 1..3, carrying joints 4k-3 .. 4k."""
     return f"ACTUATION_{k}"

@@ -17,7 +17,7 @@ import can
 
 from servobus.bus.node import Clock, send_or_count
 from servobus.bus.schema import TICK, Schema
-from servobus.firmware.time_trigger import next_sequence
+from servobus.firmware.time_trigger import tick_sequence
 
 
 @dataclass
@@ -42,7 +42,6 @@ class TickNode:
             raise ValueError(f"tick period must be positive, got {self.period_ns} ns")
         self._rng = random.Random(self.seed)
         self._k = 0
-        self._seq = 0
         self._jitter = 0
         self._bus: can.BusABC | None = None
         self._clock: Clock | None = None
@@ -81,12 +80,11 @@ class TickNode:
         behind = self._newest_due(now - self._jitter) - self._k
         self.ticks_skipped += behind
         self._k += behind
-        self._seq = (self._seq + behind) % 256
         if any(abs(now - t) < self.period_ns // 2 for t in self.skip_at_ns):
             self.skipped += 1
         else:
-            send_or_count(self._bus, self.schema.encode(TICK, {"seq": self._seq}), self)
+            send_or_count(self._bus, self.schema.encode(TICK, {"seq": tick_sequence(self._k)}),
+                          self)
             self.sent += 1
-        self._seq = next_sequence(self._seq)
         self._k += 1
         self._arm()

@@ -15,12 +15,28 @@ from pathlib import Path
 import can
 
 from servobus.bus.log_reader import Warn, read_log
+from servobus.bus.schema import JOINTS, TICK, Schema, actuation_name, meas_name, sequence_gap
+from servobus.bus.traffic import schema_id
 
-TICK_ID = 0x010
-ACTUATION_IDS = (0x020, 0x021, 0x022)
-MEAS_IDS = tuple(range(0x101, 0x10D))     # MEAS_1..MEAS_12 (2 bytes)
-MEAS6_IDS = tuple(range(0x111, 0x11D))    # MEAS6_1..MEAS6_12 (6 bytes): same joint
-N_JOINTS = 12
+ACTUATIONS = JOINTS // 4  # ACTUATION_1..3, four joints each
+
+
+@dataclass(frozen=True)
+class Roles:
+    """Which frame IDs of a schema are the tick, joint j's measurement (either size) and
+    actuation frame k."""
+
+    tick: int
+    meas: dict[int, int]  # frame ID -> joint
+    actuation: dict[int, int]  # frame ID -> k
+
+    @classmethod
+    def of(cls, schema: Schema) -> "Roles":
+        """The roles in `schema`."""
+        return cls(schema_id(schema, TICK),
+                   {schema_id(schema, meas_name(j, b)): j
+                    for j in range(1, JOINTS + 1) for b in (2, 6)},
+                   {schema_id(schema, actuation_name(k)): k for k in range(1, ACTUATIONS + 1)})
 
 
 def percentile(values: Sequence[float], p: float) -> float:
@@ -50,24 +66,16 @@ class Period:
     repeats: int = 0                                           # a second copy of one frame
 
 
-def _joint(msg: can.Message) -> int | None:
-    """Joint 1..12 of a measurement frame, else None."""
-    if msg.arbitration_id in MEAS_IDS:
-        return msg.arbitration_id - MEAS_IDS[0] + 1
-    if msg.arbitration_id in MEAS6_IDS:
-        return msg.arbitration_id - MEAS6_IDS[0] + 1
-    return None
-
-
 def _seq_step(seq: int, prev_seq: int, dt: float, period_s: float) -> int:
     """Periods between two ticks: the 8-bit sequence difference, plus the multiple of 256
     that brings it closest to what the timestamps say (a gap of 256+ ticks wraps)."""
-    step = (seq - prev_seq) % 256
+    step = sequence_gap(prev_seq, seq)
     wraps = round((dt / period_s - step) / 256)
     return step + 256 * max(0, wraps)
 
 
-def periods(messages: Sequence[can.Message], period_s: float) -> tuple[list[Period], int]:
+def periods(messages: Sequence[can.Message], period_s: float,
+            roles: Roles) -> tuple[list[Period], int]:
     """The periods of a log in time order, and the count of frames before the first tick."""
     out: list[Period] = []
     before = 0
@@ -75,7 +83,7 @@ def periods(messages: Sequence[can.Message], period_s: float) -> tuple[list[Peri
     for msg in sorted(messages, key=lambda m: m.timestamp):
         if msg.is_error_frame or msg.is_remote_frame or msg.is_extended_id:
             continue
-        if msg.arbitration_id == TICK_ID and len(msg.data) >= 1:
+        if msg.arbitration_id == roles.tick and len(msg.data) >= 1:
             seq = msg.data[0]
             index = 0 if not out else out[-1].index + _seq_step(
                 seq, prev_seq, msg.timestamp - out[-1].t, period_s)
@@ -85,7 +93,7 @@ def periods(messages: Sequence[can.Message], period_s: float) -> tuple[list[Peri
         if not out:
             before += 1
             continue
-        slot, key = _slot(out[-1], msg)
+        slot, key = _slot(out[-1], msg, roles)
         if slot is None:
             continue
         if key in slot:
@@ -95,13 +103,13 @@ def periods(messages: Sequence[can.Message], period_s: float) -> tuple[list[Peri
     return out, before
 
 
-def _slot(period: Period, msg: can.Message) -> tuple[dict[int, float] | None, int]:
-    """Where a frame is filed in its period: (measurements, joint), (actuations, n) or None."""
-    joint = _joint(msg)
-    if joint is not None:
-        return period.meas, joint
-    if msg.arbitration_id in ACTUATION_IDS:
-        return period.actuation, msg.arbitration_id - ACTUATION_IDS[0] + 1
+def _slot(period: Period, msg: can.Message,
+          roles: Roles) -> tuple[dict[int, float] | None, int]:
+    """Where a frame is filed in its period: (measurements, joint), (actuations, k) or None."""
+    if msg.arbitration_id in roles.meas:
+        return period.meas, roles.meas[msg.arbitration_id]
+    if msg.arbitration_id in roles.actuation:
+        return period.actuation, roles.actuation[msg.arbitration_id]
     return None, 0
 
 
@@ -124,20 +132,23 @@ def fitted_period(ticks: Sequence[Period]) -> float | None:
     return sum((p.index - mi) * (p.t - mt) for p in ticks) / den
 
 
-def analyze(messages: Sequence[can.Message], period_ns: int) -> dict[str, object]:
-    """The timing report of one log's frames at a nominal tick period."""
+def analyze(messages: Sequence[can.Message], period_ns: int,
+            schema: Schema | None = None) -> dict[str, object]:
+    """The timing report of one log's frames at a nominal tick period (frame roles from
+    `schema`, default the shipped DBC)."""
     period_s = period_ns / 1e9
-    ticks, before = periods(messages, period_s)
+    roles = Roles.of(schema or Schema())
+    ticks, before = periods(messages, period_s, roles)
     if not ticks:
-        raise ValueError("the log holds no TICK frame (ID 0x010): nothing to time")
+        raise ValueError(f"the log holds no TICK frame (ID 0x{roles.tick:03X}): nothing to time")
     gaps = [b.index - a.index - 1 for a, b in itertools.pairwise(ticks) if b.index - a.index != 1]
     slope = fitted_period(ticks)
     last_meas = [max(p.meas.values()) - p.t for p in ticks if p.meas]
     last_act = [max(p.actuation.values()) - p.t for p in ticks if p.actuation]
     per_joint = {f"MEAS_{j}": stats_us([p.meas[j] - p.t for p in ticks if j in p.meas])
-                 for j in range(1, N_JOINTS + 1)}
-    missing_meas = [N_JOINTS - len(p.meas) for p in ticks]
-    missing_act = [len(ACTUATION_IDS) - len(p.actuation) for p in ticks]
+                 for j in range(1, JOINTS + 1)}
+    missing_meas = [JOINTS - len(p.meas) for p in ticks]
+    missing_act = [ACTUATIONS - len(p.actuation) for p in ticks]
     return {
         "period_us": period_ns / 1000,
         "ticks": len(ticks),
@@ -157,6 +168,7 @@ def analyze(messages: Sequence[can.Message], period_ns: int) -> dict[str, object
     }
 
 
-def analyze_log(path: str | Path, period_ns: int, warn: Warn | None = None) -> dict[str, object]:
+def analyze_log(path: str | Path, period_ns: int, schema: Schema,
+                warn: Warn | None = None) -> dict[str, object]:
     """The timing report of a recorded .log/.asc/.blf file."""
-    return analyze(read_log(path, warn), period_ns)
+    return analyze(read_log(path, warn), period_ns, schema)

@@ -3,6 +3,6 @@
 from servobus.firmware import int32 as i32
 
 
-def next_sequence(seq: int) -> int:
-    """The sequence number of the next tick."""
-    return i32.bit_and(i32.add(seq, 1), 0xFF)
+def tick_sequence(k: int) -> int:
+    """The sequence number tick k carries (k mod 256): a skipped tick keeps its number."""
+    return i32.bit_and(k, 0xFF)

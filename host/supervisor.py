@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-JOINTS = 12
+from servobus.bus.schema import JOINTS, sequence_gap
+
 OLD_TICKS = 16  # a tick this many numbers behind the newest one is old, not 240 lost ticks
 
 
@@ -51,7 +52,7 @@ class Supervisor:
     def on_tick(self, seq: int, now: int, ended: int | None = None) -> bool:
         """Close the previous period and open the next (True), or count an old tick (False);
         `ended` is when the previous period ended if that was earlier than `now`."""
-        if self.seq is not None and (self.seq - seq) % 256 <= OLD_TICKS:
+        if self.seq is not None and sequence_gap(seq, self.seq) <= OLD_TICKS:
             self.ticks_out_of_order += 1
             return False
         if self.seq is not None:
@@ -68,7 +69,7 @@ class Supervisor:
                     self.windows_ns.append(end - self.last_meas_ns)
                 if self.sent_ns is not None:
                     self.used_ns.append(self.sent_ns - self.ready_ns)
-            self.slips += (seq - self.seq - 1) % 256
+            self.slips += sequence_gap(self.seq, seq) - 1
         self.ticks += 1
         self.seq = seq
         self.tick_ns = now

@@ -165,14 +165,20 @@ def add_timing(topics: argparse._SubParsersAction) -> None:
                                               "jitter, tick->measurement/actuation latency, "
                                               "missing frames, slips")
     timing.add_argument("--log", required=True, help="FILE.log / .asc / .blf (servobus log record)")
-    timing.add_argument("--period", type=units.period_ns(), default="4ms",
-                        help="the nominal tick period the log was recorded at (default 4ms)")
+    timing.add_argument("--dbc", help="schema the log was recorded with (default: the shipped "
+                                      "dbc/servobus.dbc)")
+    timing.add_argument("--period", type=units.period_ns(), default=None,
+                        help="the nominal tick period the log was recorded at (default: the "
+                             "DBC's, 4 ms)")
     timing.add_argument("--json", action="store_true")
     timing.set_defaults(func=_do_timing)
 
 
 def _do_timing(args: argparse.Namespace) -> None:
+    from servobus.bus.schema import Schema
     from servobus.bus.timing import analyze_log
 
-    emit(analyze_log(args.log, args.period, warn), args.json,
-         title=f"bus timing of {args.log} at a {args.period / 1e6:g} ms period")
+    schema = Schema(args.dbc)
+    period = args.period or schema.tick_period_ns
+    emit(analyze_log(args.log, period, schema, warn), args.json,
+         title=f"bus timing of {args.log} at a {period / 1e6:g} ms period")
