@@ -18,6 +18,7 @@ import cantools
 
 from servobus.bus import frame_bits as fb
 from servobus.bus.rta import MessageTiming, response_times
+from servobus.bus.scheduler import NS_PER_S
 from servobus.bus.schema import TICK, Schema
 
 MODELS: dict[str, Callable[[int], int]] = {
@@ -83,15 +84,30 @@ def busload(schema: Schema, period_ns: int | None = None, bitrate: int | None = 
             "messages": _response_times(schema, meas_bytes, period_ns, bit_ns)}
 
 
-def _response_times(schema: Schema, meas_bytes: int, period_ns: int,
-                    bit_ns: int) -> list[dict[str, Any]]:
-    """Davis 2007 worst-case response of every cyclic message against its deadline (= period)."""
+def _timings(schema: Schema, meas_bytes: int, period_ns: int,
+             bit_ns: int) -> list[MessageTiming]:
+    """Every cyclic message as the RTA sees it; deadline = its own period."""
     timings = []
     for m in schema.cyclic_messages(meas_bytes):
         cycle = int(m.cycle_time or 0)
         t_ns = period_ns if cycle == schema.message(TICK).cycle_time else cycle * 1_000_000
         timings.append(MessageTiming(m.name, m.frame_id, fb.worst_case_bits(m.length) * bit_ns,
                                      t_ns, t_ns))
+    return timings
+
+
+def worst_case_response_ns(schema: Schema, meas_bytes: int, name: str) -> int | None:
+    """Davis 2007 worst-case response time of message `name` on the DBC's schedule (None:
+    unbounded)."""
+    bit_ns = NS_PER_S // schema.bitrate
+    return response_times(_timings(schema, meas_bytes, schema.tick_period_ns, bit_ns),
+                          bit_ns)[name]
+
+
+def _response_times(schema: Schema, meas_bytes: int, period_ns: int,
+                    bit_ns: int) -> list[dict[str, Any]]:
+    """Davis 2007 worst-case response of every cyclic message against its deadline (= period)."""
+    timings = _timings(schema, meas_bytes, period_ns, bit_ns)
     rts = response_times(timings, bit_ns)
     rows = []
     for t in sorted(timings, key=lambda t: t.can_id):

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from servobus.bus.busload import busload
+from servobus.bus.busload import worst_case_response_ns
 from servobus.bus.fault_runner import apply_script
 from servobus.bus.faults import FaultPlan
 from servobus.bus.load_meter import LoadMeter
@@ -48,10 +48,8 @@ class ScheduleSim:
         self.host = HostTraffic(self.schema, self.meas_bytes,
                                 tick_on_time=lambda: self.last_tick_on_time)
         self._tick_id = int(self.schema.message(TICK).frame_id)
-        rows = busload(self.schema, meas_bytes=self.meas_bytes)["messages"]
-        wcrt = next(r["wcrt_s"] for r in rows if r["name"] == TICK)
-        self.tick_bound_ns = round((wcrt if wcrt is not None else
-                                    self.schema.tick_period_ns / NS_PER_S) * NS_PER_S)
+        wcrt = worst_case_response_ns(self.schema, self.meas_bytes, TICK)
+        self.tick_bound_ns = self.schema.tick_period_ns if wcrt is None else wcrt
         self.ticks_delayed = 0
         self.tick_delay_max_ns = 0
         self.last_tick_on_time = True
