@@ -25,7 +25,8 @@ class BoardBank:
     """Stacked firmware and plant arrays of n boards, advanced by one numba call."""
 
     def __init__(self, options: Sequence[PlantOptions], modes: Sequence[int], seed: int = 0,
-                 fast: bool = True, boot_ns: int = 4_000_000) -> None:
+                 fast: bool = True, boot_ns: int = 4_000_000,
+                 max_step_ns: int | None = None) -> None:
         rigs = [BoardRig(options=o, mode=mode) for o, mode in zip(options, modes, strict=True)]
         self.rigs = rigs
         self.hw = rigs[0].hw
@@ -49,6 +50,8 @@ class BoardBank:
         self._last_t = -1
         self.wall_offset_ns: int | None = None  # bank time = wall time - offset (follow)
         self.skipped_ns = 0
+        self.max_step_ns = max_step_ns  # None: simulated time; else wall time, capped catch-up
+        self._synced: object = None  # the tick the bank was last brought up to
         self.advance_to(0)  # the boards boot `boot_ns` before the bus starts
 
     def __len__(self) -> int:
@@ -67,6 +70,18 @@ class BoardBank:
         runner(self.rams, self.roms, self.params, self.states, self.istates, self.tables,
                counts, self._ti, self._tf)
         self.done += counts
+
+    def sync(self, now_ns: int, tick: object) -> None:
+        """Bring every board up to `now_ns` for a received tick, once however many of the
+        bank's boards heard that tick (they then latch at one instant): to simulated time
+        exactly, or (max_step_ns set) following wall time with the catch-up capped."""
+        if tick is self._synced:
+            return
+        self._synced = tick
+        if self.max_step_ns is None:
+            self.advance_to(now_ns)
+        else:
+            self.follow(now_ns, self.max_step_ns)
 
     def follow(self, wall_ns: int, max_step_ns: int) -> None:
         """Advance to wall time `wall_ns`: the first call starts the bank's clock there, later

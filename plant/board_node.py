@@ -7,10 +7,10 @@
     every 100 ms STATUS_j with mode, latched faults, CAN error state, TEC, REC; ANNOUNCE_j at boot
 
 The board's acceptance filter admits only these frames (``filter_bus=False``: the caller sets
-one filter for several boards sharing a bus).  With ``max_catchup_ns`` (real time) the board
-idles until its first tick and never simulates more than that span at a tick (BoardBank.follow);
-without it (simulated time) the board follows the bus clock exactly.  A frame that does not
-decode is counted (``rx_faults``), never raised.
+one filter for several boards sharing a bus).  A tick brings the whole bank up to now once
+(``BoardBank.sync``): exactly in simulated time; on a real bus (the bank's ``max_step_ns``) the
+boards idle until the first tick and never simulate more than that span at a tick.  A frame that
+does not decode is counted (``rx_faults``), never raised.
 """
 
 from dataclasses import dataclass
@@ -44,7 +44,6 @@ class BoardNode:
     tx_faults: int = 0
     unique_id: int = 0
     joint: int = 0  # 0: index + 1
-    max_catchup_ns: int | None = None
     filter_bus: bool = True
 
     def __post_init__(self) -> None:
@@ -78,10 +77,7 @@ class BoardNode:
         try:
             if msg.arbitration_id == self._tick:
                 self.schema.check(msg)
-                if self.max_catchup_ns is None:
-                    self.bank.advance_to(self.clock.now_ns())
-                else:
-                    self.bank.follow(self.clock.now_ns(), self.max_catchup_ns)
+                self.bank.sync(self.clock.now_ns(), msg)
                 can_tick_fast(ram, self.rig.rom)
                 self._send_measurement()
                 return

@@ -106,9 +106,9 @@ def _bank_nodes(args: argparse.Namespace, joints: list[int], seeds: list[int]) -
     mode = BOARD_MODES[args.mode]
     options = [PlantOptions(sensing=args.sensing, rotor="free", alpha=args.alpha, seed=s)
                for s in seeds]
-    bank = BoardBank(options, [mode] * len(joints), seed=args.seed)
+    bank = BoardBank(options, [mode] * len(joints), seed=args.seed, max_step_ns=args.period)
     return [BoardNode(bank, k, Schema(), args.meas_bytes, mode, joint=j,
-                      max_catchup_ns=args.period, filter_bus=len(joints) == 1)
+                      filter_bus=len(joints) == 1)
             for k, j in enumerate(joints)]
 
 

@@ -152,10 +152,10 @@ class TickOnlyBus(ListBus):
 def test_a_board_started_long_before_the_first_tick_idles_and_never_catches_up_more_than_a_period(
         ) -> None:
     schema, clock = Schema(), FakeClock()
-    bank = BoardBank([PlantOptions(rotor="free")], [0], seed=1)
+    # the real-time commands' setting: catch up one tick period at most
+    bank = BoardBank([PlantOptions(rotor="free")], [0], seed=1, max_step_ns=4 * MS)
     booted = int(bank.done[0])
     node = BoardNode(bank, 0, schema)
-    node.max_catchup_ns = 4 * MS  # the real-time commands' setting: one tick period
     bus = TickOnlyBus()
     node.start(bus, clock)
     clock.run_until(54_000 * MS)  # the board waited 54 s for the first tick
