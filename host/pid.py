@@ -13,6 +13,8 @@ from typing import Literal, Protocol
 
 import numpy as np
 
+from servobus.host.tunings import Tuning
+
 AntiWindup = Literal["soft", "hard", "conditional", "dynamic"]
 ANTI_WINDUP: tuple[AntiWindup, ...] = ("soft", "hard", "conditional", "dynamic")
 
@@ -49,6 +51,12 @@ class PidBank:
         self.integ = np.zeros(len(gains))
         self.e_prev = np.full(len(gains), np.nan)  # no D kick on the first sample
         self.saturated = np.zeros(len(gains), dtype=bool)
+
+    @classmethod
+    def of(cls, tuning: Tuning, kp: float, f_can: float, joints: int,
+           anti_windup: AntiWindup = "soft") -> "PidBank":
+        """`joints` PIDs of one tuning for a plant of gain `kp` at the bus rate `f_can`."""
+        return cls(np.tile(tuning.gains(kp, f_can), (joints, 1)), anti_windup=anti_windup)
 
     def reset(self, joints: np.ndarray | None = None) -> None:
         """Forget the integrator and the last error (all joints, or a boolean mask); the next

@@ -56,3 +56,10 @@ DESIGN_MET = False  # whether `designed` reaches DESIGN_OVERSHOOT_PCT
 # END GENERATED
 
 TUNINGS = {**THESIS_TUNINGS, "designed": DESIGNED}
+
+
+def tuning(name: str) -> Tuning:
+    """The tuning called `name` (ValueError naming the choices otherwise)."""
+    if name not in TUNINGS:
+        raise ValueError(f"tuning {name!r}: use one of {', '.join(TUNINGS)}")
+    return TUNINGS[name]

@@ -30,7 +30,7 @@ from servobus.host.host_node import HostNode
 from servobus.host.pid import AntiWindup, PidBank
 from servobus.host.position_loop import PositionPlant
 from servobus.host.trajectory import Player, Trajectory, default_gait
-from servobus.host.tunings import DEFAULT_ROBOT_KP, DEFAULT_ROBOT_Q, DEFAULT_TUNING, TUNINGS
+from servobus.host.tunings import DEFAULT_ROBOT_KP, DEFAULT_ROBOT_Q, DEFAULT_TUNING, tuning
 from servobus.plant.board_bank import BoardBank
 from servobus.plant.board_node import BoardNode
 from servobus.plant.build import PlantOptions
@@ -89,6 +89,12 @@ class RobotConfig:
     actions: Sequence[str] = ()
 
 
+def plant_seed(seed: int, joint: int) -> int:
+    """The noise seed of joint 1..12's hardware in a robot of seed `seed` (every node command
+    uses the same, so a board on a real bus matches its twin in `servobus run`)."""
+    return seed * 100 + joint - 1
+
+
 def default_plant() -> PositionPlant:
     """The identified P(z) of the default robot's joints (host.tunings)."""
     return PositionPlant(DEFAULT_ROBOT_KP, DEFAULT_ROBOT_Q, float(DEFAULT_BOARD.can_hz))
@@ -115,19 +121,18 @@ class Robot:
         start = self.trajectory.poses[0]
         theta0 = (start - 512.0) / DEFAULT_BOARD.pot_lsb_per_rad
         options = [PlantOptions(sensing=cfg.sensing, plant=cfg.plant,  # type: ignore[arg-type]
-                                rotor="free", alpha=a, theta0=float(t), seed=cfg.seed * 100 + j)
+                                rotor="free", alpha=a, theta0=float(t),
+                                seed=plant_seed(cfg.seed, j + 1))
                    for j, (a, t) in enumerate(zip(cfg.alphas, theta0, strict=True))]
         self.bank = BoardBank(options, [BOARD_MODES[cfg.mode]] * JOINTS, seed=cfg.seed)
         for rig, x in zip(self.bank.rigs, start, strict=True):
             rig.ram[m.XW_REF] = int(x)
-        if cfg.tuning not in TUNINGS:
-            raise ValueError(f"tuning {cfg.tuning!r}: use one of {', '.join(TUNINGS)}")
-        self.tuning = TUNINGS[cfg.tuning]
+        self.tuning = tuning(cfg.tuning)
         nominal = default_plant()
         self.gains = self.tuning.gains(nominal.kp, nominal.f)
-        gains = np.tile(self.gains, (JOINTS, 1))
         self.tick = TickNode(self.schema, self.schema.tick_period_ns, seed=cfg.seed)
-        self.host = HostNode(self.schema, PidBank(gains, anti_windup=cfg.anti_windup),
+        self.host = HostNode(self.schema, PidBank.of(self.tuning, nominal.kp, nominal.f, JOINTS,
+                                                     cfg.anti_windup),
                              Player(self.trajectory), cfg.meas_bytes, cfg.compute_ns,
                              local_p=cfg.mode == "local-p")
         self.boards = [BoardNode(self.bank, k, self.schema, cfg.meas_bytes,

@@ -87,7 +87,7 @@ def _run(s: Settings) -> tuple[np.ndarray, np.ndarray, float]:
     # the holding PID is scaled by the preset's physical K_P, not by a stored identification:
     # the experiment must not depend on its own previous result
     kp = physical_plant(HSR_5995TG, DEFAULT_BOARD).kp
-    hold = PidBank(np.tile(THESIS_TUNINGS[s.hold].gains(kp, f), (JOINTS, 1)))
+    hold = PidBank.of(THESIS_TUNINGS[s.hold], kp, f, JOINTS)
     wrapped = ExcitedController(hold, s.joint,
                                 excitation(s.method, f, s.seconds, s.amplitude),
                                 open_loop=s.method == "step")

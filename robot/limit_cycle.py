@@ -24,7 +24,7 @@ from servobus.firmware import board
 from servobus.firmware import memory as m
 from servobus.host.pid import PidBank
 from servobus.host.position_loop import PositionPlant
-from servobus.host.tunings import TUNINGS
+from servobus.host.tunings import tuning
 from servobus.plant.build import OffsetStage, PlantOptions, zero_offset
 from servobus.plant.rig import TF_I_WINDING, TI_MEAS, BoardRig
 from servobus.presets.board import DEFAULT_BOARD, BoardHardware, Sensing
@@ -81,13 +81,11 @@ def voltage_plant(servo: ServoPreset = HSR_5995TG,
 
 def controller(cfg: HoldConfig) -> PidBank:
     """The host PID of the chosen tuning (in A, or in duty for voltage-pid), I term optional."""
-    if cfg.tuning not in TUNINGS:
-        raise ValueError(f"--tuning {cfg.tuning!r}: use one of {', '.join(TUNINGS)}")
     plant = default_plant() if cfg.mode == "cascade" else voltage_plant()
-    gains = np.array(TUNINGS[cfg.tuning].gains(plant.kp, plant.f))
+    bank = PidBank.of(tuning(cfg.tuning), plant.kp, plant.f, 1)
     if not cfg.integral:
-        gains[1] = 0.0
-    return PidBank(gains[None, :])
+        bank.r_i[:] = 0.0
+    return bank
 
 
 def plant_options(cfg: HoldConfig) -> PlantOptions:

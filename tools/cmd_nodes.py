@@ -10,7 +10,6 @@ time.
 import argparse
 from typing import Any
 
-import numpy as np
 from can.typechecking import CanFilter
 
 from servobus.bus.factory import INTERFACES, open_bus
@@ -26,7 +25,7 @@ from servobus.plant.board_bank import BoardBank
 from servobus.plant.board_node import BoardNode
 from servobus.plant.build import PlantOptions
 from servobus.presets.board import SENSING_CHOICES
-from servobus.robot.assembly import BOARD_MODES, default_plant
+from servobus.robot.assembly import BOARD_MODES, default_plant, plant_seed
 from servobus.tools import units
 from servobus.tools.cli import Commands
 from servobus.tools.interrupts import interrupted
@@ -101,11 +100,11 @@ def _serve(args: argparse.Namespace, node: Any, *more: Any,
     return runner
 
 
-def _bank_nodes(args: argparse.Namespace, joints: list[int], seeds: list[int]) -> list[BoardNode]:
+def _bank_nodes(args: argparse.Namespace, joints: list[int]) -> list[BoardNode]:
     """Boards of one compiled bank that idle until the first tick and catch up one period."""
     mode = BOARD_MODES[args.mode]
-    options = [PlantOptions(sensing=args.sensing, rotor="free", alpha=args.alpha, seed=s)
-               for s in seeds]
+    options = [PlantOptions(sensing=args.sensing, rotor="free", alpha=args.alpha,
+                            seed=plant_seed(args.seed, j)) for j in joints]
     bank = BoardBank(options, [mode] * len(joints), seed=args.seed, max_step_ns=args.period)
     return [BoardNode(bank, k, Schema(), args.meas_bytes, mode, joint=j,
                       filter_bus=len(joints) == 1)
@@ -113,7 +112,7 @@ def _bank_nodes(args: argparse.Namespace, joints: list[int], seeds: list[int]) -
 
 
 def _do_board(args: argparse.Namespace) -> None:
-    node, = _bank_nodes(args, [args.node], [args.seed])
+    node, = _bank_nodes(args, [args.node])
     runner = _serve(args, node)
     emit({"node": node.name, "frames_received": runner.received, "rx_faults": node.rx_faults,
           "tx_faults": node.tx_faults, "pwm_periods": int(node.bank.done[0]),
@@ -122,7 +121,7 @@ def _do_board(args: argparse.Namespace) -> None:
 
 
 def _do_boards(args: argparse.Namespace) -> None:
-    nodes = _bank_nodes(args, args.nodes, [args.seed * 100 + j - 1 for j in args.nodes])
+    nodes = _bank_nodes(args, args.nodes)
     runner = _serve(args, *nodes, filters=[f for n in nodes for f in n.filters])
     bank = nodes[0].bank
     emit({"nodes": [n.name for n in nodes], "frames_received": runner.received,
@@ -144,9 +143,9 @@ def _do_tick(args: argparse.Namespace) -> None:
 def _do_host(args: argparse.Namespace) -> None:
     joints = frozenset(args.joints)
     plant = default_plant()
-    gains = np.tile(TUNINGS[args.tuning].gains(plant.kp, plant.f), (JOINTS, 1))
+    pids = PidBank.of(TUNINGS[args.tuning], plant.kp, plant.f, JOINTS, args.anti_windup)
     trajectory = load(args.trajectory) if args.trajectory else default_gait()
-    node = HostNode(Schema(), PidBank(gains, anti_windup=args.anti_windup), Player(trajectory),
+    node = HostNode(Schema(), pids, Player(trajectory),
                     args.meas_bytes, local_p=args.local_p,
                     supervisor=Supervisor(expected=joints))
     _serve(args, node)
