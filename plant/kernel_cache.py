@@ -44,3 +44,12 @@ def cached_njit(func: Callable[..., Any], sources: Sequence[Path] = KERNEL_SOURC
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.write_text(digest)
     return dispatcher
+
+
+def is_cached(*dispatchers: Any) -> bool:
+    """Whether numba's on-disk cache holds compiled code for every one of `dispatchers` (else
+    their first call compiles, ~15 s for the board kernels)."""
+    try:
+        return all(d._cache._cache_file._load_index() for d in dispatchers)
+    except (AttributeError, OSError):  # another numba version: say nothing rather than guess
+        return True

@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         return done.code if isinstance(done.code, int) else 2
     try:
         with interrupts.handle_interrupts():
-            status = args.func(args) or interrupts.exit_status()
+            args.func(args)
     except user_errors() as err:
         if args.debug:
             raise
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return interrupts.exit_status() or 130
-    return status
+    return interrupts.exit_status()
 
 
 def run() -> None:

@@ -6,15 +6,13 @@ from servobus.tools import units
 from servobus.tools.cli import Commands
 from servobus.tools.output import emit
 
-BENCH_SECONDS = units.seconds(0.001, 3600.0)
-
 
 def add_subparser(sub: Commands) -> None:
     """Register the subcommand and its targets."""
     parser = sub.add_parser("bench")
     targets = parser.add_subparsers(dest="target", required=True)
     board = targets.add_parser("board", help="one board at full fidelity")
-    board.add_argument("--seconds", type=BENCH_SECONDS, default=10.0,
+    board.add_argument("--seconds", type=units.EXPERIMENT_SECONDS, default=10.0,
                        help="simulated seconds, up to 1 h")
     board.add_argument("--json", action="store_true")
     board.set_defaults(func=_do_board)
@@ -26,7 +24,7 @@ def add_subparser(sub: Commands) -> None:
     bus.add_argument("--json", action="store_true")
     bus.set_defaults(func=_do_bus)
     run = targets.add_parser("run", help="the whole robot at full fidelity")
-    run.add_argument("--seconds", type=BENCH_SECONDS, default=10.0,
+    run.add_argument("--seconds", type=units.EXPERIMENT_SECONDS, default=10.0,
                      help="simulated seconds, up to 1 h")
     run.add_argument("--json", action="store_true")
     run.set_defaults(func=_do_run)

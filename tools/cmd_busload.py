@@ -26,7 +26,7 @@ def add_subparser(sub: Commands) -> None:
     parser.add_argument("--interface", choices=INTERFACES[1:],
                         help="measure the load of a live bus instead (with --channel)")
     parser.add_argument("--channel", default="servobus")
-    parser.add_argument("--duration", type=units.WALL_SECONDS, default=None,
+    parser.add_argument("--duration", type=units.RUN_SECONDS, default=None,
                         help="seconds of live bus (default 5)")
     parser.add_argument("--window", type=units.period_ns(hi_ns=3600 * 10**9), default=None,
                         help="rolling window of --log or a live bus, 100us .. 1h "

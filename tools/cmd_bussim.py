@@ -14,7 +14,7 @@ def add_subparser(sub: Commands) -> None:
     """Register the subcommand."""
     parser = sub.add_parser("bussim")
     parser.add_argument("--dbc", help="schema file")
-    parser.add_argument("--duration", type=units.SIM_SECONDS, default=1.0,
+    parser.add_argument("--duration", type=units.RUN_SECONDS, default=1.0,
                         help="simulated seconds (1 ms .. 1 day)")
     parser.add_argument("--meas-bytes", type=int, choices=(2, 6), default=2)
     parser.add_argument("--seed", type=units.SEED, default=0)

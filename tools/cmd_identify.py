@@ -2,6 +2,7 @@
 
 import argparse
 
+from servobus.bus.schema import JOINTS
 from servobus.tools import units
 from servobus.tools.cli import Commands
 
@@ -12,9 +13,10 @@ def add_subparser(sub: Commands) -> None:
     from servobus.presets.board import SENSING_CHOICES
 
     parser = sub.add_parser("identify")
-    parser.add_argument("--joint", type=units.integer(1, 12), required=True, help="1..12")
+    parser.add_argument("--joint", type=units.integer(1, JOINTS), required=True,
+                        help=f"1..{JOINTS}")
     parser.add_argument("--method", choices=METHODS, default="chirp")
-    parser.add_argument("--seconds", type=units.seconds(0.001, 3600.0),
+    parser.add_argument("--seconds", type=units.EXPERIMENT_SECONDS,
                         help="excitation length, up to 1 h (default and minimum per method)")
     parser.add_argument("--alpha", type=units.ALPHA, default=1.0,
                         help="inertia factor of the joints, 0.01..100")

@@ -20,7 +20,7 @@ def add_subparser(sub: Commands) -> None:
     verbs = parser.add_subparsers(dest="verb", required=True)
     record = verbs.add_parser("record", help="record a live bus to a log file")
     record.add_argument("--out", type=units.LOG, required=True, help="FILE.log / .asc / .blf")
-    record.add_argument("--duration", type=units.WALL_SECONDS,
+    record.add_argument("--duration", type=units.RUN_SECONDS,
                         help="seconds (default: until Ctrl-C or SIGTERM)")
     replay = verbs.add_parser("replay", help="send a recorded log to a bus in real time")
     replay.add_argument("file", help="FILE.log / .asc / .blf")

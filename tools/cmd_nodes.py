@@ -35,7 +35,7 @@ from servobus.tools.output import emit
 def _bus_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--interface", choices=INTERFACES[1:], default="virtual")
     parser.add_argument("--channel", default="servobus", help="e.g. vcan0, ws://127.0.0.1:54701/")
-    parser.add_argument("--duration", type=units.WALL_SECONDS, default=None,
+    parser.add_argument("--duration", type=units.RUN_SECONDS, default=None,
                         help="seconds (default: until Ctrl-C or SIGTERM)")
     parser.add_argument("--json", action="store_true")
 

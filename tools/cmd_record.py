@@ -23,7 +23,7 @@ HAND_MAX_NM = 0.12
 def add_subparser(sub: Commands) -> None:
     """Register the subcommand."""
     parser = sub.add_parser("record")
-    parser.add_argument("--duration", type=units.SIM_SECONDS, default=5.0,
+    parser.add_argument("--duration", type=units.RUN_SECONDS, default=5.0,
                         help="simulated seconds (1 ms .. 1 day)")
     parser.add_argument("--every", type=units.seconds(0.004, 3600.0), default=0.5,
                         help="capture interval, s (at least one 4 ms period)")

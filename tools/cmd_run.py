@@ -10,6 +10,9 @@ from servobus.bus.schema import JOINTS
 from servobus.host.pid import ANTI_WINDUP
 from servobus.host.trajectory import load
 from servobus.host.tunings import DEFAULT_TUNING, TUNINGS
+from servobus.plant.board_node import can_tick_fast
+from servobus.plant.kernel_cache import is_cached
+from servobus.plant.rig import run_bank_fast
 from servobus.presets.board import SENSING_CHOICES
 from servobus.robot.assembly import BOARD_MODES, Robot, RobotConfig
 from servobus.tools import units
@@ -22,7 +25,7 @@ from servobus.tools.output import emit
 def add_subparser(sub: Commands) -> None:
     """Register the subcommand."""
     parser = sub.add_parser("run")
-    parser.add_argument("--duration", type=units.SIM_SECONDS, default=10.0,
+    parser.add_argument("--duration", type=units.RUN_SECONDS, default=10.0,
                         help="simulated seconds (1 ms .. 1 day; '500ms' also works)")
     parser.add_argument("--trajectory", help="trajectory file (default: the shipped gait)")
     parser.add_argument("--mode", choices=tuple(BOARD_MODES), default="cascade",
@@ -64,19 +67,6 @@ def parse_alphas(text: str) -> list[float]:
     return values * JOINTS if len(values) == 1 else values
 
 
-def kernel_is_cached() -> bool:
-    """Whether numba's on-disk cache holds the board kernels (else the first run compiles them,
-    ~15 s with the progress bar standing still)."""
-    from servobus.plant.board_node import can_tick_fast
-    from servobus.plant.rig import run_bank_fast
-
-    try:
-        return all(kernel._cache._cache_file._load_index()
-                   for kernel in (run_bank_fast, can_tick_fast))
-    except (AttributeError, OSError):  # another numba version: say nothing rather than guess
-        return True
-
-
 def _do_run(args: argparse.Namespace) -> None:
     config = RobotConfig(mode=args.mode, sensing=args.sensing, plant=args.plant,
                          alphas=args.alpha, seed=args.seed, faults=args.fault,
@@ -84,9 +74,9 @@ def _do_run(args: argparse.Namespace) -> None:
                          meas_bytes=args.meas_bytes, anti_windup=args.anti_windup,
                          tuning=args.tuning, actions=args.do,
                          trajectory=load(args.trajectory) if args.trajectory else None)
-    robot = Robot(config)
-    if not kernel_is_cached() and not args.json:
+    if not args.json and not is_cached(run_bank_fast, can_tick_fast):  # Robot() compiles them
         print("compiling the board kernels (first run only, cached) ...", file=sys.stderr)
+    robot = Robot(config)
     bar = tqdm(total=args.duration, unit="sim s", disable=args.no_progress or args.json,
                file=sys.stderr, bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} sim s "
                                            "[{elapsed}<{remaining}]")

@@ -6,13 +6,11 @@ class ServobusError(Exception):
 
 
 def user_errors() -> tuple[type[BaseException], ...]:
-    """The exceptions printed as ``error: ...``; imported when a command runs, not at start-up."""
+    """The exceptions printed as ``error: ...``; imported when a command runs, not at start-up.
+    The packages' own input errors (SchemaError, FaultScriptError, TrajectoryError,
+    LogReadError) are ValueErrors."""
     import can
 
     from servobus.bus.factory import BusUnavailable
-    from servobus.bus.faults import FaultScriptError
-    from servobus.bus.schema import SchemaError
-    from servobus.host.trajectory import TrajectoryError
 
-    return (ServobusError, SchemaError, FaultScriptError, BusUnavailable, TrajectoryError,
-            can.CanError, ValueError, OSError)
+    return ServobusError, BusUnavailable, can.CanError, ValueError, OSError

@@ -13,10 +13,6 @@ from types import FrameType
 _received: list[int] = []
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the program is (like KeyboardInterrupt for SIGINT)."""
-
-
 def interrupted() -> bool:
     """Whether SIGINT or SIGTERM arrived while the command ran."""
     return bool(_received)
@@ -31,14 +27,14 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
     _received.append(signum)
     if len(_received) == 2:  # a second signal while the report is written must not cut it
         return
-    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+    raise KeyboardInterrupt  # for SIGTERM too: the same clean stop; exit_status tells them apart
 
 
 @contextmanager
 def handle_interrupts() -> Iterator[None]:
-    """Within the block SIGINT and SIGTERM raise KeyboardInterrupt / `Terminated` and are
-    remembered; the previous handlers are restored after (outside the main thread, where Python
-    cannot install handlers, Ctrl-C keeps Python's own behaviour)."""
+    """Within the block SIGINT and SIGTERM raise KeyboardInterrupt and are remembered; the
+    previous handlers are restored after (outside the main thread, where Python cannot install
+    handlers, Ctrl-C keeps Python's own behaviour)."""
     _received.clear()
     try:
         previous = {sig: signal.signal(sig, _on_signal) for sig in (signal.SIGINT,

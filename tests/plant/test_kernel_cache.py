@@ -4,7 +4,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from servobus.plant.kernel_cache import KERNEL_SOURCES, cached_njit, sources_digest
+from servobus.plant.kernel_cache import KERNEL_SOURCES, cached_njit, is_cached, sources_digest
 
 KERNEL = "from helper import step\n\n\ndef kernel(x):\n    return step(x)\n"
 
@@ -43,3 +43,14 @@ def test_the_digest_covers_firmware_and_plant(tmp_path: Path) -> None:
     before = sources_digest([tmp_path])
     (tmp_path / "a.py").write_text("x = 2\n")
     assert sources_digest([tmp_path]) != before
+
+
+def test_is_cached_tells_whether_the_first_call_will_compile(tmp_path: Path) -> None:
+    """What `servobus run` asks before building the robot (which compiles on a cold cache)."""
+    (tmp_path / "kernel.py").write_text(KERNEL)
+    (tmp_path / "helper.py").write_text("from numba.extending import register_jitable\n\n\n"
+                                        "@register_jitable\ndef step(x):\n    return x + 1\n")
+    cold = cached_njit(_load(tmp_path).kernel, [tmp_path])
+    assert not is_cached(cold)
+    assert cold(1) == 2
+    assert is_cached(cached_njit(_load(tmp_path).kernel, [tmp_path]))
