@@ -20,8 +20,7 @@ import can
 from servobus.bus import frame_bits as fb
 from servobus.bus.frame_fast import stuffed_length
 from servobus.bus.medium import FrameRecord
-
-NS_PER_S = 1_000_000_000
+from servobus.bus.scheduler import NS_PER_S
 
 
 @dataclass

@@ -38,7 +38,6 @@ class FrameRecord(NamedTuple):
     ok: bool
     queued_ns: int = 0  # when the frame was handed to the controller
     fault: str = ""  # a failed attempt: CORRUPT (CRC error) or NO_ACK
-    flag_ns: int = 0  # a failed attempt: when its error flag began (the error frame's time)
 
 
 class Medium:
@@ -198,7 +197,7 @@ class Medium:
         if ctrl.state is ErrorState.BUS_OFF:
             self._schedule_recovery(ctrl)
         record = FrameRecord(pending.msg, ctrl.name, start, flag + fb.ERROR_FRAME_BITS *
-                             self.bit_ns, self.free_at, False, pending.queued, fault, flag)
+                             self.bit_ns, self.free_at, False, pending.queued, fault)
         for tap in self.taps:
             tap(record)
 

@@ -1,6 +1,6 @@
 """Record a bus to candump .log, .asc or .blf with python-can's writers, and replay a log.
 
-Logs are read by `bus.log_reader.read_log` (re-exported here).
+Logs are read by `bus.log_reader.read_log`.
 
 On the simulated bus the recorder taps the medium, so every delivered frame is written once with
 its end-of-frame time, and every failed attempt as a python-can error frame
@@ -18,12 +18,12 @@ from pathlib import Path
 
 import can
 
+from servobus.bus import frame_bits as fb
 from servobus.bus.faults import NO_ACK
-from servobus.bus.log_reader import SUFFIXES, read_log
+from servobus.bus.log_reader import SUFFIXES
 from servobus.bus.medium import FrameRecord, Medium
 from servobus.bus.scheduler import NS_PER_S
 
-__all__ = ["SUFFIXES", "read_log"]  # the one log reader lives in bus.log_reader
 LOC_CRC_SEQUENCE = 0x08  # SocketCAN CAN_ERR_PROT_LOC_CRC_SEQ
 LOC_ACK_SLOT = 0x19  # SocketCAN CAN_ERR_PROT_LOC_ACK
 
@@ -40,10 +40,10 @@ def error_frame(record: FrameRecord, medium: Medium) -> can.Message:
     """The python-can error frame of a failed transmission attempt, at its error flag."""
     data = bytearray(8)
     data[3] = LOC_ACK_SLOT if record.fault == NO_ACK else LOC_CRC_SEQUENCE
-    data[6] = medium.controller(record.sender).tec if any(
-        c.name == record.sender for c in medium.controllers) else 0
+    data[6] = next((c.tec for c in medium.controllers if c.name == record.sender), 0)
     failed = record.msg
-    return can.Message(timestamp=record.flag_ns / NS_PER_S, is_error_frame=True,
+    flag_ns = record.end_ns - fb.ERROR_FRAME_BITS * medium.bit_ns  # the error frame's start
+    return can.Message(timestamp=flag_ns / NS_PER_S, is_error_frame=True,
                        arbitration_id=failed.arbitration_id, is_extended_id=failed.is_extended_id,
                        data=bytes(data), channel=medium.name, is_rx=True, check=False)
 
@@ -72,22 +72,19 @@ class MediumRecorder:
 
 
 def capture(bus: can.BusABC, duration_s: float | None,
-            sinks: list[Callable[[can.Message], None]]) -> int:
+            sinks: list[Callable[[can.Message], None]]) -> None:
     """Read a live bus for `duration_s` (None: until Ctrl-C), handing every frame to the
-    sinks; returns the number of frames.  Ctrl-C ends the capture cleanly."""
+    sinks.  Ctrl-C ends the capture cleanly."""
     end = None if duration_s is None else time.monotonic() + duration_s
-    frames = 0
     try:
         while end is None or time.monotonic() < end:
             left = 0.1 if end is None else min(0.1, max(end - time.monotonic(), 0.0))
             msg = bus.recv(timeout=left)
             if msg is not None:
-                frames += 1
                 for sink in sinks:
                     sink(msg)
     except KeyboardInterrupt:
         pass
-    return frames
 
 
 def replay_sim(medium: Medium, messages: list[can.Message], name: str = "REPLAY") -> None:

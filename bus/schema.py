@@ -138,17 +138,19 @@ class Schema:
         act = [self.message(actuation_name(k)) for k in range(1, JOINTS // 4 + 1)]
         return [self.message(TICK), *meas, *act]
 
-    def sent_ids(self, meas_bytes: int) -> set[int]:
-        """IDs of every message of the schema with the chosen measurement variant (what the
-        robot's nodes can send; fault rules on other IDs could never fire)."""
+    def variant_messages(self, meas_bytes: int) -> list[cantools.database.Message]:
+        """Every message of the schema with the chosen measurement variant (the other size's
+        measurement messages left out)."""
         other = "MEAS6_" if meas_bytes == 2 else "MEAS_"
-        return {int(m.frame_id) for m in self.db.messages if not m.name.startswith(other)}
+        return [m for m in self.db.messages if not m.name.startswith(other)]
+
+    def sent_ids(self, meas_bytes: int) -> set[int]:
+        """IDs the robot's nodes can send (fault rules on other IDs could never fire)."""
+        return {int(m.frame_id) for m in self.variant_messages(meas_bytes)}
 
     def cyclic_messages(self, meas_bytes: int) -> list[cantools.database.Message]:
         """Every message with a cycle time, with the chosen measurement variant."""
-        other = "MEAS6_" if meas_bytes == 2 else "MEAS_"
-        return [m for m in self.db.messages
-                if m.cycle_time and not m.name.startswith(other)]
+        return [m for m in self.variant_messages(meas_bytes) if m.cycle_time]
 
 
 def _why(err: BaseException) -> str:

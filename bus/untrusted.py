@@ -1,11 +1,9 @@
 """Quoting text from untrusted files in one-line error messages (no escape sequences)."""
 
 
-def shown(text: str | bytes, limit: int = 60) -> str:
+def shown(text: str, limit: int = 60) -> str:
     """`text` in quotes on one line: non-printables escaped (\\x1b), cut to about `limit`
     characters at a whole character, with '...'."""
-    if isinstance(text, bytes):
-        text = text.decode("latin-1")
     pieces: list[str] = []
     length = 0
     for c in text:

@@ -57,7 +57,8 @@ def _do_busload(args: argparse.Namespace) -> None:
     rate = args.bitrate or schema.bitrate
     if args.log or args.interface:
         from servobus.bus.load_meter import LoadMeter
-        from servobus.bus.recorder import capture, read_log
+        from servobus.bus.log_reader import read_log
+        from servobus.bus.recorder import capture
 
         meter = LoadMeter(rate, (args.window or 100_000_000) / 1e9)
         if args.log:

@@ -6,7 +6,8 @@ from collections.abc import Callable
 import can
 
 from servobus.bus.factory import INTERFACES, open_bus
-from servobus.bus.recorder import capture, open_writer, read_log, replay_realtime
+from servobus.bus.log_reader import read_log
+from servobus.bus.recorder import capture, open_writer, replay_realtime
 from servobus.tools import units
 from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from servobus.bus.faults import FaultScriptError, parse_duration
+from servobus.bus.log_reader import SUFFIXES
 from servobus.bus.schema import JOINTS
 
 # classic CAN: ISO 11898 runs from 10 kbit/s to 1 Mbit/s
@@ -164,5 +165,5 @@ REALTIME_FACTOR = real(0.01, 100.0)
 RUN_SECONDS = seconds(0.001, 86_400.0)  # a run, simulated or on a live bus: 1 ms .. one day
 EXPERIMENT_SECONDS = seconds(0.001, 3600.0)  # a benchmark or an identification: up to an hour
 PNG = output_file((".png",))
-LOG = output_file((".log", ".asc", ".blf"))
+LOG = output_file(SUFFIXES)
 ANY_FILE = output_file(())

@@ -82,7 +82,7 @@ def test_every_message_meets_its_deadline_on_the_default_schedule() -> None:
 def test_measured_load_of_a_recorded_run_matches_the_exact_model(tmp_path) -> None:
     log = tmp_path / "run.log"
     ScheduleSim(SCHEMA, log_path=str(log)).run(1.024)
-    from servobus.bus.recorder import read_log
+    from servobus.bus.log_reader import read_log
 
     meter = LoadMeter(window_s=0.004).add_all(read_log(log))
     report = meter.report()

@@ -10,9 +10,10 @@ import can
 import pytest
 
 from servobus.bus.factory import open_bus
+from servobus.bus.log_reader import read_log
 from servobus.bus.medium import Medium
 from servobus.bus.realtime import RealtimeRunner
-from servobus.bus.recorder import open_writer, read_log, replay_realtime, replay_sim
+from servobus.bus.recorder import open_writer, replay_realtime, replay_sim
 from servobus.bus.schedule_sim import ScheduleSim
 from servobus.bus.scheduler import Environment
 from servobus.bus.schema import Schema, default_dbc

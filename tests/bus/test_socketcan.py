@@ -11,7 +11,7 @@ import can
 import pytest
 
 from servobus.bus.load_meter import LoadMeter
-from servobus.bus.recorder import read_log
+from servobus.bus.log_reader import read_log
 from servobus.bus.schedule_sim import ScheduleSim
 from servobus.bus.schema import Schema
 from servobus.tools.cli import main

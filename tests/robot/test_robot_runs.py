@@ -7,8 +7,8 @@ import can
 import numpy as np
 import pytest
 
+from servobus.bus.log_reader import read_log
 from servobus.bus.node import attach_sim
-from servobus.bus.recorder import read_log
 from servobus.host.tunings import DEFAULT_ROBOT_KP, DEFAULT_ROBOT_Q
 from servobus.robot.assembly import Robot, RobotConfig
 

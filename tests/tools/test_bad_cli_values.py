@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from servobus.bus.factory import socketcan_available
+from servobus.bus.log_reader import read_log
 from servobus.bus.realtime import RealtimeClock, RealtimeRunner
-from servobus.bus.recorder import read_log
 from servobus.bus.schedule_sim import ScheduleSim
 from servobus.robot import plots
 from servobus.tools.cli import main

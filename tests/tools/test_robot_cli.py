@@ -12,7 +12,7 @@ import can
 import numpy as np
 import pytest
 
-from servobus.bus.recorder import read_log
+from servobus.bus.log_reader import read_log
 from servobus.bus.remote_server import serve_in_thread
 from servobus.bus.schema import TICK, Schema
 from servobus.firmware import memory as m
