@@ -36,6 +36,11 @@ class InvalidFrame(can.CanOperationError, ValueError):
     """A frame no CAN controller would transmit (bad identifier, length or type)."""
 
 
+def id_fits(can_id: int, extended: bool) -> bool:
+    """Whether `can_id` is a valid standard (11-bit) or extended (29-bit) identifier."""
+    return 0 <= can_id <= (MAX_EXTENDED_ID if extended else MAX_STANDARD_ID)
+
+
 def check_frame(msg: can.Message) -> None:
     """Raise InvalidFrame unless a classic CAN 2.0 controller can transmit `msg`."""
     can_id, dlc, size = msg.arbitration_id, msg.dlc, len(msg.data or b"")
@@ -45,7 +50,7 @@ def check_frame(msg: can.Message) -> None:
         raise InvalidFrame("a CAN controller cannot be asked to send an error frame")
     if msg.is_fd:
         raise InvalidFrame("CAN FD frame refused: the servobus controllers are classic CAN 2.0")
-    if not 0 <= can_id <= limit:
+    if not id_fits(can_id, msg.is_extended_id):
         raise InvalidFrame(f"CAN ID 0x{can_id:X} does not fit {kind} identifier "
                            f"(0x0..0x{limit:X})")
     if size > MAX_CLASSIC_DLC:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import can
 
-from servobus.bus.controller import MAX_STANDARD_ID
+from servobus.bus.controller import MAX_STANDARD_ID, id_fits
 
 CORRUPT = "corrupt"
 NO_ACK = "noack"
@@ -113,8 +113,9 @@ def _can_id(text: str) -> int:
         can_id = int(text, 0)
     except ValueError as err:
         raise FaultScriptError(f"bad CAN ID {text!r}") from err
-    if not 0 <= can_id <= MAX_STANDARD_ID:
-        raise FaultScriptError(f"CAN ID {text} does not fit 11 bits (0x000..0x7FF)")
+    if not id_fits(can_id, extended=False):
+        raise FaultScriptError(f"CAN ID {text} does not fit 11 bits "
+                               f"(0x000..0x{MAX_STANDARD_ID:03X})")
     return can_id
 
 

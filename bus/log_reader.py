@@ -20,7 +20,7 @@ from typing import IO
 import can
 from can.io.blf import BLFParseError
 
-from servobus.bus.controller import MAX_EXTENDED_ID, MAX_STANDARD_ID
+from servobus.bus.controller import id_fits
 from servobus.bus.untrusted import shown
 
 SUFFIXES = (".log", ".asc", ".blf")
@@ -71,8 +71,7 @@ def _check_frame(msg: can.Message, where: str) -> None:
         raise LogReadError(f"{where}: bad timestamp {msg.timestamp}")
     if msg.is_error_frame:
         return
-    top = MAX_EXTENDED_ID if msg.is_extended_id else MAX_STANDARD_ID
-    if not 0 <= msg.arbitration_id <= top:
+    if not id_fits(msg.arbitration_id, msg.is_extended_id):
         raise LogReadError(f"{where}: CAN ID 0x{msg.arbitration_id:X} does not fit "
                            f"{'29' if msg.is_extended_id else '11'} bits")
     most = 64 if msg.is_fd else 8
