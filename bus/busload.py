@@ -58,10 +58,10 @@ def busload(schema: Schema, period_ns: int | None = None, bitrate: int | None = 
     """The `servobus busload` report (JSON layout of the issue)."""
     period_ns = period_ns or schema.tick_period_ns
     bitrate = bitrate or schema.bitrate
-    if period_ns <= 0 or bitrate <= 0 or 1_000_000_000 % bitrate:
+    if period_ns <= 0 or bitrate <= 0 or NS_PER_S % bitrate:
         raise ValueError(f"period {period_ns} ns and bit rate {bitrate} must be positive, "
                          "and the bit rate must divide 1e9")
-    bit_ns = 1_000_000_000 // bitrate
+    bit_ns = NS_PER_S // bitrate
     frames = schema.period_messages(meas_bytes)
     schedule = [{"name": m.name, "id": f"0x{m.frame_id:03X}", "dlc": m.length,
                  **{model: f(m.length) for model, f in MODELS.items()}} for m in frames]
@@ -75,6 +75,9 @@ def busload(schema: Schema, period_ns: int | None = None, bitrate: int | None = 
         per_seq.append(sum(lengths))
         tick_bits.append(lengths[0])
     worst = max(range(256), key=per_seq.__getitem__)
+    if per_seq[worst] * bit_ns > period_ns:
+        raise ValueError(f"a period of {period_ns / 1e6:g} ms cannot hold its own frames "
+                         f"({per_seq[worst] * bit_ns / 1e6:g} ms at {bitrate / 1e3:g} kbit/s)")
     exact: dict[str, Any] = _window(per_seq[worst], tick_bits[worst], period_ns, bit_ns)
     exact |= {"frame_bits_min": min(per_seq), "frame_bits_mean": mean(per_seq),
               "load_pct_mean": 100.0 * mean(per_seq) * bit_ns / period_ns,

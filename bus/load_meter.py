@@ -22,6 +22,8 @@ from servobus.bus.frame_fast import stuffed_length
 from servobus.bus.medium import FrameRecord
 from servobus.bus.scheduler import NS_PER_S
 
+MAX_WINDOWS = 10_000_000  # per-window loads a report lists at most
+
 
 @dataclass
 class LoadMeter:
@@ -101,6 +103,9 @@ class LoadMeter:
             return {"frames": 0, "error_frames": 0, "load_pct": 0.0, "windows": []}
         w = self._window_ns
         lo, hi = min(self.windows), max(self.windows)
+        if hi - lo >= MAX_WINDOWS:
+            raise ValueError(f"the traffic spans {(hi - lo) * self.window_s:g} s: over "
+                             f"{MAX_WINDOWS:,} windows of {self.window_s:g} s (a longer window?)")
         per_window = [100.0 * self.windows.get(k, 0) / w for k in range(lo, hi + 1)]
         span = max(self.last - self.first, w)
         return {"frames": self.frames, "error_frames": self.error_frames, "bits": self.bits,

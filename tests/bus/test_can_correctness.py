@@ -243,3 +243,13 @@ def test_a_log_read_at_the_wrong_bit_rate_never_loads_a_window_above_100_pct() -
     report = meter.report()
     assert report["window_load_max_pct"] <= 100.0
     assert report["overlapping_frames"] == 199
+
+
+def test_a_span_of_too_many_windows_is_refused_whatever_fed_the_meter() -> None:
+    """Two frames 1e6 s apart in 100 us windows (a bit-flipped log timestamp, or a day-long live
+    capture): the report refuses rather than list 1e10 windows."""
+    meter = LoadMeter(bitrate=1_000_000, window_s=0.0001)
+    for t in (0.001, 1e6):
+        meter.add(can.Message(arbitration_id=1, data=b"", is_extended_id=False, timestamp=t))
+    with pytest.raises(ValueError, match="over 10,000,000 windows"):
+        meter.report()
