@@ -30,7 +30,7 @@ Method = Literal["chirp", "sines", "step"]
 METHODS: tuple[Method, ...] = ("chirp", "sines", "step")
 AMPLITUDE_A = 0.2
 SINE_HZ = (2, 7, 10, 15, 18, 20, 22, 25, 30, 40)
-CHIRP_SWEEP_HZ = (0.2, 125.0)  # the excitation's log sweep (125 Hz = f / 2)
+CHIRP_START_HZ = 0.2  # the excitation's log sweep runs from here to f / 2
 CHIRP_BAND_HZ = (1.0, 30.0)  # where the chirp's Y/U is estimated for the fit
 MODEL = "P(z) = K_P / (z (z - 1) (z - q))"
 # The relative degree 3 of P(z), period by period (SPEC 1.1, 2.4, 4.2): the steps the model
@@ -52,7 +52,7 @@ def excitation(method: Method, f: float, seconds: float,
     if method == "step":
         return np.full_like(t, amplitude)
     if method == "chirp":
-        f0, f1 = CHIRP_SWEEP_HZ[0], f / 2
+        f0, f1 = CHIRP_START_HZ, f / 2
         k = math.log(f1 / f0) / seconds
         return amplitude * np.sin(2 * math.pi * f0 * (np.exp(k * t) - 1) / k)
     per = len(t) // len(SINE_HZ)

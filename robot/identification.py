@@ -2,7 +2,7 @@
 the model's known delays and the standard errors of q, K_P and T_m stated in the result."""
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
@@ -10,7 +10,7 @@ from servobus.bus.schema import JOINTS
 from servobus.host.identify import (
     AMPLITUDE_A,
     CHIRP_BAND_HZ,
-    CHIRP_SWEEP_HZ,
+    CHIRP_START_HZ,
     KNOWN_DELAYS,
     MODEL,
     SINE_HZ,
@@ -25,7 +25,7 @@ from servobus.host.identify import (
     sine_responses,
 )
 from servobus.host.pid import PidBank
-from servobus.host.position_loop import physical_plant
+from servobus.host.position_loop import PositionPlant, physical_plant
 from servobus.host.tunings import THESIS_TUNINGS
 from servobus.presets.board import DEFAULT_BOARD, SENSING_CHOICES, Sensing
 from servobus.presets.servos import HSR_5995TG
@@ -58,8 +58,8 @@ class Settings:
 
     def validated(self) -> "Settings":
         """These settings with the default length filled in; ValueError on nonsense."""
-        if not 1 <= self.joint <= 12:
-            raise ValueError(f"--joint must be 1..12, got {self.joint}")
+        if not 1 <= self.joint <= JOINTS:
+            raise ValueError(f"--joint must be 1..{JOINTS}, got {self.joint}")
         if self.sensing not in SENSING_CHOICES:
             raise ValueError(f"--sensing must be one of {', '.join(SENSING_CHOICES)}")
         if not 0.0 < self.amplitude <= 1.0:
@@ -72,8 +72,7 @@ class Settings:
         if not seconds >= MIN_SECONDS[self.method]:
             raise ValueError(f"--seconds {seconds:g} is too short for the {self.method} method: "
                              f"at least {MIN_SECONDS[self.method]:g} s")
-        return Settings(self.joint, self.method, float(seconds), self.seed, self.alpha,
-                        self.sensing, self.amplitude, self.hold)
+        return replace(self, seconds=float(seconds))
 
 
 def _run(s: Settings) -> tuple[np.ndarray, np.ndarray, float]:
@@ -81,7 +80,7 @@ def _run(s: Settings) -> tuple[np.ndarray, np.ndarray, float]:
     robot."""
     assert s.seconds is not None
     start = 512.0 - (150.0 if s.method == "step" else 0.0)
-    robot = Robot(RobotConfig(trajectory=hold_pose(start), seed=s.seed, alphas=[s.alpha] * 12,
+    robot = Robot(RobotConfig(trajectory=hold_pose(start), seed=s.seed, alphas=[s.alpha] * JOINTS,
                               sensing=s.sensing))
     f = float(DEFAULT_BOARD.can_hz)
     # the holding PID is scaled by the preset's physical K_P, not by a stored identification:
@@ -115,9 +114,8 @@ def _step(s: Settings, y: np.ndarray, f: float) -> tuple[Fit, dict]:
 
 def _frequency(s: Settings, u: np.ndarray, y: np.ndarray, f: float) -> tuple[Fit, dict]:
     """The frequency-response fit on the points above the pot's resolution."""
-    n = min(len(u), len(y))
     pick = sine_responses if s.method == "sines" else chirp_responses
-    hz, resp = pick(u[:n], y[:n], f)
+    hz, resp = pick(u, y, f)  # _run cuts both to the periods the excitation was on
     keep = np.isfinite(resp) & (np.abs(resp) * s.amplitude >= MIN_RESPONSE_LSB)
     hz, resp = hz[keep], resp[keep]
     if len(hz) < MIN_POINTS:
@@ -125,7 +123,7 @@ def _frequency(s: Settings, u: np.ndarray, y: np.ndarray, f: float) -> tuple[Fit
                          f"by {MIN_RESPONSE_LSB} LSB or more (need {MIN_POINTS}); "
                          "lengthen --seconds or raise --amplitude")
     fit = fit_response(hz, resp, f)
-    excited = list(CHIRP_SWEEP_HZ) if s.method == "chirp" else [SINE_HZ[0], SINE_HZ[-1]]
+    excited = [CHIRP_START_HZ, f / 2] if s.method == "chirp" else [SINE_HZ[0], SINE_HZ[-1]]
     return fit, {"excited_hz": excited, "fit_band_hz": [float(hz.min()), float(hz.max())],
                  "points": len(hz), "fit_rms_log": fit.rms}
 
@@ -137,7 +135,7 @@ def identify_settings(settings: Settings) -> dict:
     fit, how = _step(s, y, f) if s.method == "step" else _frequency(s, u, y, f)
     if not (fit.kp > 0 and 0.0 < fit.q < 1.0):
         raise ValueError(f"{s.method} fit failed: K_P = {fit.kp:.3g}, q = {fit.q:.3g}")
-    tm = -1.0 / (f * math.log(fit.q))
+    tm = PositionPlant(fit.kp, fit.q, f).tm_s
     tm_se = fit.q_se / (f * fit.q * math.log(fit.q) ** 2)  # delta method through T_m(q)
     warnings = [f"{name} is uncertain: standard error {se / v:.0%} of the value"
                 for name, v, se in (("q", fit.q, fit.q_se), ("K_P", fit.kp, fit.kp_se))
@@ -161,8 +159,3 @@ def identify_settings(settings: Settings) -> dict:
         "physics": {"q": physics.q, "kp": physics.kp, "tm_s": physics.tm_s},
     }
 
-
-def identify(joint: int, method: Method, seconds: float | None = None, seed: int = 0,
-             alpha: float = 1.0) -> dict:
-    """`identify_settings` with the default sensing and amplitude (the common call)."""
-    return identify_settings(Settings(joint, method, seconds, seed, alpha))
