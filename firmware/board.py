@@ -43,6 +43,7 @@ def set_mode(ram, mode: int) -> None:
     """Switch firmware mode; restarts the controller states so a switch is bumpless from zero."""
     ram[m.MODE] = mode
     ram[m.PI_INTEG] = 0
+    ram[m.DUTY_REF] = 0
     ram[m.P_SUM] = 0
     ram[m.P_COUNT] = 0
 
@@ -81,14 +82,14 @@ def pwm_isr(ram, rom, pot_code: int, enc_counter: int, enc_index: int, temp_code
 @register_jitable
 def actuation_watch(ram) -> None:
     """At a tick: one more period without actuation; the N-th in a row times out (counted once)
-    and zeroes the pending reference for as long as the host stays silent."""
+    and zeroes the pending reference, which stays zero until the next actuation (the only other
+    writer, which also ends the timeout)."""
     limit = m.ACT_TIMEOUT_PERIODS + 1  # ticks since the last actuation at the timeout
     if i32.lt(ram[m.ACT_SILENT], limit):
         ram[m.ACT_SILENT] = i32.add(ram[m.ACT_SILENT], 1)
         if i32.eq(ram[m.ACT_SILENT], limit):
             ram[m.ACT_TIMEOUTS] = i32.add(ram[m.ACT_TIMEOUTS], 1)
-    if i32.eq(ram[m.ACT_SILENT], limit):
-        ram[m.IW_PENDING] = 0
+            ram[m.IW_PENDING] = 0
 
 
 @register_jitable
@@ -103,9 +104,11 @@ def can_tick(ram, rom) -> None:
     (zero after an actuation timeout)."""
     ram[m.POS_TX] = ram[m.POS_OUT]
     actuation_watch(ram)
-    current_loop.set_reference(ram, rom, ram[m.IW_PENDING])
-    duty = i32.asr(i32.mul(ram[m.IW_PENDING], rom[m.U_MAX]), 12)  # duty mode: Q12 of full duty
-    ram[m.DUTY_REF] = i32.clamp(duty, i32.sub(0, rom[m.U_MAX]), rom[m.U_MAX])
+    if i32.eq(ram[m.MODE], m.MODE_DUTY):  # the pending value is the duty, Q12 of full duty
+        duty = i32.asr(i32.mul(ram[m.IW_PENDING], rom[m.U_MAX]), 12)
+        ram[m.DUTY_REF] = i32.clamp(duty, i32.sub(0, rom[m.U_MAX]), rom[m.U_MAX])
+    else:
+        current_loop.set_reference(ram, rom, ram[m.IW_PENDING])
     ram[m.TICKS] = i32.add(ram[m.TICKS], 1)
 
 

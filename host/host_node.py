@@ -22,6 +22,7 @@ import numpy as np
 from servobus.bus.node import Clock, send_or_count
 from servobus.bus.schema import (
     JOINTS,
+    MODE_NAMES,
     MODES,
     TICK,
     Schema,
@@ -113,18 +114,20 @@ class HostNode:
             period = self._period
             self.clock.call_at(max(now + self.meas_timeout_ns, self.clock.now_ns()),
                                lambda: self._timeout(period))
-        elif msg.arbitration_id in self._mode_ids:
-            j, signal = self._mode_ids[msg.arbitration_id]
-            names = [name for name, value in MODES.items() if value == decoded.values[signal]]
-            if not names:
-                self.rx_faults += 1
-            self.board_modes[j - 1] = names[0] if names else "unknown"
         elif msg.arbitration_id in self._meas:
             j = self._meas[msg.arbitration_id]
             self.measured[j - 1] = float(decoded.values[f"position_{j}"])
             self._fresh[j - 1] = True
             if self.supervisor.on_measurement(j, now) and self._pending != self._period:
                 self._compute(self._period, now)
+        elif msg.arbitration_id in self._mode_ids:
+            j, signal = self._mode_ids[msg.arbitration_id]
+            value = int(decoded.values[signal])
+            if 0 <= value < len(MODE_NAMES):
+                self.board_modes[j - 1] = MODE_NAMES[value]
+            else:
+                self.rx_faults += 1
+                self.board_modes[j - 1] = "unknown"
 
     def _timeout(self, period: int) -> None:
         if period == self._period and self.supervisor.sent_ns is None and \
