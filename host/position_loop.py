@@ -18,8 +18,8 @@ from scipy import optimize, signal
 
 from servobus.analysis.step_metrics import StepMetrics, step_metrics
 from servobus.host.tunings import Tuning
-from servobus.presets.board import BoardHardware
-from servobus.presets.servos import ServoPreset
+from servobus.presets.board import DEFAULT_BOARD, BoardHardware
+from servobus.presets.servos import HSR_5995TG, ServoPreset
 
 
 @dataclass(frozen=True)
@@ -41,14 +41,26 @@ class PositionPlant:
         return PositionPlant(self.kp * (1.0 - q) / (1.0 - self.q), q, self.f)
 
 
-def physical_plant(servo: ServoPreset, hw: BoardHardware, alpha: float = 1.0) -> PositionPlant:
-    """P(z) of the emulated joint under current control, from the preset's physics."""
+def first_order_plant(speed: float, tm_s: float, hw: BoardHardware) -> PositionPlant:
+    """P(z) of a joint whose speed answers its input with gain `speed` (rad/s per unit) and
+    time constant `tm_s`, seen through the pot at the bus rate."""
     f = float(hw.can_hz)
-    tm = alpha * servo.j / servo.b
-    q = math.exp(-1.0 / (f * tm))
-    speed_per_amp = servo.kt / servo.b  # rad/s per A
-    kp = (1.0 - q) * speed_per_amp / f * hw.pot_lsb_per_rad
-    return PositionPlant(kp, q, f)
+    q = math.exp(-1.0 / (f * tm_s))
+    return PositionPlant((1.0 - q) * speed / f * hw.pot_lsb_per_rad, q, f)
+
+
+def physical_plant(servo: ServoPreset, hw: BoardHardware, alpha: float = 1.0) -> PositionPlant:
+    """P(z) of the emulated joint under current control, from the preset's physics: K_t/B rad/s
+    per A, T_m = J/B."""
+    return first_order_plant(servo.kt / servo.b, alpha * servo.j / servo.b, hw)
+
+
+def voltage_plant(servo: ServoPreset = HSR_5995TG,
+                  hw: BoardHardware = DEFAULT_BOARD) -> PositionPlant:
+    """P(z) under duty drive (no current loop): V K_t / (K_t^2 + R_a B) rad/s per unit duty,
+    T_m = J R_a / (K_t^2 + R_a B)."""
+    den = servo.kt * servo.kt + servo.r_a * servo.b
+    return first_order_plant(servo.supply_v * servo.kt / den, servo.j * servo.r_a / den, hw)
 
 
 def critical_omega(plant: PositionPlant) -> float:

@@ -86,7 +86,7 @@ class BoardNode:
             self.rx_faults += 1
             return
         if msg.arbitration_id == self._act:
-            board.can_actuation(ram, round(v[f"iw_{self.joint}"] * 4096))
+            self.rig.actuate(v[f"iw_{self.joint}"])
         elif msg.arbitration_id == self._posref:
             board.can_posref(ram, int(v[f"xw_{self.joint}"]))
         elif msg.arbitration_id == self._cmd and int(v["joint"]) in (0, self.joint):

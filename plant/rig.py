@@ -144,9 +144,13 @@ class BoardRig:
         self.counts_per_amp = current_loop_design(servo, hw, self.options.sensing).counts_per_amp
         self.periods = 0
 
+    def actuate(self, amps: float) -> None:
+        """An ACTUATION frame's reference for this board (A, or duty in duty mode)."""
+        board.can_actuation(self.ram, round(amps * Q12_AMP))
+
     def command_current(self, amps: float) -> None:
         """Deliver a current reference as the bus would: actuation, then the next tick."""
-        board.can_actuation(self.ram, round(amps * Q12_AMP))
+        self.actuate(amps)
         board.can_tick(self.ram, self.rom)
 
     def run(self, periods: int, record: bool = True, fast: bool = True) -> Trace:

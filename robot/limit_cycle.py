@@ -13,7 +13,6 @@ reference -> board PI) or ``voltage-pid`` (host PID -> PWM duty in the board's d
 thesis' plain PID on the PWM, no current loop).  The classifier is in ``analysis.hold_states``.
 """
 
-import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -23,13 +22,12 @@ from servobus.analysis.hold_states import WINDOW_S, classify, summarize
 from servobus.firmware import board
 from servobus.firmware import memory as m
 from servobus.host.pid import PidBank
-from servobus.host.position_loop import PositionPlant
+from servobus.host.position_loop import voltage_plant
 from servobus.host.tunings import tuning
 from servobus.plant.build import OffsetStage, PlantOptions, zero_offset
-from servobus.plant.rig import TF_I_WINDING, TI_MEAS, BoardRig
-from servobus.presets.board import DEFAULT_BOARD, BoardHardware, Sensing
+from servobus.plant.rig import TF_I_WINDING, TI_IREF, TI_MEAS, BoardRig
+from servobus.presets.board import DEFAULT_BOARD, Sensing
 from servobus.presets.firmware_image import Q12_AMP
-from servobus.presets.servos import HSR_5995TG, ServoPreset
 from servobus.robot.assembly import default_plant
 
 Mode = Literal["cascade", "voltage-pid"]
@@ -66,17 +64,6 @@ class HoldTrace:
     fine_measured_a: np.ndarray
     fine_true_a: np.ndarray
     fine_iw_a: np.ndarray
-
-
-def voltage_plant(servo: ServoPreset = HSR_5995TG,
-                  hw: BoardHardware = DEFAULT_BOARD) -> PositionPlant:
-    """P(z) under duty drive: static speed V K_t / (K_t^2 + R_a B) per unit duty,
-    T_m = J R_a / (K_t^2 + R_a B); K_P in LSB per unit duty per step."""
-    f = float(hw.can_hz)
-    den = servo.kt * servo.kt + servo.r_a * servo.b
-    q = math.exp(-den / (f * servo.j * servo.r_a))
-    speed = servo.supply_v * servo.kt / den
-    return PositionPlant((1.0 - q) * speed / f * hw.pot_lsb_per_rad, q, f)
 
 
 def controller(cfg: HoldConfig) -> PidBank:
@@ -118,13 +105,13 @@ def simulate(cfg: HoldConfig) -> HoldTrace:
         if k == 0:
             reference = x + cfg.kick_lsb
         u = float(pid.step(np.array([reference]), np.array([x]))[0])
-        board.can_actuation(rig.ram, round(u * Q12_AMP))
+        rig.actuate(u)
         tr = rig.run(per_tick)
         meas = rig.amps(tr.ints[:, TI_MEAS])
         cols[k] = x, u, meas.mean(), tr.floats[:, TF_I_WINDING].mean()
         fine.append(np.column_stack([meas, tr.floats[:, TF_I_WINDING],
-                                         tr.ints[:, 0] / Q12_AMP]))
-    rows = np.concatenate(fine) if fine else np.zeros((0, 3))
+                                     tr.ints[:, TI_IREF] / Q12_AMP]))
+    rows = np.concatenate(fine)  # ticks >= 1: the seconds were checked above
     return HoldTrace(cols[:, 0], reference, cols[:, 1], cols[:, 2], cols[:, 3],
                      rows[:, 0], rows[:, 1], rows[:, 2])
 

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from servobus.robot.limit_cycle import HoldConfig, analyze, voltage_plant
+from servobus.host.position_loop import voltage_plant
+from servobus.robot.limit_cycle import HoldConfig, analyze
 from servobus.tools.cli import main
 
 
