@@ -25,6 +25,8 @@ from servobus.presets.board import AdcWindow, BoardHardware, Sensing
 from servobus.presets.firmware_image import CurrentLoopDesign, current_loop_design
 from servobus.presets.servos import ServoPreset
 
+STEP_PERIODS = 400  # PWM periods of a closed-loop step response
+
 
 @dataclass(frozen=True)
 class LiftedPlant:
@@ -96,7 +98,7 @@ def closed_loop(g: LiftedPlant, scale: float, k: float, n_zero: float,
 
 
 def closed_loop_step(g: LiftedPlant, design: CurrentLoopDesign, scale: float,
-                     periods: int = 400, delay: int = 1) -> np.ndarray:
+                     periods: int = STEP_PERIODS, delay: int = 1) -> np.ndarray:
     """Unit-step response of the measured current, one value per PWM period."""
     num, den = closed_loop(g, scale, design.k, design.n, delay)
     return np.asarray(signal.lfilter(num, den, np.ones(periods)))
@@ -109,10 +111,10 @@ def timing_table(servo: ServoPreset, hw: BoardHardware, design: CurrentLoopDesig
     for delay in (1, 2):
         for phase in range(hw.adc_per_pwm):
             g = lifted_plant(servo.stall_current_a, hw, phase=phase)
-            _, den = closed_loop(g, scale, design.k, design.n, delay)
+            num, den = closed_loop(g, scale, design.k, design.n, delay)
             stable = bool(np.max(np.abs(np.roots(den))) < 1.0)
             zeros, _, _ = g.zpk()
-            step = step_metrics(closed_loop_step(g, design, scale, delay=delay), 1.0)
+            step = step_metrics(np.asarray(signal.lfilter(num, den, np.ones(STEP_PERIODS))), 1.0)
             rows.append({"phase": phase, "delay": delay, "stable": stable,
                          "overshoot_pct": step.overshoot_pct if stable else None,
                          "peak_periods": step.peak_periods if stable else None,
