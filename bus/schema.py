@@ -21,7 +21,13 @@ from servobus.firmware.memory import MODE_NAMES
 JOINTS = 12
 TICK = "TICK"
 MODES = {name: value for value, name in enumerate(MODE_NAMES)}  # the firmware's MODE_* by name
-_MODE_SIGNAL = re.compile(r"(board_)?mode(_\d+)?")
+COMMAND_NAMES = ("release", "engage", "freeze", "set_mode", "clear_faults")  # COMMAND.command
+COMMANDS = {name: value for value, name in enumerate(COMMAND_NAMES)}
+CAN_STATE_NAMES = ("error_active", "error_passive", "bus_off")  # STATUS_j.can_state_j
+# the value tables of the DBC, by signal name, and the enum the code uses for each
+_ENUMS = ((re.compile(r"(board_)?mode(_\d+)?"), "modes", MODE_NAMES),
+          (re.compile(r"command"), "commands", COMMAND_NAMES),
+          (re.compile(r"can_state_\d+"), "CAN states", CAN_STATE_NAMES))
 
 
 class SchemaError(ValueError):
@@ -57,20 +63,22 @@ class Schema:
         for name in (TICK, meas_name(1, 2), actuation_name(1)):
             if name not in self._by_name:
                 raise SchemaError(f"{self.path}: the schema has no message {name}")
-        self._check_modes()
+        self._check_enums()
         self._fast = {m.frame_id: codec for m in self.db.messages
                       if (codec := codec_fast.generate(m)) is not None}
 
-    def _check_modes(self) -> None:
-        """Every mode signal names the firmware's one mode enum (or names no values)."""
+    def _check_enums(self) -> None:
+        """Every value table of the DBC (VAL_) names the values the code uses for that signal:
+        the firmware's modes, the COMMAND verbs, the CAN error states."""
         for message in self.db.messages:
             for sig in message.signals:
-                if _MODE_SIGNAL.fullmatch(sig.name) and sig.choices is not None and \
-                        {int(k): str(v) for k, v in sig.choices.items()} != dict(
-                            enumerate(MODE_NAMES)):
-                    raise SchemaError(f"{self.path}: {message.name}.{sig.name} names modes "
-                                      f"{dict(sig.choices)}, the firmware's are "
-                                      f"{dict(enumerate(MODE_NAMES))}")
+                for pattern, kind, names in _ENUMS:
+                    if pattern.fullmatch(sig.name) and sig.choices is not None and \
+                            {int(k): str(v) for k, v in sig.choices.items()} != dict(
+                                enumerate(names)):
+                        raise SchemaError(f"{self.path}: {message.name}.{sig.name} names {kind} "
+                                          f"{dict(sig.choices)}, servobus' are "
+                                          f"{dict(enumerate(names))}")
 
     @property
     def bitrate(self) -> int:

@@ -21,6 +21,7 @@ import numpy as np
 
 from servobus.bus.node import Clock, send_or_count
 from servobus.bus.schema import (
+    COMMANDS,
     JOINTS,
     MODE_NAMES,
     MODES,
@@ -33,8 +34,6 @@ from servobus.bus.schema import (
 from servobus.host.pid import MimoController
 from servobus.host.supervisor import Supervisor
 from servobus.host.trajectory import Player
-
-COMMANDS = {"release": 0, "engage": 1, "freeze": 2, "set_mode": 3, "clear_faults": 4}
 
 
 @dataclass

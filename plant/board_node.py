@@ -19,7 +19,15 @@ import can
 from can.typechecking import CanFilter
 
 from servobus.bus.node import Clock, send_or_count
-from servobus.bus.schema import TICK, Schema, SchemaError, actuation_name, meas_name
+from servobus.bus.schema import (
+    CAN_STATE_NAMES,
+    COMMAND_NAMES,
+    TICK,
+    Schema,
+    SchemaError,
+    actuation_name,
+    meas_name,
+)
 from servobus.firmware import board, protection
 from servobus.firmware import memory as m
 from servobus.plant.board_bank import BoardBank
@@ -27,7 +35,9 @@ from servobus.plant.kernel_cache import cached_njit
 
 STATUS_PERIOD_NS = 100_000_000
 can_tick_fast = cached_njit(board.can_tick)  # the same handler, compiled
-CAN_STATES = {can.BusState.ACTIVE: 0, can.BusState.PASSIVE: 1, can.BusState.ERROR: 2}
+CAN_STATES = {state: CAN_STATE_NAMES.index(name) for state, name in (
+    (can.BusState.ACTIVE, "error_active"), (can.BusState.PASSIVE, "error_passive"),
+    (can.BusState.ERROR, "bus_off"))}
 FIRMWARE_VERSION = 0x0100
 
 
@@ -95,14 +105,15 @@ class BoardNode:
     def _command(self, command: int, mode: int) -> None:
         """COMMAND; set_mode's value is the firmware's MODE_* (the DBC's one mode enum)."""
         ram = self.rig.ram
-        if command == 0:
+        verb = COMMAND_NAMES[command] if 0 <= command < len(COMMAND_NAMES) else None
+        if verb == "release":
             board.set_mode(ram, m.MODE_FLOAT)
-        elif command in (1, 2):  # engage; freeze = the host sets x_w := x, then engages
+        elif verb in ("engage", "freeze"):  # freeze: the host sets x_w := x, then engages
             board.set_mode(ram, self.engage_mode)
-        elif command == 3 and 0 <= mode < len(m.MODE_NAMES):
+        elif verb == "set_mode" and 0 <= mode < len(m.MODE_NAMES):
             self.engage_mode = mode
             board.set_mode(ram, mode)
-        elif command == 4:
+        elif verb == "clear_faults":
             protection.clear_faults(ram)
         else:
             self.rx_faults += 1

@@ -86,6 +86,23 @@ def test_a_dbc_whose_mode_names_disagree_with_the_firmware_is_refused(tmp_path: 
         Schema(bad)
 
 
+@pytest.mark.parametrize(("old", "new", "says"), [
+    ('0 "release" 1 "engage"', '0 "engage" 1 "release"', "COMMAND.command names commands"),
+    ('VAL_ 769 can_state_1 0 "error_active" 1 "error_passive"',
+     'VAL_ 769 can_state_1 0 "error_passive" 1 "error_active"', "STATUS_1.can_state_1 names"),
+])
+def test_a_dbc_whose_other_value_tables_disagree_with_the_code_is_refused(
+        tmp_path: Path, old: str, new: str, says: str) -> None:
+    """The COMMAND verbs and the CAN error states are checked like the modes: the board and
+    the host act on these numbers."""
+    text = default_dbc().read_text()
+    assert old in text
+    bad = tmp_path / "swapped.dbc"
+    bad.write_text(text.replace(old, new))
+    with pytest.raises(SchemaError, match=re.escape(says)):
+        Schema(bad)
+
+
 def test_set_mode_round_trips_through_board_firmware_and_host_decoding() -> None:
     """COMMAND set_mode duty to joint 3 -> the board's firmware mode cell -> STATUS_3 -> host;
     the wire value is the firmware's MODE_DUTY in both frames."""

@@ -14,9 +14,8 @@ import pytest
 
 from servobus.bus.log_reader import read_log
 from servobus.bus.remote_server import serve_in_thread
-from servobus.bus.schema import TICK, Schema
+from servobus.bus.schema import COMMANDS, TICK, Schema
 from servobus.firmware import memory as m
-from servobus.host.host_node import COMMANDS
 from servobus.host.trajectory import load
 from servobus.host.tunings import DEFAULT_ROBOT_KP, TUNINGS
 from servobus.robot.assembly import Robot, RobotConfig
