@@ -19,6 +19,7 @@ from servobus.bus.untrusted import shown
 from servobus.firmware.memory import MODE_NAMES
 
 JOINTS = 12
+MEAS_BYTES = (2, 6)  # the measurement frame variants: MEAS_j and MEAS6_j
 TICK = "TICK"
 MODES = {name: value for value, name in enumerate(MODE_NAMES)}  # the firmware's MODE_* by name
 COMMAND_NAMES = ("release", "engage", "freeze", "set_mode", "clear_faults")  # COMMAND.command
@@ -140,7 +141,7 @@ class Schema:
 
     def period_messages(self, meas_bytes: int) -> list[cantools.database.Message]:
         """The frames of one tick period: TICK, 12 measurements, 3 actuations (SPEC 1.2)."""
-        if meas_bytes not in (2, 6):
+        if meas_bytes not in MEAS_BYTES:
             raise SchemaError(f"measurement messages are 2 or 6 bytes, not {meas_bytes}")
         meas = [self.message(meas_name(j, meas_bytes)) for j in range(1, JOINTS + 1)]
         act = [self.message(actuation_name(k)) for k in range(1, JOINTS // 4 + 1)]

@@ -33,3 +33,4 @@ def plant_options(args: argparse.Namespace) -> PlantOptions:
     """PlantOptions from parsed arguments."""
     return PlantOptions(sensing=args.sensing, plant=args.plant, pwm=args.pwm, rotor=args.rotor,
                         alpha=args.alpha, seed=args.seed, adc_window=args.adc_window)
+

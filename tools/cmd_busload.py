@@ -3,9 +3,10 @@
 import argparse
 
 from servobus.bus.busload import busload
-from servobus.bus.factory import INTERFACES, open_bus
+from servobus.bus.factory import open_bus
 from servobus.bus.schema import Schema
 from servobus.tools import units
+from servobus.tools.bus_options import add_bus_arguments, add_meas_bytes_argument
 from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError
 from servobus.tools.output import emit, warn
@@ -20,12 +21,10 @@ def add_subparser(sub: Commands) -> None:
                              "one period's frames")
     parser.add_argument("--bitrate", type=units.bitrate, default=None,
                         help="10k .. 1M, e.g. 500k (default: DBC Baudrate)")
-    parser.add_argument("--meas-bytes", type=int, choices=(2, 6), default=None,
-                        help="measurement frame size of the predicted schedule (default 2)")
+    add_meas_bytes_argument(parser, None, "measurement frame size of the predicted schedule "
+                                          "(default 2)")
     parser.add_argument("--log", help="measure the load of a recorded .log/.asc/.blf instead")
-    parser.add_argument("--interface", choices=INTERFACES[1:],
-                        help="measure the load of a live bus instead (with --channel)")
-    parser.add_argument("--channel", default="servobus")
+    add_bus_arguments(parser, None, "measure the load of a live bus instead (with --channel)")
     parser.add_argument("--duration", type=units.RUN_SECONDS, default=None,
                         help="seconds of live bus (default 5)")
     parser.add_argument("--window", type=units.period_ns(hi_ns=3600 * 10**9), default=None,

@@ -5,6 +5,7 @@ import argparse
 from servobus.bus.schedule_sim import ScheduleSim
 from servobus.bus.schema import Schema
 from servobus.tools import units
+from servobus.tools.bus_options import add_meas_bytes_argument
 from servobus.tools.cli import Commands
 from servobus.tools.interrupts import interrupted
 from servobus.tools.output import emit
@@ -16,7 +17,7 @@ def add_subparser(sub: Commands) -> None:
     parser.add_argument("--dbc", help="schema file")
     parser.add_argument("--duration", type=units.RUN_SECONDS, default=1.0,
                         help="simulated seconds (1 ms .. 1 day)")
-    parser.add_argument("--meas-bytes", type=int, choices=(2, 6), default=2)
+    add_meas_bytes_argument(parser)
     parser.add_argument("--seed", type=units.SEED, default=0)
     parser.add_argument("--fault", action="append", default=[],
                         help='e.g. "corrupt 0x101 at 0.5s count 3", "silence JOINT_5 at 1s", '

@@ -5,10 +5,11 @@ from collections.abc import Callable
 
 import can
 
-from servobus.bus.factory import INTERFACES, open_bus
+from servobus.bus.factory import open_bus
 from servobus.bus.log_reader import read_log
 from servobus.bus.recorder import capture, open_writer, replay_realtime
 from servobus.tools import units
+from servobus.tools.bus_options import add_bus_arguments
 from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError
 from servobus.tools.interrupts import interrupted
@@ -26,8 +27,7 @@ def add_subparser(sub: Commands) -> None:
     replay = verbs.add_parser("replay", help="send a recorded log to a bus in real time")
     replay.add_argument("file", help="FILE.log / .asc / .blf")
     for verb in (record, replay):
-        verb.add_argument("--interface", choices=INTERFACES[1:], default="virtual")
-        verb.add_argument("--channel", default="servobus")
+        add_bus_arguments(verb)
         verb.add_argument("--json", action="store_true")
     record.set_defaults(func=_do_record)
     replay.set_defaults(func=_do_replay)

@@ -12,7 +12,7 @@ from typing import Any
 
 from can.typechecking import CanFilter
 
-from servobus.bus.factory import INTERFACES, open_bus
+from servobus.bus.factory import open_bus
 from servobus.bus.realtime import RealtimeRunner
 from servobus.bus.schema import JOINTS, Schema
 from servobus.bus.tick_node import TickNode
@@ -27,14 +27,14 @@ from servobus.plant.build import PlantOptions
 from servobus.presets.board import SENSING_CHOICES
 from servobus.robot.assembly import BOARD_MODES, default_plant, plant_seed
 from servobus.tools import units
+from servobus.tools.bus_options import add_bus_arguments, add_meas_bytes_argument
 from servobus.tools.cli import Commands
 from servobus.tools.interrupts import interrupted
 from servobus.tools.output import emit
 
 
 def _bus_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--interface", choices=INTERFACES[1:], default="virtual")
-    parser.add_argument("--channel", default="servobus", help="e.g. vcan0, ws://127.0.0.1:54701/")
+    add_bus_arguments(parser)
     parser.add_argument("--duration", type=units.RUN_SECONDS, default=None,
                         help="seconds (default: until Ctrl-C or SIGTERM)")
     parser.add_argument("--json", action="store_true")
@@ -44,7 +44,7 @@ def _board_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", choices=tuple(BOARD_MODES), default="cascade")
     parser.add_argument("--sensing", choices=SENSING_CHOICES, default="supply-unipolar")
     parser.add_argument("--alpha", type=units.ALPHA, default=1.0, help="inertia factor 0.01..100")
-    parser.add_argument("--meas-bytes", type=int, choices=(2, 6), default=2)
+    add_meas_bytes_argument(parser)
     parser.add_argument("--seed", type=units.SEED, default=0)
     parser.add_argument("--period", type=units.period_ns(units.REALTIME_PERIOD_MIN_NS),
                         default="4ms", help="the tick period: the longest span a board "
@@ -77,7 +77,7 @@ def add_subparser(sub: Commands) -> None:
     host.add_argument("--trajectory", help="trajectory file (default: the shipped gait)")
     host.add_argument("--anti-windup", choices=ANTI_WINDUP, default="soft")
     host.add_argument("--tuning", choices=tuple(TUNINGS), default=DEFAULT_TUNING)
-    host.add_argument("--meas-bytes", type=int, choices=(2, 6), default=2)
+    add_meas_bytes_argument(host)
     host.add_argument("--local-p", action="store_true", help="boards in local P mode")
     _bus_arguments(host)
     host.set_defaults(func=_do_host)

@@ -2,9 +2,9 @@
 
 import argparse
 
-from servobus.bus.factory import INTERFACES
 from servobus.bus.remote_server import DEFAULT_PORT, make_server
 from servobus.tools import units
+from servobus.tools.bus_options import add_bus_arguments
 from servobus.tools.cli import Commands
 
 
@@ -14,10 +14,8 @@ def add_subparser(sub: Commands) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback)")
     parser.add_argument("--port", type=units.PORT, default=DEFAULT_PORT,
                         help="TCP port 1..65535, or 0 for any free one (printed)")
-    parser.add_argument("--interface", choices=INTERFACES[1:], default="virtual",
-                        help="bus behind the server (opened once before serving, so an "
-                             "unusable one is an error at once)")
-    parser.add_argument("--channel", default="servobus")
+    add_bus_arguments(parser, help="bus behind the server (opened once before serving, so an "
+                                   "unusable one is an error at once)")
     parser.set_defaults(func=_do_remote)
 
 

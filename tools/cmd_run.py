@@ -16,6 +16,7 @@ from servobus.plant.rig import run_bank_fast
 from servobus.presets.board import SENSING_CHOICES
 from servobus.robot.assembly import BOARD_MODES, Robot, RobotConfig
 from servobus.tools import units
+from servobus.tools.bus_options import add_meas_bytes_argument
 from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError
 from servobus.tools.interrupts import interrupted
@@ -37,7 +38,7 @@ def add_subparser(sub: Commands) -> None:
     parser.add_argument("--tuning", choices=tuple(TUNINGS), default=DEFAULT_TUNING,
                         help="position PID tuning (default: the thesis' R2)")
     parser.add_argument("--anti-windup", choices=ANTI_WINDUP, default="soft")
-    parser.add_argument("--meas-bytes", type=int, choices=(2, 6), default=2)
+    add_meas_bytes_argument(parser)
     parser.add_argument("--seed", type=units.SEED, default=0)
     parser.add_argument("--fault", action="append", default=[],
                         help='"node 5 silent at 1.0s", "tick drop at 2.0s", '
