@@ -42,10 +42,11 @@ BOARD_MODES = {"cascade": m.MODE_CURRENT, "local-p": m.MODE_LOCAL_P}
 ACTIONS = ("release", "engage", "freeze", "pause", "resume", "scrub")
 
 
-def _action_joint(line: str, arg: str) -> int:
-    """The joint N (1..12) of 'release N at T'."""
+def _joint(kind: str, line: str, arg: str) -> int:
+    """The joint N (1..12) of an action ('release N at T') or a fault ('node N silent …')."""
     if not arg.isdigit() or not 1 <= int(arg) <= JOINTS:
-        raise FaultScriptError(f"action {line!r}: joints are 1..{JOINTS} or all, got {arg!r}")
+        raise FaultScriptError(f"{kind} {line!r}: joints are 1..{JOINTS}"
+                               f"{' or all' if kind == 'action' else ''}, got {arg!r}")
     return int(arg)
 
 
@@ -160,9 +161,7 @@ class Robot:
         rest = []
         for line in lines:
             if mt := re.fullmatch(r"node (\d+) silent at (\S+)( for (\S+))?", line.strip()):
-                joint = int(mt.group(1))
-                if not 1 <= joint <= JOINTS:
-                    raise FaultScriptError(f"{line!r}: joints are 1..{JOINTS}")
+                joint = _joint("fault", line, mt.group(1))
                 rest.append(f"silence JOINT_{joint} at {mt.group(2)}" +
                             (f" for {mt.group(4)}" if mt.group(4) else ""))
             elif mt := re.fullmatch(r"tick drop at (\S+)", line.strip()):
@@ -186,7 +185,7 @@ class Robot:
         verb, arg, at = mt.group(1), mt.group(2), _time("action", line, mt.group(3))
         host, player = self.host, self.host.player
         if verb in ("release", "engage", "freeze"):
-            joint = 0 if arg in (None, "all") else _action_joint(line, arg)
+            joint = 0 if arg in (None, "all") else _joint("action", line, arg)
             self.env.schedule(at, lambda: getattr(host, verb)(joint))
         elif verb == "scrub":
             fraction = _scrub_fraction(line, arg)
