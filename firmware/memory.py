@@ -7,7 +7,10 @@ CPython and in numba kernels, and make "one memory cell" in the SPEC literally o
     ram: [ MA_BUF0 .. MA_BUF0+11 | MA_HEAD MA_SUM | PI_INTEG | PWM_ACTIVE PWM_SHADOW ... ]
 """
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # --- RAM ---------------------------------------------------------------------------------
 MA_LEN = 12  # moving-sum length M = 2N
@@ -80,6 +83,9 @@ STATUS_OVER_CURRENT = 1
 STATUS_OVER_TEMPERATURE = 2
 
 
-def new_ram() -> np.ndarray:
-    """Zeroed RAM, as after reset."""
+def new_ram() -> "np.ndarray":
+    """Zeroed RAM, as after reset (numpy imported here: the constants above are also read by
+    light modules, e.g. the bus schema's mode names, that must not pay for numpy)."""
+    import numpy as np
+
     return np.zeros(RAM_SIZE, dtype=np.int64)
