@@ -46,9 +46,10 @@ def test_replay_onto_vcan0_reads_back_frame_for_frame(tmp_path: Path) -> None:
         reader.shutdown()
     assert len(sent) == 25 * 16
     assert _frames([m for m in got if m is not None]) == _frames(sent)
-    # replayed in real time: the 100 ms run takes about 100 ms on the bus too
+    # replayed in real time: the 100 ms run takes at least 100 ms on the bus too (not sent in a
+    # burst); the upper margin holds inside the slow one-CPU guest (0.72 s seen once there)
     stamps = [m.timestamp for m in got if m is not None]
-    assert 0.09 < stamps[-1] - stamps[0] < 0.5
+    assert 0.09 < stamps[-1] - stamps[0] < 2.0
 
 
 def test_log_record_equals_candump(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
