@@ -72,19 +72,23 @@ class MediumRecorder:
 
 
 def capture(bus: can.BusABC, duration_s: float | None,
-            sinks: list[Callable[[can.Message], None]]) -> None:
-    """Read a live bus for `duration_s` (None: until Ctrl-C), handing every frame to the
-    sinks.  Ctrl-C ends the capture cleanly."""
+            sinks: list[Callable[[can.Message], None]], frames: int | None = None) -> int:
+    """Read a live bus for `duration_s` (None: until Ctrl-C) or until `frames` frames came
+    (None: no count), handing every frame to the sinks; return how many came.  Ctrl-C ends the
+    capture cleanly."""
     end = None if duration_s is None else time.monotonic() + duration_s
+    seen = 0
     try:
-        while end is None or time.monotonic() < end:
+        while (end is None or time.monotonic() < end) and (frames is None or seen < frames):
             left = 0.1 if end is None else min(0.1, max(end - time.monotonic(), 0.0))
             msg = bus.recv(timeout=left)
             if msg is not None:
+                seen += 1
                 for sink in sinks:
                     sink(msg)
     except KeyboardInterrupt:
         pass
+    return seen
 
 
 def replay_sim(medium: Medium, messages: list[can.Message], name: str = "REPLAY") -> None:

@@ -12,6 +12,7 @@ import can
 import pytest
 
 from servobus.bus.factory import socketcan_available
+from tests.processes import wait_for
 
 CHANNEL = "vcan0"
 CANDUMP_LINE = re.compile(r"\((\d+\.\d+)\) (\S+) ([0-9A-F]+)#([0-9A-F]*)")
@@ -53,6 +54,10 @@ class Candump:
     def text(self) -> str:
         """What candump wrote so far."""
         return Path(self._file.name).read_text()
+
+    def wait_for_frames(self, count: int) -> None:
+        """Until candump has printed `count` frames (it flushes every line)."""
+        wait_for(lambda: self.text().count("\n") >= count, f"candump to print {count} frames")
 
     def messages(self) -> list[can.Message]:
         """The frames candump printed, in its order."""

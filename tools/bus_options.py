@@ -5,6 +5,7 @@ import argparse
 
 from servobus.bus.factory import INTERFACES
 from servobus.bus.schema import MEAS_BYTES
+from servobus.tools import units
 
 
 def add_bus_arguments(parser: argparse.ArgumentParser, default: str | None = "virtual",
@@ -19,3 +20,9 @@ def add_meas_bytes_argument(parser: argparse.ArgumentParser, default: int | None
                             help: str | None = None) -> None:
     """--meas-bytes: the 2-byte (position) or 6-byte (position, supply, current) MEAS frames."""
     parser.add_argument("--meas-bytes", type=int, choices=MEAS_BYTES, default=default, help=help)
+
+
+def add_frames_argument(parser: argparse.ArgumentParser) -> None:
+    """--frames N: a live capture ends after N frames (as candump -n does), or at --duration."""
+    parser.add_argument("--frames", type=units.FRAMES, default=None,
+                        help="stop after this many frames (or at --duration, whichever is first)")

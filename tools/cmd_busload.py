@@ -6,7 +6,11 @@ from servobus.bus.busload import busload
 from servobus.bus.factory import open_bus
 from servobus.bus.schema import Schema
 from servobus.tools import units
-from servobus.tools.bus_options import add_bus_arguments, add_meas_bytes_argument
+from servobus.tools.bus_options import (
+    add_bus_arguments,
+    add_frames_argument,
+    add_meas_bytes_argument,
+)
 from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError
 from servobus.tools.output import emit, warn
@@ -27,6 +31,7 @@ def add_subparser(sub: Commands) -> None:
     add_bus_arguments(parser, None, "measure the load of a live bus instead (with --channel)")
     parser.add_argument("--duration", type=units.RUN_SECONDS, default=None,
                         help="seconds of live bus (default 5)")
+    add_frames_argument(parser)
     parser.add_argument("--window", type=units.period_ns(hi_ns=3600 * 10**9), default=None,
                         help="rolling window of --log or a live bus, 100us .. 1h "
                              "(default 100ms)")
@@ -40,6 +45,8 @@ def _conflicts(args: argparse.Namespace) -> None:
         raise ServobusError("--log measures a recording, --interface a live bus: give one")
     if args.duration is not None and not args.interface:
         raise ServobusError("--duration is the length of a live capture: it needs --interface")
+    if args.frames is not None and not args.interface:
+        raise ServobusError("--frames ends a live capture: it needs --interface")
     if args.window is not None and not (args.log or args.interface):
         raise ServobusError("--window applies to a measured load: it needs --log or --interface")
     if args.meas_bytes is not None and (args.log or args.interface):
@@ -66,7 +73,7 @@ def _do_busload(args: argparse.Namespace) -> None:
         else:
             bus = open_bus(args.interface, args.channel)
             try:
-                capture(bus, args.duration or 5.0, [meter.add])
+                capture(bus, args.duration or 5.0, [meter.add], args.frames)
             finally:
                 bus.shutdown()
             source = f"{args.interface} {args.channel}"

@@ -9,7 +9,7 @@ from servobus.bus.factory import open_bus
 from servobus.bus.log_reader import read_log
 from servobus.bus.recorder import capture, open_writer, replay_realtime
 from servobus.tools import units
-from servobus.tools.bus_options import add_bus_arguments
+from servobus.tools.bus_options import add_bus_arguments, add_frames_argument
 from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError
 from servobus.tools.interrupts import interrupted
@@ -24,6 +24,7 @@ def add_subparser(sub: Commands) -> None:
     record.add_argument("--out", type=units.LOG, required=True, help="FILE.log / .asc / .blf")
     record.add_argument("--duration", type=units.RUN_SECONDS,
                         help="seconds (default: until Ctrl-C or SIGTERM)")
+    add_frames_argument(record)
     replay = verbs.add_parser("replay", help="send a recorded log to a bus in real time")
     replay.add_argument("file", help="FILE.log / .asc / .blf")
     for verb in (record, replay):
@@ -38,7 +39,8 @@ def _do_record(args: argparse.Namespace) -> None:
     writer = open_writer(args.out)
     sink = Counter(writer.on_message_received)
     try:
-        capture(bus, args.duration, [sink])  # ends quietly on Ctrl-C / SIGTERM (exit 130 / 143)
+        # ends quietly on Ctrl-C / SIGTERM (exit 130 / 143)
+        capture(bus, args.duration, [sink], args.frames)
     except can.CanError as err:  # e.g. `ip link set can0 down`: say where the frames are
         raise ServobusError(f"{args.interface} {args.channel}: {err}; recording stopped, "
                             f"{sink.frames} frames written to {args.out}") from err

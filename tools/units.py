@@ -162,6 +162,7 @@ SEED = integer(0, SEED_MAX)
 PORT = integer(0, 65535)  # a TCP port, or 0 for any free one
 ALPHA = real(0.01, 100.0)  # load inertia factor: 1/100 .. 100 times the nominal load
 REALTIME_FACTOR = real(0.01, 100.0)
+FRAMES = integer(1, 10**12)  # a frame count that ends a capture
 RUN_SECONDS = seconds(0.001, 86_400.0)  # a run, simulated or on a live bus: 1 ms .. one day
 EXPERIMENT_SECONDS = seconds(0.001, 3600.0)  # a benchmark or an identification: up to an hour
 PNG = output_file((".png",))

@@ -1,6 +1,7 @@
 """Logs in every format round-trip, `cantools decode` reads a recorded run, replay reproduces
 it; nodes run unchanged on a real python-can bus in wall-clock time."""
 
+import json
 import subprocess
 import sys
 import time
@@ -19,6 +20,8 @@ from servobus.bus.scheduler import Environment
 from servobus.bus.schema import Schema, default_dbc
 from servobus.bus.sim_interface import SimBus
 from servobus.bus.tick_node import TickNode
+from servobus.tools.cli import main
+from tests.processes import replay_later
 
 SCHEMA = Schema()
 
@@ -113,3 +116,25 @@ def test_realtime_pacing_of_the_simulated_bus(factor: float) -> None:
     assert wall >= 0.096 / factor, wall
     assert wall < 0.1 / factor + 2.0  # and pacing adds no sleep beyond the schedule
     assert isinstance(sim.buses[0], can.BusABC)
+
+
+@pytest.mark.parametrize("command", [["log", "record", "--out", "copy.blf"], ["busload"]])
+def test_a_live_capture_ends_at_its_frame_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str],
+                                               command: list[str]) -> None:
+    """--frames N stops a recording or a live load measurement at the Nth frame (as candump -n
+    does): the replay sends 400 frames, 10 more would be the next period's."""
+    monkeypatch.chdir(tmp_path)
+    ScheduleSim(SCHEMA, log_path="sim.log").run(0.1)
+    bus = ["--interface", "virtual", "--channel", f"frames-{command[0]}"]
+    thread = replay_later(tmp_path / "sim.log", bus)
+    started = time.monotonic()
+    assert main([*command, *bus, "--frames", "390", "--duration", "120", "--json"]) == 0
+    thread.join()
+    assert time.monotonic() - started < 60  # the count ended it, not the 120 s
+    text = capsys.readouterr().out
+    report, _ = json.JSONDecoder().raw_decode(text[text.index("{"):])
+    assert report["frames"] == 390
+    if command[0] == "log":
+        assert [m.arbitration_id for m in read_log("copy.blf")] == [
+            m.arbitration_id for m in read_log("sim.log")[:390]]

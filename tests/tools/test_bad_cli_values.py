@@ -57,6 +57,8 @@ def _error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
     (["busload", "--log", "x.blf", "--interface", "virtual"], "give one"),  # ignored --interface
     (["busload", "--window", "4ms"], "needs --log or --interface"),
     (["busload", "--duration", "2"], "needs --interface"),
+    (["busload", "--frames", "400"], "needs --interface"),
+    (["busload", "--interface", "virtual", "--frames", "0"], "outside"),
     (["remote-server", "--port", "99999"], "outside 0..65535"),  # was OverflowError
     (["tick", "--period", "1us"], "outside 1 ms"),  # hung
     (["tick", "--period", "1ns"], "outside 1 ms"),  # hung
@@ -75,6 +77,7 @@ def _error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
     (["analyze", "position-loop", "--q", "1"], "outside (0, 1)"),
     (["bussim", "--log", "/no/such/dir/a.log"], "does not exist"),
     (["log", "record", "--out", "rec.csv"], "must end in"),
+    (["log", "record", "--out", "rec.log", "--frames", "-3"], "outside"),
 ])
 def test_bad_value_is_a_clear_error(capsys: pytest.CaptureFixture[str], argv: list[str],
                                     message: str) -> None:
