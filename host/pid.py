@@ -9,7 +9,7 @@ an observer with A_aw(z) = z - a_aw (a_aw = 0 is the deadbeat observer, i.e. har
 The output is the current reference in A, limited to +-i_max.  Implements ``MimoController``.
 """
 
-from typing import Literal, Protocol
+from typing import Literal, Protocol, Self
 
 import numpy as np
 
@@ -17,6 +17,8 @@ from servobus.host.tunings import Tuning
 
 AntiWindup = Literal["soft", "hard", "conditional", "dynamic"]
 ANTI_WINDUP: tuple[AntiWindup, ...] = ("soft", "hard", "conditional", "dynamic")
+_MODE = {name: code for code, name in enumerate(ANTI_WINDUP)}  # host_step's mode codes
+_FLOAT, _BOOL = np.dtype(np.float64), np.dtype(np.bool_)
 
 
 class MimoController(Protocol):
@@ -36,15 +38,16 @@ class MimoController(Protocol):
         ...
 
 
-class PidBank:
-    """Independent PIDs, one per joint, vectorised over the joints."""
+class PidBankNumpy:
+    """Independent PIDs, one per joint, vectorised over the joints with numpy: the reference
+    that the compiled ``PidBank`` equals bit for bit."""
 
     def __init__(self, gains: np.ndarray, i_max: float = 1.0, anti_windup: AntiWindup = "soft",
                  a_aw: float = 0.5) -> None:
         if anti_windup not in ANTI_WINDUP:
             raise ValueError(f"anti-windup {anti_windup!r}: use one of {', '.join(ANTI_WINDUP)}")
         gains = np.asarray(gains, dtype=float)
-        self.r_p, self.r_i, self.r_d = gains[:, 0], gains[:, 1], gains[:, 2]
+        self.r_p, self.r_i, self.r_d = (np.ascontiguousarray(gains[:, k]) for k in range(3))
         self.i_max = i_max
         self.anti_windup = anti_windup
         self.a_aw = a_aw
@@ -54,7 +57,7 @@ class PidBank:
 
     @classmethod
     def of(cls, tuning: Tuning, kp: float, f_can: float, joints: int,
-           anti_windup: AntiWindup = "soft") -> "PidBank":
+           anti_windup: AntiWindup = "soft") -> Self:
         """`joints` PIDs of one tuning for a plant of gain `kp` at the bus rate `f_can`."""
         return cls(np.tile(tuning.gains(kp, f_can), (joints, 1)), anti_windup=anti_windup)
 
@@ -89,3 +92,41 @@ class PidBank:
         self.integ = nxt
         self.e_prev = e
         return u_sat
+
+
+class PidBank(PidBankNumpy):
+    """The same PIDs, each update one compiled call (``host_step.pid_step``): integ, e_prev
+    and saturated are updated in place; float64 arrays of the bank's length take the compiled
+    path, anything else (lists, other dtypes, broadcasting shapes) the numpy one."""
+
+    def __init__(self, gains: np.ndarray, i_max: float = 1.0, anti_windup: AntiWindup = "soft",
+                 a_aw: float = 0.5) -> None:
+        super().__init__(gains, i_max, anti_windup, a_aw)
+        from servobus.host import host_step  # numba: loaded by the first bank, not on import
+
+        self._step, self._reset = host_step.pid_step_c, host_step.pid_reset_c
+
+    def _compiled(self, array: object, dtype: np.dtype) -> bool:
+        """Whether `array` is one the compiled path takes: the dtype, one value per joint."""
+        return type(array) is np.ndarray and array.dtype is dtype and \
+            array.shape == self.integ.shape
+
+    def reset(self, joints: np.ndarray | None = None) -> None:
+        """Forget the integrator and the last error (all joints, or a boolean mask)."""
+        if joints is None:
+            self.integ.fill(0.0)
+            self.e_prev.fill(np.nan)
+        elif self._compiled(joints, _BOOL):
+            self._reset(joints, self.integ, self.e_prev)
+        else:
+            super().reset(joints)
+
+    def step(self, reference: np.ndarray, measured: np.ndarray) -> np.ndarray:
+        """One update; `saturated` tells which outputs hit the current limit."""
+        if not (self._compiled(reference, _FLOAT) and self._compiled(measured, _FLOAT)):
+            return super().step(reference, measured)
+        out = np.empty(len(self.integ))
+        self._step(self.r_p, self.r_i, self.r_d, float(self.i_max),
+                   _MODE[self.anti_windup], float(self.a_aw), self.integ,
+                   self.e_prev, reference, measured, out, self.saturated)
+        return out

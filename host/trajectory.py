@@ -113,8 +113,9 @@ def default_gait() -> Trajectory:
     return load(Path(__file__).parent / "data" / "gait.traj")
 
 
-class Player:
-    """Playback clock over a trajectory: position at time t, pause, scrub."""
+class PlayerNumpy:
+    """Playback clock over a trajectory: position at time t, pause, scrub (numpy: the reference
+    that the compiled ``Player`` equals bit for bit)."""
 
     def __init__(self, trajectory: Trajectory) -> None:
         self.trajectory = trajectory
@@ -152,3 +153,24 @@ class Player:
         frac = (self._t % self.trajectory.period_s - start) / dt
         poses = self.trajectory.poses
         return poses[k] + frac * (poses[(k + 1) % len(poses)] - poses[k])
+
+
+class Player(PlayerNumpy):
+    """The same playback; the pose is one compiled call (``host_step.trajectory_position``)."""
+
+    def __init__(self, trajectory: Trajectory) -> None:
+        super().__init__(trajectory)
+        from servobus.host import host_step  # numba: loaded by the first player, not on import
+
+        self._interpolate = host_step.trajectory_position_c
+        self._poses = np.ascontiguousarray(trajectory.poses, dtype=float)
+        self._durations = np.ascontiguousarray(trajectory.durations, dtype=float)
+        self._starts = np.ascontiguousarray(self._starts, dtype=float)
+        self._period_s = trajectory.period_s
+
+    def position(self) -> np.ndarray:
+        """Interpolated pose (12 floats, LSB) at the playback time; wraps to the first line."""
+        out = np.empty(self._poses.shape[1])
+        self._interpolate(self._poses, self._starts, self._durations, self._period_s,
+                          float(self._t), out)
+        return out

@@ -13,7 +13,7 @@ ALLOWED = {
     "bus": {"firmware"},
     "plant": {"firmware", "presets", "bus"},
     "analysis": {"firmware", "presets", "plant"},
-    "host": {"presets", "bus", "analysis"},
+    "host": {"presets", "bus", "analysis", "plant"},  # plant: kernel_cache for host_step
     "robot": {"firmware", "presets", "bus", "plant", "analysis", "host"},
     "tools": {"firmware", "presets", "bus", "plant", "analysis", "host", "robot"},
 }
