@@ -13,10 +13,12 @@ own numba code) with a ``cached_njit`` wrapper for Python callers (``*_c``):
     pid_reset(mask, integ, e_prev) -> None
         forget the masked joints (mask: bool[n]): integ := 0, e_prev := NaN (no derivative kick).
     trajectory_position(poses, starts, durations, period_s, t, out) -> int
-        the pose at playback time t (s, any real): poses float64[m, j], durations float64[m],
+        the pose at playback time t (s, finite): poses float64[m, j], durations float64[m],
         starts float64[m + 1] (0 and numpy's cumsum of the durations), period_s the trajectory's
         ``period_s`` (numpy's pairwise sum: pass it in, a loop sum can differ in the last bit).
-        Writes the interpolated pose to `out` (float64[j]), returns the line index.
+        Writes the interpolated pose to `out` (float64[j]), returns the line index; IndexError
+        where numpy's indexing raised it (a time outside `starts`: NaN, or the last-bit gap
+        between the two sums).
 
 numpy's clip is copied as numpy 2 computes it, signed zeros and NaN included: with scalar bounds
 ``min(max(x, lo), hi)`` where max/min keep x on a tie; with array bounds they keep the bound on a
