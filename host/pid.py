@@ -105,6 +105,12 @@ class PidBank(PidBankNumpy):
         from servobus.host import host_step  # numba: loaded by the first bank, not on import
 
         self._step, self._reset = host_step.pid_step_c, host_step.pid_reset_c
+        # load the machine code now (~0.5 s in a new process), not in a real-time first period
+        n = len(self.integ)
+        zeros, none = np.zeros(n), np.zeros(n, dtype=bool)
+        self._step(zeros, zeros, zeros, 1.0, 0, 0.5, np.zeros(n), np.zeros(n), zeros, zeros,
+                   np.empty(n), np.zeros(n, dtype=bool))
+        self._reset(none, np.zeros(n), np.zeros(n))
 
     def _compiled(self, array: object, dtype: np.dtype) -> bool:
         """Whether `array` is one the compiled path takes: the dtype, one value per joint."""

@@ -167,6 +167,7 @@ class Player(PlayerNumpy):
         self._durations = np.ascontiguousarray(trajectory.durations, dtype=float)
         self._starts = np.ascontiguousarray(self._starts, dtype=float)
         self._period_s = trajectory.period_s
+        self.position()  # load the machine code now, not in a real-time first period
 
     def position(self) -> np.ndarray:
         """Interpolated pose (12 floats, LSB) at the playback time; wraps to the first line."""
