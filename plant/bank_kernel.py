@@ -134,7 +134,6 @@ def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
     theta = state[p.THETA]
     vc = state[p.VC]
     temp = state[p.TEMP_C]
-    i_mean = state[p.I_MEAN]
     rng = istate[p.RNG]
     rev = istate[p.MOTOR_REV]
     head = ram[m.MA_HEAD]
@@ -155,6 +154,7 @@ def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
     pi_meas, pi_integ, p_sum, p_count = ram[m.PI_MEAS], ram[m.PI_INTEG], ram[m.P_SUM], \
         ram[m.P_COUNT]
     oc_count, status, temp_raw = ram[m.OC_COUNT], ram[m.STATUS], ram[m.TEMP_RAW]
+    i_sum = 0.0
     for _ in range(n):
         duty = pwm_shadow
         floating = bridge_shadow == m.BRIDGE_FLOAT
@@ -296,7 +296,6 @@ def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
                 vc = x + (vc - x) * tab_rc[end - t]
                 t = end
             start = end
-        i_mean = i_sum / top
         heat = i2_sum / top * bridge
         loss = (temp - ambient) / thermal_r
         temp += dt_period * (heat - loss) / thermal_c
@@ -304,7 +303,8 @@ def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
     state[p.THETA] = theta
     state[p.VC] = vc
     state[p.TEMP_C] = temp
-    state[p.I_MEAN] = i_mean
+    if n > 0:  # the last period's mean
+        state[p.I_MEAN] = i_sum / top
     istate[p.RNG] = rng
     istate[p.MOTOR_REV] = rev
     ram[m.MA_HEAD] = head
