@@ -1,8 +1,9 @@
 """The lean board kernel: ``rig.run_bank`` rewritten for speed, bit for bit the same results.
 
 Per call and board, every parameter the period loop reads is loaded once into a local (the
-plant's constants, the friction end speeds of each bridge state, the table rows), the plant's
-state and the decimator's head and sum live in locals and are written back at the end; the
+plant's constants, the friction end speeds of each bridge state, the table rows); the plant's
+state, the firmware's ROM constants and the RAM words of its PWM interrupt live in locals and
+are written back at the end (the interrupt is ``board.pwm_isr`` transcribed onto them); the
 motor and the RC filter walk the period's segments in one pass (they are independent: the
 filter only reads the segments' sensed currents), sampling the ADC at its instants.  Every
 floating-point expression is the reference's (``rig.run_periods``), in the same order, so
@@ -40,29 +41,6 @@ def _adc_push(ram, head, total, vc, zero, cpa, off_after, max_code):
     return head, total
 
 
-@register_jitable
-def _segments(duty, floating, top, averaged, centre, dead, ends, states):
-    """``hbridge.build_segments`` with its parameters as arguments."""
-    if averaged:
-        return hb._append(ends, states, 0, top, hb.AVERAGED)
-    if floating:
-        return hb._append(ends, states, 0, top, hb.OPEN)
-    mag = abs(duty)
-    if mag == 0:
-        return hb._append(ends, states, 0, top, hb.BRAKE)
-    drive = hb.DRIVE_POS if duty > 0 else hb.DRIVE_NEG
-    if mag >= top:
-        return hb._append(ends, states, 0, top, drive)
-    a = (top - mag) // 2 if centre else 0
-    b = a + mag
-    n = hb._append(ends, states, 0, a, hb.BRAKE)
-    if b > a + dead:
-        n = hb._append(ends, states, n, a + dead, hb.OPEN)
-        n = hb._append(ends, states, n, b, drive)
-    n = hb._append(ends, states, n, min(b + dead, top), hb.OPEN)
-    return hb._append(ends, states, n, top, hb.BRAKE)
-
-
 # rows of the per-bridge-state constants (columns: hbridge's segment states)
 V, V_OVER_R, NET, STUCK, W_FWD, W_BACK = range(6)
 
@@ -89,9 +67,6 @@ def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
     n_adc = int(prm[p.ADC_PER_PWM])
     step = top // n_adc
     first = 1 if prm[p.ADC_AT_EDGE] != 0.0 else 0
-    averaged = prm[p.AVERAGED] != 0.0
-    centre = prm[p.CENTRE_ALIGNED] != 0.0
-    dead = int(prm[p.DEAD_COUNTS])
     locked = prm[p.LOCKED] != 0.0
     bipolar = prm[p.SENSE_BIPOLAR] != 0.0
     v_supply = prm[p.V_SUPPLY]
@@ -233,7 +208,7 @@ def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
                     p_sum = 0
                     p_count = 0
                     pwm_shadow = i32.clamp(u_p, i32.sub(0, u_max), u_max)
-        n_seg = _segments(duty, floating, top, averaged, centre, dead, ends, states)
+        n_seg = hb.build_segments(duty, floating, prm, ends, states)
         i_sum = 0.0
         i2_sum = 0.0
         start = 0
