@@ -1,9 +1,20 @@
-"""Speed of one board at full fidelity: simulated seconds per wall second, fast and reference."""
+"""Speed of one board at full fidelity: simulated seconds per wall second, fast and reference;
+and the compiled kernels' cost per PWM period, today's (``rig.run_bank``) and the lean one."""
 
 import time
+from collections.abc import Callable
+from typing import Any
 
+import numpy as np
+
+from servobus.firmware import board
+from servobus.plant.bank_kernel import run_bank_lean_fast
 from servobus.plant.build import PlantOptions
-from servobus.plant.rig import BoardRig
+from servobus.plant.rig import N_TF, N_TI, BoardRig, run_bank_fast
+from servobus.presets.firmware_image import Q12_AMP
+
+OPTIONS = PlantOptions(plant="switching", rotor="free")
+KERNELS: dict[str, Callable[..., Any]] = {"today": run_bank_fast, "lean": run_bank_lean_fast}
 
 
 def _drive(rig: BoardRig, ticks: int, fast: bool) -> float:
@@ -15,20 +26,71 @@ def _drive(rig: BoardRig, ticks: int, fast: bool) -> float:
     return time.perf_counter() - start
 
 
+class _Bank:
+    """n boards' stacked arrays, driven tick by tick as ``_drive`` drives one board."""
+
+    def __init__(self, n: int) -> None:
+        rigs = [BoardRig(options=PlantOptions(plant="switching", rotor="free", seed=b))
+                for b in range(n)]
+        self.args = [np.stack([getattr(r, name) for r in rigs]) for name in
+                     ("ram", "rom", "params", "state", "istate", "tables")]
+        self.counts = np.full(n, rigs[0].hw.periods_per_tick, dtype=np.int64)
+        self.trace = (np.zeros((1, N_TI), dtype=np.int64), np.zeros((1, N_TF)))
+        self.tick = 0
+
+    def run(self, kernel: Callable[..., Any], ticks: int) -> float:
+        """`ticks` ticks (actuation and tick handlers, then the kernel); the kernel's seconds."""
+        rams, roms = self.args[0], self.args[1]
+        spent = 0.0
+        for _ in range(ticks):
+            amps = 0.8 if (self.tick // 25) % 2 == 0 else -0.8
+            self.tick += 1
+            for b in range(len(rams)):
+                board.can_actuation(rams[b], round(amps * Q12_AMP))
+                board.can_tick(rams[b], roms[b])
+            start = time.perf_counter()
+            kernel(*self.args, self.counts, *self.trace)
+            spent += time.perf_counter() - start
+        return spent
+
+
+def kernel_ns_per_period(boards: int, seconds: float, rounds: int = 4) -> dict[str, float]:
+    """ns per board-period of each kernel, on identical banks advanced in alternating rounds
+    (the same load for both on a shared machine)."""
+    banks = {name: _Bank(boards) for name in KERNELS}
+    for name, kernel in KERNELS.items():
+        banks[name].run(kernel, 1)  # compile (or load the numba cache)
+    ticks = max(1, round(seconds * 250 / rounds))
+    spent = dict.fromkeys(KERNELS, 0.0)
+    for _ in range(rounds):
+        for name, kernel in KERNELS.items():
+            spent[name] += banks[name].run(kernel, ticks)
+    periods = rounds * ticks * boards * int(banks["lean"].counts[0])
+    return {name: s / periods * 1e9 for name, s in spent.items()}
+
+
 def bench_board(seconds: float = 10.0, reference_seconds: float = 0.05) -> dict:
     """Full fidelity (switching plant, 120 kHz ADC, 20 kHz PI, free rotor) on one core."""
-    options = PlantOptions(plant="switching", rotor="free")
-    rig = BoardRig(options=options)
+    rig = BoardRig(options=OPTIONS)
     _drive(rig, 1, fast=True)  # compile (or load the numba cache)
     ticks = max(1, round(seconds * rig.hw.can_hz))
     wall = _drive(rig, ticks, fast=True)
     ref_ticks = max(1, round(reference_seconds * rig.hw.can_hz))
-    ref_wall = _drive(BoardRig(options=options), ref_ticks, fast=False)
+    ref_wall = _drive(BoardRig(options=OPTIONS), ref_ticks, fast=False)
     sim = ticks / rig.hw.can_hz
     ref_sim = ref_ticks / rig.hw.can_hz
+    one = kernel_ns_per_period(1, seconds)
+    bank = kernel_ns_per_period(12, seconds / 4)
     return {
         "sim_s": sim, "wall_s": wall, "sim_s_per_wall_s": sim / wall,
         "pwm_periods_per_s": sim * rig.hw.pwm_hz / wall,
         "reference_sim_s_per_wall_s": ref_sim / ref_wall,
         "speedup_vs_reference": (sim / wall) / (ref_sim / ref_wall),
+        "kernel_ns_per_pwm_period_today": one["today"],
+        "kernel_ns_per_pwm_period_lean": one["lean"],
+        "lean_kernel_sim_s_per_wall_s": 1e9 / (one["lean"] * rig.hw.pwm_hz),
+        "bank12_ns_per_board_period_today": bank["today"],
+        "bank12_ns_per_board_period_lean": bank["lean"],
+        "lean_speedup_one_board": one["today"] / one["lean"],
+        "lean_speedup_bank12": bank["today"] / bank["lean"],
     }

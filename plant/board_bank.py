@@ -17,12 +17,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from servobus.plant.bank_kernel import run_bank_lean_fast
 from servobus.plant.build import PlantOptions
-from servobus.plant.rig import N_TF, N_TI, BoardRig, run_bank, run_bank_fast
+from servobus.plant.rig import N_TF, N_TI, BoardRig, run_bank
 
 
 class BoardBank:
-    """Stacked firmware and plant arrays of n boards, advanced by one numba call."""
+    """Stacked firmware and plant arrays of n boards, advanced by one numba call (the lean
+    kernel; ``fast=False``: today's kernel interpreted, the reference path)."""
 
     def __init__(self, options: Sequence[PlantOptions], modes: Sequence[int], seed: int = 0,
                  fast: bool = True, boot_ns: int = 4_000_000,
@@ -66,7 +68,7 @@ class BoardBank:
         counts = np.maximum(due - self.done, 0)
         if not counts.any():
             return
-        runner = run_bank_fast if self.fast else run_bank
+        runner = run_bank_lean_fast if self.fast else run_bank
         runner(self.rams, self.roms, self.params, self.states, self.istates, self.tables,
                counts, self._ti, self._tf)
         self.done += counts

@@ -82,13 +82,14 @@ def build_params(servo: ServoPreset, hw: BoardHardware, opt: PlantOptions) -> np
 
 
 def build_tables(servo: ServoPreset, hw: BoardHardware, opt: PlantOptions) -> np.ndarray:
-    """Decay factors exp(-rate * k / pclk) for every segment length k = 0..PWM_TOP."""
+    """Decay factors exp(-rate * k / pclk) for every segment length k = 0..PWM_TOP, and k / pclk."""
     t = np.arange(hw.pwm_top + 1) / hw.pclk_hz
     j = opt.alpha * servo.j
     tables = np.empty((p.N_TABLES, hw.pwm_top + 1))
     tables[p.TAB_RC] = np.exp(-t / hw.rc_tau_s)
     tables[p.TAB_CONDUCTING] = np.exp(-t * (servo.kt * servo.kt / servo.r_a + servo.b) / j)
     tables[p.TAB_OPEN] = np.exp(-t * servo.b / j)
+    tables[p.TAB_DT] = t
     return tables
 
 

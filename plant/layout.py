@@ -51,8 +51,9 @@ RNG = 0  # xorshift32 state of the pot noise
 MOTOR_REV = 1  # whole motor revolutions (index pulse detection)
 N_ISTATE = 2
 
-# --- decay tables: rows of exp(-k / (pclk * tau)) for k = 0..PWM_TOP counts ----------------
+# --- tables: rows of exp(-k / (pclk * tau)) for k = 0..PWM_TOP counts, and k / pclk ---------
 TAB_RC = 0  # RC filter
 TAB_CONDUCTING = 1  # mechanics with the winding shorted or driven: (K_t K_e / R + B) / J
 TAB_OPEN = 2  # mechanics with the winding open (float, dead time): B / J
-N_TABLES = 3
+TAB_DT = 3  # not a decay: the segment length k / pclk in seconds (the lean kernel's divisions)
+N_TABLES = 4

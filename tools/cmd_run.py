@@ -10,9 +10,9 @@ from servobus.bus.schema import JOINTS
 from servobus.host.pid import ANTI_WINDUP
 from servobus.host.trajectory import load
 from servobus.host.tunings import DEFAULT_TUNING, TUNINGS
+from servobus.plant.bank_kernel import run_bank_lean_fast
 from servobus.plant.board_node import can_tick_fast
 from servobus.plant.kernel_cache import is_cached
-from servobus.plant.rig import run_bank_fast
 from servobus.presets.board import SENSING_CHOICES
 from servobus.robot.assembly import BOARD_MODES, Robot, RobotConfig
 from servobus.tools import units
@@ -75,7 +75,7 @@ def _do_run(args: argparse.Namespace) -> None:
                          meas_bytes=args.meas_bytes, anti_windup=args.anti_windup,
                          tuning=args.tuning, actions=args.do,
                          trajectory=load(args.trajectory) if args.trajectory else None)
-    if not args.json and not is_cached(run_bank_fast, can_tick_fast):  # Robot() compiles them
+    if not args.json and not is_cached(run_bank_lean_fast, can_tick_fast):  # Robot() compiles
         print("compiling the board kernels (first run only, cached) ...", file=sys.stderr)
     robot = Robot(config)
     bar = tqdm(total=args.duration, unit="sim s", disable=args.no_progress or args.json,

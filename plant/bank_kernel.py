@@ -1,0 +1,311 @@
+"""The lean board kernel: ``rig.run_bank`` rewritten for speed, bit for bit the same results.
+
+Per call and board, every parameter the period loop reads is loaded once into a local (the
+plant's constants, the friction end speeds of each bridge state, the table rows); the plant's
+state, the firmware's ROM constants and the RAM words of its PWM interrupt live in locals and
+are written back at the end (the interrupt is ``board.pwm_isr`` transcribed onto them); the
+motor and the RC filter walk the period's segments in one pass (they are independent: the
+filter only reads the segments' sensed currents), sampling the ADC at its instants.  Every
+floating-point expression is the reference's (``rig.run_periods``), in the same order, so
+results are identical word for word; tests/plant/test_lean_kernel.py checks it.
+"""
+
+import math
+
+import numpy as np
+from numba.extending import register_jitable
+
+from servobus.firmware import int32 as i32
+from servobus.firmware import memory as m
+from servobus.plant import hbridge as hb
+from servobus.plant import layout as p
+from servobus.plant.kernel_cache import cached_njit
+from servobus.plant.sensors import POT_CODES, TWO_PI
+
+
+@register_jitable
+def _adc_push(ram, head, total, vc, zero, cpa, off_after, max_code):
+    """One ADC conversion of the filtered signal into the decimator (locals head, total)."""
+    amps_seen = vc + off_after
+    code = math.floor(zero + amps_seen * cpa + 0.5)
+    if code < 0:
+        code = 0
+    elif code > max_code:
+        code = max_code
+    oldest = ram[m.MA_BUF0 + head]
+    total = i32.add(i32.sub(total, oldest), code)
+    ram[m.MA_BUF0 + head] = code
+    head = i32.add(head, 1)
+    if i32.eq(head, m.MA_LEN):
+        head = 0
+    return head, total
+
+
+# rows of the per-bridge-state constants (columns: hbridge's segment states)
+V, V_OVER_R, NET, STUCK, W_FWD, W_BACK = range(6)
+
+
+@register_jitable
+def _state_constants(consts, seg, v, kt, r, load, fc, jr):
+    """motor.advance's terms that depend on the bridge state only: the voltage, the current at
+    rest, the net torque, whether friction holds the shaft at rest, and the end speeds with the
+    friction of forward (W_FWD) and backward (W_BACK) motion; open: no current (v = 0)."""
+    conducting = seg != hb.OPEN
+    net = (kt * v / r if conducting else 0.0) - load
+    consts[V, seg] = v
+    consts[V_OVER_R, seg] = v / r if conducting else 0.0
+    consts[NET, seg] = net
+    consts[STUCK, seg] = 1.0 if abs(net) <= fc else 0.0
+    consts[W_FWD, seg] = (net - fc) / jr
+    consts[W_BACK, seg] = (net - -fc) / jr
+
+
+@register_jitable
+def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
+    """n PWM periods of one board, as ``rig.run_periods`` without a trace."""
+    top = int(prm[p.PWM_TOP])
+    n_adc = int(prm[p.ADC_PER_PWM])
+    step = top // n_adc
+    first = 1 if prm[p.ADC_AT_EDGE] != 0.0 else 0
+    locked = prm[p.LOCKED] != 0.0
+    bipolar = prm[p.SENSE_BIPOLAR] != 0.0
+    v_supply = prm[p.V_SUPPLY]
+    kt = prm[p.KT]
+    r = prm[p.R_A]
+    j = prm[p.J_TOTAL]
+    fc = prm[p.COULOMB]
+    load = prm[p.LOAD_TORQUE]
+    pclk = prm[p.PCLK_HZ]
+    top_f = prm[p.PWM_TOP]
+    off_before = prm[p.OFFSET_BEFORE_RC_A]
+    off_after = prm[p.OFFSET_AFTER_RC_A]
+    zero = prm[p.ADC_ZERO_CODE]
+    cpa = prm[p.ADC_CODES_PER_AMP]
+    max_code = int(prm[p.ADC_MAX_CODE])
+    pot_lsb = prm[p.POT_LSB_PER_RAD]
+    pot_noise = prm[p.POT_NOISE_LSB]
+    bow4 = prm[p.POT_BOW_LSB] * 4.0
+    gear = prm[p.GEAR]
+    enc_cpr = prm[p.ENC_COUNTS_PER_MOTOR_RAD]
+    thermo = prm[p.THERMO_CODES_PER_C]
+    bridge = prm[p.BRIDGE_OHM]
+    thermal_r = prm[p.THERMAL_R]
+    thermal_c = prm[p.THERMAL_C]
+    ambient = prm[p.AMBIENT_C]
+    dt_period = top / pclk
+    rate_c = (kt * kt / r + prm[p.B_VISC]) / j
+    rate_o = prm[p.B_VISC] / j
+    jr_c = j * rate_c
+    jr_o = j * rate_o
+    _state_constants(consts, hb.DRIVE_POS, v_supply, kt, r, load, fc, jr_c)
+    _state_constants(consts, hb.DRIVE_NEG, -v_supply, kt, r, load, fc, jr_c)
+    _state_constants(consts, hb.BRAKE, 0.0, kt, r, load, fc, jr_c)
+    _state_constants(consts, hb.OPEN, 0.0, kt, r, load, fc, jr_o)
+    tab_rc = tables[p.TAB_RC]
+    tab_c = tables[p.TAB_CONDUCTING]
+    tab_o = tables[p.TAB_OPEN]
+    tab_dt = tables[p.TAB_DT]
+    omega = state[p.OMEGA]
+    theta = state[p.THETA]
+    vc = state[p.VC]
+    temp = state[p.TEMP_C]
+    rng = istate[p.RNG]
+    rev = istate[p.MOTOR_REV]
+    head = ram[m.MA_HEAD]
+    total = ram[m.MA_SUM]
+    # the firmware's constants and the RAM words its PWM interrupt reads or writes
+    k_p, k_i, u_max, u_max_q15 = rom[m.K_P], rom[m.K_I], rom[m.U_MAX], rom[m.U_MAX_Q15]
+    signed_sense, adc_zero_sum = rom[m.SIGNED_SENSE], rom[m.ADC_ZERO_SUM]
+    oc_limit, oc_periods, ot_limit = rom[m.OC_LIMIT], rom[m.OC_PERIODS], rom[m.OT_LIMIT]
+    pos_block, p_block, p_gain = rom[m.POS_BLOCK], rom[m.P_BLOCK], rom[m.P_GAIN_Q8]
+    mode, iw_counts, duty_ref, xw_ref = ram[m.MODE], ram[m.IW_COUNTS], ram[m.DUTY_REF], \
+        ram[m.XW_REF]
+    pwm_active, pwm_prev, pwm_shadow = ram[m.PWM_ACTIVE], ram[m.PWM_PREV], ram[m.PWM_SHADOW]
+    bridge_active, bridge_shadow = ram[m.BRIDGE_ACTIVE], ram[m.BRIDGE_SHADOW]
+    enc_pos, enc_last = ram[m.ENC_POS], ram[m.ENC_LAST]
+    enc_index_pos, enc_index_count = ram[m.ENC_INDEX_POS], ram[m.ENC_INDEX_COUNT]
+    pos_sum, pos_count, pos_out, pos_seq = ram[m.POS_SUM], ram[m.POS_COUNT], ram[m.POS_OUT], \
+        ram[m.POS_SEQ]
+    pi_meas, pi_integ, p_sum, p_count = ram[m.PI_MEAS], ram[m.PI_INTEG], ram[m.P_SUM], \
+        ram[m.P_COUNT]
+    oc_count, status, temp_raw = ram[m.OC_COUNT], ram[m.STATUS], ram[m.TEMP_RAW]
+    i_sum = 0.0
+    for _ in range(n):
+        duty = pwm_shadow
+        floating = bridge_shadow == m.BRIDGE_FLOAT
+        if first:
+            head, total = _adc_push(ram, head, total, vc, zero, cpa, off_after, max_code)
+        # sensors at kT (pot with its noise, encoder, index, thermometer)
+        ideal = POT_CODES / 2 + theta * pot_lsb
+        u = min(max(ideal / (POT_CODES - 1), 0.0), 1.0)
+        rng ^= (rng << 13) & 0xFFFFFFFF
+        rng ^= rng >> 17
+        rng ^= (rng << 5) & 0xFFFFFFFF
+        noise = (2.0 * (rng / 4294967296.0) - 1.0) * pot_noise
+        pot = math.floor(ideal + bow4 * u * (1.0 - u) + noise + 0.5)
+        pot = int(min(max(pot, 0), POT_CODES - 1))
+        enc = math.floor(theta * gear * enc_cpr) & 0xFFFF
+        rev_now = math.floor(theta * gear / TWO_PI)
+        index = 1 if rev_now != rev else 0
+        rev = rev_now
+        therm = math.floor(temp * thermo + 0.5)
+        therm = int(min(max(therm, 0), POT_CODES - 1))
+        # board.pwm_isr on the locals: sensors, protection, controller, PWM shadow register
+        pwm_prev = pwm_active
+        pwm_active = pwm_shadow
+        bridge_active = bridge_shadow
+        enc_pos = i32.add(enc_pos, i32.diff16(enc, enc_last))  # encoder.encoder_read
+        enc_last = enc
+        if i32.ne(index, 0):
+            enc_index_pos = enc_pos
+            enc_index_count = i32.add(enc_index_count, 1)
+        if i32.eq(pos_seq, 0) and i32.eq(pos_count, 0):  # position.pot_sample
+            pos_out = pot
+        pos_sum = i32.add(pos_sum, pot)
+        pos_count = i32.add(pos_count, 1)
+        if i32.eq(pos_count, pos_block):
+            pos_out = i32.div_trunc(i32.add(pos_sum, i32.asr(pos_block, 1)), pos_block)
+            pos_seq = i32.add(pos_seq, 1)
+            pos_sum = 0
+            pos_count = 0
+        meas = i32.sub(total, adc_zero_sum)  # current_loop.measured_current
+        if i32.eq(signed_sense, 0) and i32.lt(pwm_prev, 0):
+            meas = i32.sub(0, meas)
+        pi_meas = meas
+        magnitude = meas if i32.ge(meas, 0) else i32.sub(0, meas)  # protection.check
+        if i32.gt(magnitude, oc_limit):
+            oc_count = i32.add(oc_count, 1)
+            if i32.ge(oc_count, oc_periods):
+                status = i32.bit_or(status, m.STATUS_OVER_CURRENT)
+        else:
+            oc_count = 0
+        temp_raw = therm
+        if i32.gt(therm, ot_limit):
+            status = i32.bit_or(status, m.STATUS_OVER_TEMPERATURE)
+        if i32.ne(status, 0) or i32.eq(mode, m.MODE_FLOAT):
+            pi_integ = 0
+            pwm_shadow = 0
+            bridge_shadow = m.BRIDGE_FLOAT
+        else:
+            bridge_shadow = m.BRIDGE_PWM
+            if i32.eq(mode, m.MODE_CURRENT):  # current_loop.pi_step
+                e = i32.sub(iw_counts, meas)
+                prop = i32.mul(k_p, e)
+                lo_i, _ = i32.sat_sub(i32.sub(0, u_max_q15), prop)
+                hi_i, _ = i32.sat_sub(u_max_q15, prop)
+                integ = i32.clamp(pi_integ, lo_i, hi_i)
+                out, _ = i32.sat_add(prop, integ)
+                pi_integ, _ = i32.sat_add(integ, i32.mul(k_i, e))
+                pwm_shadow = i32.asr(out, 15)
+            elif i32.eq(mode, m.MODE_DUTY):
+                pwm_shadow = duty_ref
+            else:  # local_p.p_sample, p_step
+                p_sum = i32.add(p_sum, pot)
+                p_count = i32.add(p_count, 1)
+                if i32.eq(p_count, p_block):
+                    e = i32.sub(i32.mul(xw_ref, p_block), p_sum)
+                    u_p = i32.asr(i32.mul(e, p_gain), 8)
+                    p_sum = 0
+                    p_count = 0
+                    pwm_shadow = i32.clamp(u_p, i32.sub(0, u_max), u_max)
+        n_seg = hb.build_segments(duty, floating, prm, ends, states)
+        i_sum = 0.0
+        i2_sum = 0.0
+        start = 0
+        t = 0
+        adc_j = 1  # the next ADC instant in this period is adc_j * step
+        if not first:  # the sample at kT follows the controller
+            head, total = _adc_push(ram, head, total, vc, zero, cpa, off_after, max_code)
+        for s in range(n_seg):
+            end = ends[s]
+            seg = states[s]
+            counts = end - start
+            conducting = seg != hb.OPEN
+            if seg == hb.AVERAGED:  # the duty's voltage: this period's constants
+                _state_constants(consts, hb.AVERAGED, v_supply * duty / top_f, kt, r, load,
+                                 fc, jr_c)
+            v = consts[V, seg]
+            w0 = omega
+            at_rest = not (w0 > 0.0 or w0 < 0.0)
+            if locked or (at_rest and consts[STUCK, seg] != 0.0):
+                i = consts[V_OVER_R, seg]
+            else:
+                if w0 > 0.0 or (at_rest and consts[NET, seg] > 0.0):
+                    w_end, w_turn = consts[W_FWD, seg], consts[W_BACK, seg]
+                else:
+                    w_end, w_turn = consts[W_BACK, seg], consts[W_FWD, seg]
+                if conducting:
+                    rate = rate_c
+                    decay = tab_c[counts]
+                else:
+                    rate = rate_o
+                    decay = tab_o[counts]
+                dt = tab_dt[counts]
+                w1 = w_end + (w0 - w_end) * decay
+                dtheta = w_end * dt + (w0 - w_end) * (1.0 - decay) / rate
+                if w0 != 0.0 and (w1 > 0.0) != (w0 > 0.0):
+                    if consts[STUCK, seg] != 0.0:
+                        w1 = 0.0
+                    else:  # the shaft turns over: the friction of the new direction
+                        w_end = w_turn
+                        w1 = w_end + (w0 - w_end) * decay
+                        dtheta = w_end * dt + (w0 - w_end) * (1.0 - decay) / rate
+                omega = w1
+                theta += dtheta
+                i = (v - kt * dtheta / dt) / r if conducting else 0.0
+            if bipolar:
+                x = i
+            else:
+                shunt = 0.0 if seg == hb.BRAKE or seg == hb.OPEN else abs(i)
+                x = max(shunt + off_before, 0.0)
+            i_sum += i * counts
+            i2_sum += i * i * counts
+            while adc_j < n_adc and adc_j * step <= end:  # the filter to each ADC instant
+                target = adc_j * step
+                if t < target:
+                    vc = x + (vc - x) * tab_rc[target - t]
+                    t = target
+                head, total = _adc_push(ram, head, total, vc, zero, cpa, off_after, max_code)
+                adc_j += 1
+            if t < end:
+                vc = x + (vc - x) * tab_rc[end - t]
+                t = end
+            start = end
+        heat = i2_sum / top * bridge
+        loss = (temp - ambient) / thermal_r
+        temp += dt_period * (heat - loss) / thermal_c
+    state[p.OMEGA] = omega
+    state[p.THETA] = theta
+    state[p.VC] = vc
+    state[p.TEMP_C] = temp
+    if n > 0:  # the last period's mean
+        state[p.I_MEAN] = i_sum / top
+    istate[p.RNG] = rng
+    istate[p.MOTOR_REV] = rev
+    ram[m.MA_HEAD] = head
+    ram[m.MA_SUM] = total
+    ram[m.PWM_ACTIVE], ram[m.PWM_PREV], ram[m.PWM_SHADOW] = pwm_active, pwm_prev, pwm_shadow
+    ram[m.BRIDGE_ACTIVE], ram[m.BRIDGE_SHADOW] = bridge_active, bridge_shadow
+    ram[m.ENC_POS], ram[m.ENC_LAST] = enc_pos, enc_last
+    ram[m.ENC_INDEX_POS], ram[m.ENC_INDEX_COUNT] = enc_index_pos, enc_index_count
+    ram[m.POS_SUM], ram[m.POS_COUNT], ram[m.POS_OUT] = pos_sum, pos_count, pos_out
+    ram[m.POS_SEQ] = pos_seq
+    ram[m.PI_MEAS], ram[m.PI_INTEG], ram[m.P_SUM], ram[m.P_COUNT] = pi_meas, pi_integ, p_sum, \
+        p_count
+    ram[m.OC_COUNT], ram[m.STATUS], ram[m.TEMP_RAW] = oc_count, status, temp_raw
+
+
+@register_jitable
+def run_bank_lean(rams, roms, params, states, istates, tables, counts, trace_i, trace_f):
+    """Advance each board b of a bank by counts[b] PWM periods (``rig.run_bank``'s signature
+    and results; the traces are not written, as there)."""
+    ends = np.zeros(hb.MAX_SEGMENTS, dtype=np.int64)
+    seg_states = np.zeros(hb.MAX_SEGMENTS, dtype=np.int64)
+    consts = np.zeros((6, hb.MAX_SEGMENTS))
+    for b in range(rams.shape[0]):
+        if counts[b] > 0:
+            _board(rams[b], roms[b], params[b], states[b], istates[b], tables[b], counts[b],
+                   ends, seg_states, consts)
+
+
+run_bank_lean_fast = cached_njit(run_bank_lean)
