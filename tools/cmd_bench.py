@@ -19,6 +19,8 @@ def add_subparser(sub: Commands) -> None:
     bus = targets.add_parser("bus", help="frames/s with 14 nodes: simulated bus vs python-can")
     bus.add_argument("--frames", type=units.integer(1, 1_000_000), default=2000,
                      help="frames sent by each node, 1 .. 1e6")
+    bus.add_argument("--repeats", type=units.integer(1, 100), default=3,
+                     help="measurements of each line (min / median / max), 1 .. 100")
     bus.add_argument("--remote", action="store_true",
                      help="also python-can-remote through a local server on 127.0.0.1")
     bus.add_argument("--json", action="store_true")
@@ -51,7 +53,8 @@ def _do_board(args: argparse.Namespace) -> None:
 def _do_bus(args: argparse.Namespace) -> None:
     from servobus.bus.bench import bench_bus
 
-    emit(bench_bus(args.frames, 0 if args.remote else None), args.json, title="bus benchmark")
+    emit(bench_bus(args.frames, 0 if args.remote else None, args.repeats), args.json,
+         title="bus benchmark")
 
 
 def _do_run(args: argparse.Namespace) -> None:
