@@ -148,7 +148,7 @@ def test_the_streaming_meter_reports_what_the_old_meter_did(intervals, window_ns
     for key in ("load_pct", "window_load_max_pct", "window_load_mean_pct"):
         assert kept[key] == streamed[key] == want[key], key
     assert kept["windows"] == want["windows"] and "windows" not in streamed
-    assert len(meters[1]._open) <= 400 // window_ns + 2
+    assert len(meters[1]._open) <= 400 // window_ns + 3  # the last busy window + this frame
 
 
 def test_the_plot_keeps_every_record() -> None:
