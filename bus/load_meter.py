@@ -14,6 +14,7 @@ are not recorded, an error frame's flag, delimiter and interframe space from its
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import can
 
@@ -23,6 +24,7 @@ from servobus.bus.medium import FrameRecord
 from servobus.bus.scheduler import NS_PER_S
 
 MAX_WINDOWS = 10_000_000  # per-window loads a report lists at most
+Gaps = list[tuple[int, float]]  # (empty windows before, load % of the window after them)
 
 
 @dataclass
@@ -31,13 +33,21 @@ class LoadMeter:
 
     bitrate: int = 1_000_000
     window_s: float = 0.1
-    windows: dict[int, int] = field(default_factory=dict)  # window index -> busy ns inside
+    keep_windows: bool = True  # list every window's load in the report (else summary only)
     frames: int = 0
     error_frames: int = 0
     bits: int = 0
     first: int | None = None  # start of the first frame (ns): window 0 begins here
     last: int | None = None  # end of the latest busy interval (ns)
     overlapping: int = 0  # frames that began before the previous one ended (wrong bit rate?)
+    busy_ns: int = 0  # busy time charged over all windows
+    _open: dict[int, int] = field(default_factory=dict, init=False, repr=False)  # index -> ns
+    _done: int = field(default=0, init=False)  # windows below this index are closed
+    _lo: int = field(default=0, init=False)  # lowest and highest window index charged (a
+    _hi: int | None = field(default=None, init=False)  # late frame can charge 0 ns before 0)
+    _closed_sum: float = field(default=0.0, init=False)  # closed windows' load %, in order
+    _closed_max: float = field(default=0.0, init=False)
+    _closed: list[float] = field(default_factory=list, init=False, repr=False)  # kept load %
 
     def __post_init__(self) -> None:
         if not math.isfinite(self.bitrate) or self.bitrate <= 0:
@@ -73,23 +83,51 @@ class LoadMeter:
         """The wire was busy over [start, end) ns with `bits`: split the time over windows."""
         if self.first is None:
             self.first = start
-        if self.last is not None and start < self.last:
+        previous = self.last
+        if previous is not None and start < previous:
             self.overlapping += 1
-            start = min(self.last, end)
-        self.last = end if self.last is None else max(self.last, end)
+            start = min(previous, end)
+        self.last = end if previous is None else max(previous, end)
         if ok:
             self.frames += 1
         else:
             self.error_frames += 1
         self.bits += bits
         w, origin = self._window_ns, self.first
+        if previous is not None and (previous - origin) // w > self._done:
+            self._close(self._gaps((previous - origin) // w))  # no more busy time before it
         k = (start - origin) // w
         while True:
             hi = min(end, origin + (k + 1) * w)
-            self.windows[k] = self.windows.get(k, 0) + hi - max(start, origin + k * w)
+            busy = hi - max(start, origin + k * w)
+            self.busy_ns += busy
+            self._lo, self._hi = min(self._lo, k), k if self._hi is None else max(self._hi, k)
+            if k >= self._done:  # a closed window is only ever charged 0 ns
+                self._open[k] = self._open.get(k, 0) + busy
             if hi >= end:
                 return
             k += 1
+
+    def _gaps(self, limit: int) -> Gaps:
+        """The open windows below `limit`, in order, each after the empty ones before it."""
+        out, at = [], self._done
+        for k in sorted(k for k in self._open if k < limit):
+            out.append((k - at, 100.0 * self._open[k] / self._window_ns))
+            at = k + 1
+        if limit > at:
+            out.append((limit - at - 1, 0.0))
+        return out
+
+    def _close(self, gaps: Gaps) -> None:
+        """Fold windows into the running figures (and the kept list) and forget them."""
+        for empty, pct in gaps:
+            self._done += empty + 1
+            self._open.pop(self._done - 1, None)
+            self._closed_sum += pct
+            self._closed_max = max(self._closed_max, pct)  # every load is >= 0.0
+            if self.keep_windows and len(self._closed) < MAX_WINDOWS:
+                self._closed.extend([0.0] * min(empty, MAX_WINDOWS))
+                self._closed.append(pct)
 
     def add_all(self, messages: Iterable[can.Message]) -> "LoadMeter":
         """Charge many frames; returns self."""
@@ -99,18 +137,25 @@ class LoadMeter:
 
     def report(self) -> dict:
         """Overall and per-window load in percent (busy time over elapsed time)."""
-        if not self.windows or self.first is None or self.last is None:
+        if self._hi is None or self.first is None or self.last is None:
             return {"frames": 0, "error_frames": 0, "load_pct": 0.0, "windows": []}
-        w = self._window_ns
-        lo, hi = min(self.windows), max(self.windows)
-        if hi - lo >= MAX_WINDOWS:
+        w, lo, hi = self._window_ns, self._lo, self._hi
+        if self.keep_windows and hi - lo >= MAX_WINDOWS:
             raise ValueError(f"the traffic spans {(hi - lo) * self.window_s:g} s: over "
                              f"{MAX_WINDOWS:,} windows of {self.window_s:g} s (a longer window?)")
-        per_window = [100.0 * self.windows.get(k, 0) / w for k in range(lo, hi + 1)]
+        tail = self._gaps(hi + 1)
+        total, top = self._closed_sum, self._closed_max
+        for _, pct in tail:
+            total += pct
+            top = max(top, pct)
         span = max(self.last - self.first, w)
-        return {"frames": self.frames, "error_frames": self.error_frames, "bits": self.bits,
-                "overlapping_frames": self.overlapping,
-                "span_s": span / NS_PER_S, "load_pct": 100.0 * sum(self.windows.values()) / span,
-                "window_s": self.window_s, "window_load_max_pct": max(per_window),
-                "window_load_mean_pct": sum(per_window) / len(per_window),
-                "windows": per_window}
+        report: dict[str, Any] = {
+            "frames": self.frames, "error_frames": self.error_frames, "bits": self.bits,
+            "overlapping_frames": self.overlapping,
+            "span_s": span / NS_PER_S, "load_pct": 100.0 * self.busy_ns / span,
+            "window_s": self.window_s, "window_load_max_pct": top,
+            "window_load_mean_pct": total / (hi - lo + 1)}
+        if self.keep_windows:
+            report["windows"] = [0.0] * -lo + self._closed + \
+                [x for empty, pct in tail for x in [0.0] * empty + [pct]]
+        return report

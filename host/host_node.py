@@ -31,6 +31,7 @@ from servobus.bus.schema import (
     actuation_name,
     meas_name,
 )
+from servobus.host.period_log import PeriodLog
 from servobus.host.pid import MimoController
 from servobus.host.supervisor import Supervisor
 from servobus.host.trajectory import Player
@@ -59,7 +60,7 @@ class HostNode:
     local_p: bool = False
     name: str = "HOST"
     supervisor: Supervisor = field(default_factory=Supervisor)
-    records: list[PeriodRecord] = field(default_factory=list)
+    records: PeriodLog = field(default_factory=PeriodLog)  # bounded; tracking figures
     rx_faults: int = 0
     tx_faults: int = 0
     limit_events: int = 0

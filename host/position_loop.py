@@ -14,7 +14,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, signal
 
 from servobus.analysis.step_metrics import StepMetrics, step_metrics
 from servobus.host.tunings import Tuning
@@ -65,6 +64,8 @@ def voltage_plant(servo: ServoPreset = HSR_5995TG,
 
 def critical_omega(plant: PositionPlant) -> float:
     """Phase crossover of P (phase = -180 deg), rad/s."""
+    from scipy import optimize  # lazy: `servobus run` needs the plant, not the design
+
     def phase(w: float) -> float:
         z = complex(math.cos(w / plant.f), math.sin(w / plant.f))
         # for 0 < wT < pi every factor has a positive imaginary part: angles in (0, pi)
@@ -100,6 +101,8 @@ def largest_pole(plant: PositionPlant, gains: Gains) -> float:
 
 def step_response(plant: PositionPlant, gains: Gains, seconds: float = 6.0) -> np.ndarray:
     """Unit-step response of the linear closed loop, one value per bus period."""
+    from scipy import signal
+
     num, den = closed_loop(plant, gains)
     return np.asarray(signal.lfilter(num, den, np.ones(round(seconds * plant.f))))
 

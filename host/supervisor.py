@@ -18,15 +18,22 @@ host started computing belongs to no window (it used to make "used" negative und
 and frames are handled in arrival order (a late frame overtaking a queued tick made a window
 negative), so neither figure can be negative.  A period whose computation had not started when
 tick k+1 arrived (a stalled host) has no window; it is a deadline miss.
+
+Memory stays bounded however long the run: the window statistics come from a count of the
+distinct window lengths (exact; on the lockstep simulator a handful of values), the per-period
+window and used times are kept for the last ``history`` periods only (None: all, for a plot),
+and the fault periods are counted with only the first FAULT_PERIODS listed.
 """
 
+from collections import Counter, deque
 from dataclasses import dataclass, field
-
-import numpy as np
 
 from servobus.bus.schema import JOINTS, sequence_gap
 
 OLD_TICKS = 16  # a tick this many numbers behind the newest one is old, not 240 lost ticks
+HISTORY = 500  # periods of window / used times kept by default (2 s at 4 ms)
+FAULT_PERIODS = 1_000  # fault periods listed (all are counted)
+MAX_DISTINCT = 65_536  # distinct window lengths counted before they are quantised coarser
 
 
 @dataclass
@@ -39,8 +46,12 @@ class Supervisor:
     deadline_misses: int = 0
     servo_faults: dict[int, int] = field(default_factory=dict)
     fault_periods: list[tuple[int, list[int]]] = field(default_factory=list)  # (period, joints)
-    windows_ns: list[int] = field(default_factory=list)
-    used_ns: list[int] = field(default_factory=list)
+    fault_period_count: int = 0
+    history: int | None = HISTORY
+    window_counts: Counter[int] = field(default_factory=Counter)  # window (ns) -> periods
+    window_quantum_ns: int = 1  # window lengths are counted in multiples of this
+    window_range_ns: tuple[int, int] | None = None  # exact (shortest, longest) host window
+    used_max_ns: int = 0
     ticks_out_of_order: int = 0
     seq: int | None = None
     tick_ns: int = 0
@@ -48,6 +59,10 @@ class Supervisor:
     last_meas_ns: int | None = None
     ready_ns: int | None = None  # when the host started computing this period
     sent_ns: int | None = None
+
+    def __post_init__(self) -> None:
+        self.windows_ns: deque[int] = deque(maxlen=self.history)  # the latest host windows
+        self.used_ns: deque[int] = deque(maxlen=self.history)  # the latest used times
 
     def on_tick(self, seq: int, now: int, ended: int | None = None) -> bool:
         """Close the previous period and open the next (True), or count an old tick (False);
@@ -59,16 +74,20 @@ class Supervisor:
             end = now if ended is None else ended
             missing = sorted(self.expected - self.arrived)
             if missing:
-                self.fault_periods.append((self.ticks - 1, missing))
+                self.fault_period_count += 1
+                if len(self.fault_periods) < FAULT_PERIODS:
+                    self.fault_periods.append((self.ticks - 1, missing))
                 for j in missing:
                     self.servo_faults[j] = self.servo_faults.get(j, 0) + 1
             if self.sent_ns is None or self.sent_ns > end:
                 self.deadline_misses += 1
             if self.ready_ns is not None and self.ready_ns <= end:
                 if self.last_meas_ns is not None:
-                    self.windows_ns.append(end - self.last_meas_ns)
+                    self._add_window(end - self.last_meas_ns)
                 if self.sent_ns is not None:
-                    self.used_ns.append(self.sent_ns - self.ready_ns)
+                    used = self.sent_ns - self.ready_ns
+                    self.used_ns.append(used)
+                    self.used_max_ns = max(self.used_max_ns, used)
             self.slips += sequence_gap(self.seq, seq) - 1
         self.ticks += 1
         self.seq = seq
@@ -98,9 +117,34 @@ class Supervisor:
         """The period's actuation went out."""
         self.sent_ns = now
 
+    def _add_window(self, window: int) -> None:
+        """Count one host window; past MAX_DISTINCT lengths, coarsen the count 10x."""
+        self.windows_ns.append(window)
+        lo, hi = self.window_range_ns or (window, window)
+        self.window_range_ns = (min(lo, window), max(hi, window))
+        q = self.window_quantum_ns
+        self.window_counts[window // q * q] += 1
+        while len(self.window_counts) > MAX_DISTINCT:
+            q = self.window_quantum_ns = q * 10
+            coarse: Counter[int] = Counter()
+            for w, n in self.window_counts.items():
+                coarse[w // q * q] += n
+            self.window_counts = coarse
+
     def window_stats(self) -> dict[str, float]:
-        """min / median / max host window (s) over the closed periods."""
-        if not self.windows_ns:
+        """min / median / max host window (s) over the closed periods (the median as
+        numpy's: the mean of the two middle values of an even count)."""
+        total = sum(self.window_counts.values())
+        if not total or self.window_range_ns is None:
             return {"min": 0.0, "median": 0.0, "max": 0.0}
-        w = np.array(self.windows_ns) / 1e9
-        return {"min": float(w.min()), "median": float(np.median(w)), "max": float(w.max())}
+        lengths = sorted(self.window_counts)
+        middle = [(total - 1) // 2, total // 2]  # ranks of the one or two middle values
+        values, seen = [], 0
+        for w in lengths:
+            seen += self.window_counts[w]
+            while middle and middle[0] < seen:
+                middle.pop(0)
+                values.append(w / 1e9)
+        median = values[0] if total % 2 else (values[0] + values[1]) / 2
+        lo, hi = self.window_range_ns
+        return {"min": lo / 1e9, "median": median, "max": hi / 1e9}

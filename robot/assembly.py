@@ -12,8 +12,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from servobus.bus.busload import busload
 from servobus.bus.fault_runner import apply_script
 from servobus.bus.faults import FaultPlan, FaultScriptError, parse_duration
@@ -27,8 +25,10 @@ from servobus.bus.tick_node import TickNode
 from servobus.firmware import board
 from servobus.firmware import memory as m
 from servobus.host.host_node import HostNode
+from servobus.host.period_log import PeriodLog
 from servobus.host.pid import AntiWindup, PidBank
 from servobus.host.position_loop import PositionPlant
+from servobus.host.supervisor import Supervisor
 from servobus.host.trajectory import Player, Trajectory, default_gait
 from servobus.host.tunings import DEFAULT_ROBOT_KP, DEFAULT_ROBOT_Q, DEFAULT_TUNING, tuning
 from servobus.plant.board_bank import BoardBank
@@ -88,6 +88,7 @@ class RobotConfig:
     trajectory: Trajectory | None = None
     compute_ns: int = 200_000
     actions: Sequence[str] = ()
+    keep_records: bool = False  # keep every period's record and load window (for a plot)
 
 
 def plant_seed(seed: int, joint: int) -> int:
@@ -117,7 +118,8 @@ class Robot:
         self.trajectory = cfg.trajectory or default_gait()
         self.env = Environment(cfg.realtime_factor)
         self.medium = Medium(self.env, self.schema.bitrate, faults=FaultPlan(seed=cfg.seed))
-        self.meter = LoadMeter(self.schema.bitrate, self.schema.tick_period_ns / NS_PER_S)
+        self.meter = LoadMeter(self.schema.bitrate, self.schema.tick_period_ns / NS_PER_S,
+                               keep_windows=cfg.keep_records)
         self.medium.taps.append(self.meter.tap)
         start = self.trajectory.poses[0]
         theta0 = (start - 512.0) / DEFAULT_BOARD.pot_lsb_per_rad
@@ -136,6 +138,8 @@ class Robot:
                                                      cfg.anti_windup),
                              Player(self.trajectory), cfg.meas_bytes, cfg.compute_ns,
                              local_p=cfg.mode == "local-p")
+        if cfg.keep_records:  # else the latest periods only (bounded memory)
+            self.host.records, self.host.supervisor = PeriodLog(None), Supervisor(history=None)
         self.boards = [BoardNode(self.bank, k, self.schema, cfg.meas_bytes,
                                  BOARD_MODES[cfg.mode]) for k in range(JOINTS)]
         self._delays: list[tuple[int, int]] = []
@@ -217,9 +221,8 @@ class Robot:
 
     def report(self, wall_s: float) -> dict:
         """The final report (`servobus run --json` keys)."""
-        sup, recs = self.host.supervisor, self.host.records
-        err = (np.array([r.reference - r.measured for r in recs]) if recs
-               else np.zeros((1, JOINTS)))
+        sup = self.host.supervisor
+        rms, worst = self.host.records.tracking(JOINTS)
         sim_s = self.env.now / NS_PER_S
         trips = {f"JOINT_{k + 1}": int(r.ram[m.STATUS]) for k, r in enumerate(self.bank.rigs)
                  if r.ram[m.STATUS]}
@@ -243,10 +246,10 @@ class Robot:
             "host_window_measured_s": sup.window_stats(),
             "host_window_predicted_s": predicted["host_window_s"],
             "host_window_thesis_predicted_s": predicted["host_window_thesis_s"],
-            "host_window_used_max_s": max(sup.used_ns, default=0) / 1e9,
+            "host_window_used_max_s": sup.used_max_ns / 1e9,
             "deadline_misses": sup.deadline_misses,
-            "tracking_rms_lsb": np.sqrt(np.mean(err**2, axis=0)).round(3).tolist(),
-            "tracking_max_lsb": np.abs(err).max(axis=0).round(3).tolist(),
+            "tracking_rms_lsb": rms,
+            "tracking_max_lsb": worst,
             "current_limit_events": self.host.limit_events,
             "trips": trips,
             "actuation_timeouts": timeouts,

@@ -1,4 +1,4 @@
-"""`servobus bench board | bus | run`: simulation speed figures."""
+"""`servobus bench board | bus | run | memory | startup`: speed, memory and start-up figures."""
 
 import argparse
 
@@ -19,6 +19,8 @@ def add_subparser(sub: Commands) -> None:
     bus = targets.add_parser("bus", help="frames/s with 14 nodes: simulated bus vs python-can")
     bus.add_argument("--frames", type=units.integer(1, 1_000_000), default=2000,
                      help="frames sent by each node, 1 .. 1e6")
+    bus.add_argument("--repeats", type=units.integer(1, 100), default=3,
+                     help="measurements of each line (min / median / max), 1 .. 100")
     bus.add_argument("--remote", action="store_true",
                      help="also python-can-remote through a local server on 127.0.0.1")
     bus.add_argument("--json", action="store_true")
@@ -28,6 +30,18 @@ def add_subparser(sub: Commands) -> None:
                      help="simulated seconds, up to 1 h")
     run.add_argument("--json", action="store_true")
     run.set_defaults(func=_do_run)
+    memory = targets.add_parser("memory", help="RSS of a long default run vs simulated time")
+    memory.add_argument("--minutes", type=units.real(0.01, 1440.0), default=10.0,
+                        help="simulated minutes, 0.01 .. 1440")
+    memory.add_argument("--every", type=units.real(0.1, 3600.0), default=30.0,
+                        help="simulated seconds between RSS samples, 0.1 .. 3600")
+    memory.add_argument("--json", action="store_true")
+    memory.set_defaults(func=_do_memory)
+    startup = targets.add_parser("startup", help="time to the first simulated period of run")
+    startup.add_argument("--runs", type=units.integer(1, 100), default=5,
+                         help="fresh processes measured, 1 .. 100")
+    startup.add_argument("--json", action="store_true")
+    startup.set_defaults(func=_do_startup)
 
 
 def _do_board(args: argparse.Namespace) -> None:
@@ -39,10 +53,23 @@ def _do_board(args: argparse.Namespace) -> None:
 def _do_bus(args: argparse.Namespace) -> None:
     from servobus.bus.bench import bench_bus
 
-    emit(bench_bus(args.frames, 0 if args.remote else None), args.json, title="bus benchmark")
+    emit(bench_bus(args.frames, 0 if args.remote else None, args.repeats), args.json,
+         title="bus benchmark")
 
 
 def _do_run(args: argparse.Namespace) -> None:
     from servobus.robot.bench import bench_run
 
     emit(bench_run(args.seconds), args.json, title="robot run benchmark")
+
+
+def _do_memory(args: argparse.Namespace) -> None:
+    from servobus.robot.bench_memory import bench_memory
+
+    emit(bench_memory(args.minutes, args.every), args.json, title="memory benchmark")
+
+
+def _do_startup(args: argparse.Namespace) -> None:
+    from servobus.robot.bench_startup import bench_startup
+
+    emit(bench_startup(args.runs), args.json, title="start-up benchmark")

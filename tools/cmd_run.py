@@ -73,7 +73,7 @@ def _do_run(args: argparse.Namespace) -> None:
                          alphas=args.alpha, seed=args.seed, faults=args.fault,
                          log_path=args.log, realtime_factor=args.realtime,
                          meas_bytes=args.meas_bytes, anti_windup=args.anti_windup,
-                         tuning=args.tuning, actions=args.do,
+                         tuning=args.tuning, actions=args.do, keep_records=bool(args.plot),
                          trajectory=load(args.trajectory) if args.trajectory else None)
     if not args.json and not is_cached(run_bank_lean_fast, can_tick_fast):  # Robot() compiles
         print("compiling the board kernels (first run only, cached) ...", file=sys.stderr)
