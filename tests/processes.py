@@ -1,5 +1,6 @@
 """Test helpers for servobus commands run as other nodes would run them: as processes (stopped
-with SIGINT, their JSON report read back) or as a replay thread."""
+with SIGINT, their JSON report read back) or as a replay thread, started once the command under
+test listens."""
 
 import json
 import signal
@@ -9,8 +10,21 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
+
+import can
+import pytest
 
 from servobus.tools.cli import main
+
+# a capture of a recorded 100 ms schedule (400 frames) ends at its last frame, not at a
+# wall-clock time: a slow CI guest once took over 1.2 s to replay those 100 ms
+UNTIL_400 = ["--frames", "400", "--duration", "120"]
+
+
+def json_report(text: str) -> dict:
+    """The JSON report in a command's output (a replay thread prints its table beside it)."""
+    return json.JSONDecoder().raw_decode(text[text.index("{"):])[0]
 
 
 def servobus(*argv: str) -> subprocess.Popen:
@@ -41,12 +55,30 @@ def kill(nodes: list[subprocess.Popen]) -> None:
             node.kill()
 
 
-def replay_later(log: Path, bus: list[str]) -> threading.Thread:
-    """`servobus log replay LOG BUS…` 0.3 s from now, in a thread, as another node would."""
+def replay_in_thread(log: Path, bus: list[str],
+                     after: threading.Event | None = None) -> threading.Thread:
+    """`servobus log replay LOG BUS…` in a thread, as another node would: at once, or once
+    `after` is set (see `when_opened`)."""
     def go() -> None:
-        time.sleep(0.3)
+        if after is not None:
+            assert after.wait(timeout=120), "the capture never opened its bus"
         main(["log", "replay", str(log), *bus])
 
     thread = threading.Thread(target=go)
     thread.start()
     return thread
+
+
+def when_opened(monkeypatch: pytest.MonkeyPatch, command: ModuleType) -> threading.Event:
+    """An event set once the command module `command` has opened its bus: a replay started then
+    loses no frame, however slow the command's start-up on a loaded machine."""
+    opened = threading.Event()
+    real = command.open_bus
+
+    def open_and_tell(*args: object, **kwargs: object) -> can.BusABC:
+        bus = real(*args, **kwargs)
+        opened.set()
+        return bus
+
+    monkeypatch.setattr(command, "open_bus", open_and_tell)
+    return opened

@@ -1,7 +1,6 @@
 """Logs in every format round-trip, `cantools decode` reads a recorded run, replay reproduces
 it; nodes run unchanged on a real python-can bus in wall-clock time."""
 
-import json
 import subprocess
 import sys
 import time
@@ -20,8 +19,9 @@ from servobus.bus.scheduler import Environment
 from servobus.bus.schema import Schema, default_dbc
 from servobus.bus.sim_interface import SimBus
 from servobus.bus.tick_node import TickNode
+from servobus.tools import cmd_busload, cmd_log
 from servobus.tools.cli import main
-from tests.processes import replay_later
+from tests.processes import json_report, replay_in_thread, when_opened
 
 SCHEMA = Schema()
 
@@ -127,14 +127,13 @@ def test_a_live_capture_ends_at_its_frame_count(tmp_path: Path, monkeypatch: pyt
     monkeypatch.chdir(tmp_path)
     ScheduleSim(SCHEMA, log_path="sim.log").run(0.1)
     bus = ["--interface", "virtual", "--channel", f"frames-{command[0]}"]
-    thread = replay_later(tmp_path / "sim.log", bus)
+    command_module = cmd_log if command[0] == "log" else cmd_busload
+    thread = replay_in_thread(tmp_path / "sim.log", bus, when_opened(monkeypatch, command_module))
     started = time.monotonic()
     assert main([*command, *bus, "--frames", "390", "--duration", "120", "--json"]) == 0
     thread.join()
     assert time.monotonic() - started < 60  # the count ended it, not the 120 s
-    text = capsys.readouterr().out
-    report, _ = json.JSONDecoder().raw_decode(text[text.index("{"):])
-    assert report["frames"] == 390
+    assert json_report(capsys.readouterr().out)["frames"] == 390
     if command[0] == "log":
         assert [m.arbitration_id for m in read_log("copy.blf")] == [
             m.arbitration_id for m in read_log("sim.log")[:390]]

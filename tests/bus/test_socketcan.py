@@ -1,7 +1,6 @@
 """The kernel's CAN stack as the witness: replay, record and live busload on vcan0 against a
 python-can reader and can-utils' candump, and the interface going down under a recording."""
 
-import json
 import subprocess
 import sys
 import time
@@ -14,21 +13,13 @@ from servobus.bus.load_meter import LoadMeter
 from servobus.bus.log_reader import read_log
 from servobus.bus.schedule_sim import ScheduleSim
 from servobus.bus.schema import Schema
+from servobus.tools import cmd_busload, cmd_log
 from servobus.tools.cli import main
-from tests.processes import replay_later
+from tests.processes import UNTIL_400, json_report, replay_in_thread, when_opened
 from tests.socketcan_env import CHANNEL, MARKS, Candump
 
 pytestmark = MARKS
 VCAN = ["--interface", "socketcan", "--channel", CHANNEL]
-# a capture of the replayed run ends at its 400th frame, not at a wall-clock time: a slow guest
-# once took over 1.2 s to replay these 100 ms
-UNTIL_400 = ["--frames", "400", "--duration", "120"]
-
-
-def _report(capsys: pytest.CaptureFixture[str]) -> dict:
-    """The command's JSON report (the replay thread prints its own text after it)."""
-    text = capsys.readouterr().out
-    return json.JSONDecoder().raw_decode(text[text.index("{"):])[0]
 
 
 def _frames(messages: list[can.Message]) -> list[tuple[int, bool, bytes]]:
@@ -47,7 +38,7 @@ def test_replay_onto_vcan0_reads_back_frame_for_frame(tmp_path: Path) -> None:
     sent = read_log(log)
     reader = can.Bus(interface="socketcan", channel=CHANNEL)
     try:
-        thread = replay_later(log, VCAN)
+        thread = replay_in_thread(log, VCAN)
         got = [reader.recv(timeout=5.0) for _ in sent]
         thread.join()
         assert reader.recv(timeout=0.3) is None  # and nothing more
@@ -61,25 +52,27 @@ def test_replay_onto_vcan0_reads_back_frame_for_frame(tmp_path: Path) -> None:
     assert stamps[-1] - stamps[0] > 0.09
 
 
-def test_log_record_equals_candump(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_log_record_equals_candump(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
     log, copy = _recorded_run(tmp_path), tmp_path / "copy.blf"
     with Candump() as dump:
-        thread = replay_later(log, VCAN)
+        thread = replay_in_thread(log, VCAN, when_opened(monkeypatch, cmd_log))
         assert main(["log", "record", *VCAN, *UNTIL_400, "--out", str(copy), "--json"]) == 0
         thread.join()
         dump.wait_for_frames(400)
-    assert _report(capsys)["frames"] == 400
+    assert json_report(capsys.readouterr().out)["frames"] == 400
     assert _frames(read_log(copy)) == _frames(dump.messages()) == _frames(read_log(log))
 
 
-def test_live_busload_equals_candump(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_live_busload_equals_candump(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
     log = _recorded_run(tmp_path)
     with Candump() as dump:
-        thread = replay_later(log, VCAN)
+        thread = replay_in_thread(log, VCAN, when_opened(monkeypatch, cmd_busload))
         assert main(["busload", *VCAN, *UNTIL_400, "--json"]) == 0
         thread.join()
         dump.wait_for_frames(400)
-    live = _report(capsys)
+    live = json_report(capsys.readouterr().out)
     seen = LoadMeter().add_all(dump.messages()).report()
     assert len(dump.messages()) == live["frames"] == 400
     assert live["bits"] == seen["bits"] == LoadMeter().add_all(read_log(log)).report()["bits"]

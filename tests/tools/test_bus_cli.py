@@ -9,9 +9,10 @@ from servobus.bus.load_meter import LoadMeter
 from servobus.bus.log_reader import read_log
 from servobus.bus.schedule_sim import ScheduleSim
 from servobus.bus.schema import Schema
+from servobus.tools import cmd_busload, cmd_log
 from servobus.tools.cli import main
 from tests.bus.canutils_oracle import cfl_exact
-from tests.processes import replay_later
+from tests.processes import UNTIL_400, json_report, replay_in_thread, when_opened
 from tests.socketcan_env import CHANNEL, MARKS
 
 LIVE_BUSES = [pytest.param("virtual", id="virtual"),
@@ -96,30 +97,30 @@ def _live(interface: str, name: str) -> list[str]:
 
 @pytest.mark.parametrize("interface", LIVE_BUSES)
 def test_record_and_replay_any_bus(capsys: pytest.CaptureFixture[str], tmp_path: Path,
-                                   interface: str) -> None:
+                                   monkeypatch: pytest.MonkeyPatch, interface: str) -> None:
     source, copy = tmp_path / "sim.log", tmp_path / "copy.blf"
     ScheduleSim(Schema(), log_path=str(source)).run(0.1)
     bus = _live(interface, "log-cli")
-    thread = replay_later(source, bus)
-    assert main(["log", "record", *bus, "--duration", "1.5", "--out", str(copy), "--json"]) == 0
+    thread = replay_in_thread(source, bus, when_opened(monkeypatch, cmd_log))
+    assert main(["log", "record", *bus, *UNTIL_400, "--out", str(copy), "--json"]) == 0
     thread.join()
-    text = capsys.readouterr().out  # the replay's table, then the recording's JSON
+    text = capsys.readouterr().out  # the recording's JSON and the replay's table
     assert "replayed" in text and "frames  400" in text
-    assert json.loads(text[text.index("{"):])["frames"] == 25 * 16
+    assert json_report(text)["frames"] == 25 * 16
     assert [(m.arbitration_id, bytes(m.data)) for m in read_log(copy)] == [
         (m.arbitration_id, bytes(m.data)) for m in read_log(source)]
 
 
 @pytest.mark.parametrize("interface", LIVE_BUSES)
 def test_busload_of_a_live_bus(capsys: pytest.CaptureFixture[str], tmp_path: Path,
-                               interface: str) -> None:
+                               monkeypatch: pytest.MonkeyPatch, interface: str) -> None:
     source = tmp_path / "sim.log"
     ScheduleSim(Schema(), log_path=str(source)).run(0.1)
     bus = _live(interface, "load-cli")
-    thread = replay_later(source, bus)
-    assert main(["busload", *bus, "--duration", "1.5", "--json"]) == 0
+    thread = replay_in_thread(source, bus, when_opened(monkeypatch, cmd_busload))
+    assert main(["busload", *bus, *UNTIL_400, "--json"]) == 0
     thread.join()
     text = capsys.readouterr().out
-    out = json.loads(text[text.index("{"):])
+    out = json_report(text)
     offline = LoadMeter().add_all(read_log(source)).report()
     assert out["frames"] == 400 and out["bits"] == offline["bits"]
