@@ -115,10 +115,7 @@ class HostNode:
                                lambda: self._timeout(period))
         elif msg.arbitration_id in self._meas:
             j = self._meas[msg.arbitration_id]
-            self.measured[j - 1] = float(decoded.values[f"position_{j}"])
-            self._fresh[j - 1] = True
-            if self.supervisor.on_measurement(j, now) and self._pending != self._period:
-                self._compute(self._period, now)
+            self.measurement(j, float(decoded.values[f"position_{j}"]), now)
         elif msg.arbitration_id in self._mode_ids:
             j, signal = self._mode_ids[msg.arbitration_id]
             value = int(decoded.values[signal])
@@ -127,6 +124,18 @@ class HostNode:
             else:
                 self.rx_faults += 1
                 self.board_modes[j - 1] = "unknown"
+
+    def measurement(self, j: int, position: float, now: int) -> None:
+        """Joint j's measured position arrived at `now` (the host not busy): the period's
+        computation starts once all are in."""
+        self.measured[j - 1] = position
+        self._fresh[j - 1] = True
+        if self.supervisor.on_measurement(j, now) and self._pending != self._period:
+            self._compute(self._period, now)
+
+    def idle(self, now: int) -> bool:
+        """Whether a frame arriving at `now` is handled at once (not kept in the backlog)."""
+        return now >= self._busy_until and not self._backlog
 
     def _timeout(self, period: int) -> None:
         if period == self._period and self.supervisor.sent_ns is None and \
