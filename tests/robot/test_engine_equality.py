@@ -89,7 +89,8 @@ def action_line(verb: str, joint: int, at_us: int, fraction: float) -> str:
     return f"{verb} at {at_us}us"
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=6, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10_000), lines=st.integers(1, 4),
        tuning=st.sampled_from(("R2", "R2b", "designed")),
        sensing=st.sampled_from(("supply-unipolar", "winding-bipolar")),
