@@ -36,6 +36,8 @@ from servobus.bus.scheduler import ARBITRATION, BUS, NS_PER_S, Environment, Hand
 
 Handler = Callable[[int, bytes, int], None]
 Tap = Callable[[int, int, int, int, bytes, int], None]  # start, end, busy_until, id, data, sender
+Charge = Callable[[int, int, int, bool], None]  # start, busy_until, bits, ok (a load meter)
+Frame = tuple[int, int, int, bytes, int]  # id, queueing order, sender, data, stuffed bits
 TX_QUEUE = 64
 STUFF_CACHE = 65536
 
@@ -52,15 +54,16 @@ class LeanBus:
         self.names: list[str] = []
         self.handlers: list[dict[int, Handler]] = []
         self.taps: list[Tap] = []
+        self.charges: list[Charge] = []
         self.horizon = 0  # deliveries after this instant wait for the next run
         self.free_at = 0
         self.frames = 0
-        self._pool: list[tuple[int, int, int, bytes]] = []  # (id, seq, sender, data)
+        self._pool: list[Frame] = []
         self._queued = [0]
         self._seq = 0
         self._arbitration: Handle | None = None
         self._busy = False  # inside a stretch: its own loop picks up frames queued meanwhile
-        self._listeners: dict[tuple[int, int], list[Handler]] = {}
+        self._listeners: dict[int, list[Handler]] = {}
         self._stuffed: dict[tuple[int, bytes], int] = {}
 
     def attach(self, name: str, handlers: dict[int, Handler]) -> int:
@@ -73,14 +76,16 @@ class LeanBus:
         self._listeners.clear()
         return len(self.names) - 1
 
-    def send(self, sender: int, can_id: int, data: bytes) -> None:
-        """Queue a frame now (CanOperationError when the sender's queue is full)."""
+    def send(self, sender: int, can_id: int, data: bytes, bits: int = 0) -> None:
+        """Queue a frame now (CanOperationError when the sender's queue is full); `bits`, its
+        stuffed length if the caller knows it."""
         if self._queued[sender] >= TX_QUEUE:
             raise can.CanOperationError(f"{self.names[sender]}: transmit queue full")
         self._queued[sender] += 1
         self._seq += 1
-        self._pool.append((can_id, self._seq, sender, data))
-        self.wake(self.env.now)
+        self._pool.append((can_id, self._seq, sender, data, bits or self.bits(can_id, data)))
+        if not self._busy:
+            self.wake(self.env.now)
 
     def wake(self, at: int) -> None:
         """An arbitration at the first free instant at or after `at` (as Medium.wake)."""
@@ -95,11 +100,12 @@ class LeanBus:
 
     def listeners(self, can_id: int, sender: int) -> list[Handler]:
         """The handlers of every other node for `can_id`, in attach order (cached)."""
-        found = self._listeners.get((can_id, sender))
+        key = can_id << 16 | sender
+        found = self._listeners.get(key)
         if found is None:
             found = [h[can_id] for k, h in enumerate(self.handlers)
                      if k != sender and can_id in h]
-            self._listeners[(can_id, sender)] = found
+            self._listeners[key] = found
         return found
 
     def bits(self, can_id: int, data: bytes) -> int:
@@ -134,8 +140,7 @@ class LeanBus:
                 return
             frame = min(pool)
             pool.remove(frame)
-            can_id = frame[0]
-            end = start + self.bits(can_id, frame[3]) * bit + trailer
+            end = start + frame[4] * bit + trailer
             self.free_at = end + ifs
             if end > self.horizon or (due is not None and due < end):
                 env.schedule(end, lambda f=frame, s=start: self._deliver(f, s), BUS)
@@ -143,15 +148,19 @@ class LeanBus:
             env.now = end
             self._deliver(frame, start)
 
-    def _deliver(self, frame: tuple[int, int, int, bytes], start: int) -> None:
-        can_id, _, sender, data = frame
+    def _deliver(self, frame: Frame, start: int) -> None:
+        can_id, _, sender, data, bits = frame
         now = self.env.now
         self._queued[sender] -= 1
         self.frames += 1
-        for handler in self.listeners(can_id, sender):
+        for handler in self._listeners.get(can_id << 16 | sender) or \
+                self.listeners(can_id, sender):
             handler(can_id, data, now)
+        busy = self.free_at
+        for charge in self.charges:
+            charge(start, busy, bits + fb.TRAILER_BITS + fb.IFS_BITS, True)
         for tap in self.taps:
-            tap(start, now, self.free_at, can_id, data, sender)
+            tap(start, now, busy, can_id, data, sender)
 
 
 def rx_message(can_id: int, data: bytes, now: int, channel: str) -> can.Message:

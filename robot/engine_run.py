@@ -13,22 +13,25 @@ the medium differs.  What runs per frame is a handler on bytes:
 """
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import can
+import numpy as np
 
 from servobus.bus.codec_fast import FastCodec, generate
 from servobus.bus.period_engine import Handler, LeanBus, rx_message
-from servobus.bus.scheduler import NS_PER_S
 from servobus.bus.schema import TICK, Schema, actuation_name, meas_name
 from servobus.firmware import board
 from servobus.firmware import memory as m
 from servobus.plant.board_node import can_tick_fast
+from servobus.plant.kernel_cache import KERNEL_SOURCES, cached_njit
 
 if TYPE_CHECKING:
     from servobus.robot.assembly import Robot
 
 CHANNEL = "servobus0"
+DECODED_CACHE = 4096
 
 
 class NodeBus:
@@ -70,35 +73,39 @@ def wire(robot: "Robot") -> LeanBus:
     meas_codecs = [_codec(schema, n) for n in names]
     senders: list[int] = []
 
+    rams, roms = bank.rams, bank.roms
+    cached: list[dict[int, tuple[bytes, int]]] = [{} for _ in boards]  # position -> frame
+
     def on_tick(can_id: int, data: bytes, now: int) -> None:
         bank.advance_to(now) if bank.max_step_ns is None else bank.follow(now, bank.max_step_ns)
+        tick_all(rams, roms)
+        positions = rams[:, m.POS_TX].tolist()
         for k, node in enumerate(boards):
-            rig = node.rig
-            ram = rig.ram
-            can_tick_fast(ram, rig.rom)
-            j = node.joint
-            values: dict[str, float] = {f"position_{j}": int(ram[m.POS_TX])}
-            if meas_bytes == 6:
-                values[f"supply_{j}"] = rig.servo.supply_v
-                values[f"current_{j}"] = max(min(float(rig.amps(int(ram[m.PI_MEAS]))), 7.99),
-                                             -8)
-            lean.send(senders[k], meas_ids[k], meas_codecs[k].encode(values))
+            position = positions[k]
+            if meas_bytes == 2:
+                frame = cached[k].get(position)
+                if frame is None:
+                    payload = meas_codecs[k].encode({f"position_{node.joint}": position})
+                    frame = cached[k][position] = (payload, lean.bits(meas_ids[k], payload))
+                lean.send(senders[k], meas_ids[k], *frame)
+                continue
+            rig, j = node.rig, node.joint
+            current = max(min(float(rig.amps(int(rig.ram[m.PI_MEAS]))), 7.99), -8)
+            lean.send(senders[k], meas_ids[k], meas_codecs[k].encode(
+                {f"position_{j}": position, f"supply_{j}": rig.servo.supply_v,
+                 f"current_{j}": current}))
 
     def board_handlers(node: Any) -> dict[int, Handler]:
-        group = (node.joint - 1) // 4 + 1
-        act, pos = actuation_name(group), f"POSREF_{group}"
-        act_codec, pos_codec = _codec(schema, act), _codec(schema, pos)
-        iw, xw, ram = f"iw_{node.joint}", f"xw_{node.joint}", node.rig.ram
-        handlers: dict[int, Handler] = {
-            int(schema.message(act).frame_id):
-                lambda i, data, now: node.rig.actuate(act_codec.decode(data)[iw]),
-            int(schema.message(pos).frame_id):
-                lambda i, data, now: board.can_posref(ram, int(pos_codec.decode(data)[xw])),
-            int(schema.message("COMMAND").frame_id): _python(node)}
+        handlers: dict[int, Handler] = {int(schema.message("COMMAND").frame_id): _python(node)}
         if node is boards[0]:
             handlers[tick_id] = on_tick
-        else:
-            handlers[tick_id] = lambda i, data, now: None
+        if (node.joint - 1) % 4 == 0:  # the group's first board serves the group's 4 boards
+            group = (node.joint - 1) // 4 + 1
+            members = [b for b in boards if (b.joint - 1) // 4 + 1 == group]
+            for name, handler in ((actuation_name(group), _actuation),
+                                  (f"POSREF_{group}", _posref)):
+                handlers[int(schema.message(name).frame_id)] = handler(
+                    _codec(schema, name), members)
         return handlers
 
     lean.attach(robot.tick.name, {})
@@ -110,27 +117,58 @@ def wire(robot: "Robot") -> LeanBus:
     lean.attach(host.name, host_handlers)
     for k, node in enumerate([robot.tick, *boards, host]):
         node.start(NodeBus(lean, k), robot.env)
-    lean.taps.append(_meter_tap(robot))
+    lean.charges.append(robot.meter.charge)
     return lean
 
 
-def _measurement(host: Any, j: int, codec: FastCodec) -> Handler:
-    position = f"position_{j}"
+def tick_all_boards(rams: np.ndarray, roms: np.ndarray) -> None:
+    """Every board's CAN tick interrupt (firmware can_tick), one compiled call."""
+    for k in range(rams.shape[0]):
+        can_tick_fast(rams[k], roms[k])
+
+
+tick_all = cached_njit(tick_all_boards, (*KERNEL_SOURCES, Path(__file__).parent))
+
+
+def _actuation(codec: FastCodec, members: list[Any]) -> Handler:
+    """ACTUATION_k to its 4 boards (decoded once): each keeps its i_w until the next tick."""
+    signals = [(b.rig, f"iw_{b.joint}") for b in members]
 
     def handler(can_id: int, data: bytes, now: int) -> None:
-        if host.idle(now):
-            host.measurement(j, float(codec.decode(data)[position]), now)
-        else:
-            host.on_message(rx_message(can_id, data, now, CHANNEL))
+        values = codec.decode(data)
+        for rig, name in signals:
+            rig.actuate(values[name])
     return handler
 
 
-def _meter_tap(robot: "Robot") -> Callable[[int, int, int, int, bytes, int], None]:
-    meter, bitrate = robot.meter, robot.schema.bitrate
+def _posref(codec: FastCodec, members: list[Any]) -> Handler:
+    """POSREF_k to its 4 boards: local-P position references."""
+    signals = [(b.rig.ram, f"xw_{b.joint}") for b in members]
 
-    def tap(start: int, end: int, busy: int, can_id: int, data: bytes, sender: int) -> None:
-        meter.charge(start, busy, (busy - start) * bitrate // NS_PER_S, True)
-    return tap
+    def handler(can_id: int, data: bytes, now: int) -> None:
+        values = codec.decode(data)
+        for ram, name in signals:
+            board.can_posref(ram, int(values[name]))
+    return handler
+
+
+def _measurement(host: Any, j: int, codec: FastCodec) -> Handler:
+    """MEAS_j to the host: the position straight in when the host is idle (payloads repeat:
+    decoded once)."""
+    name = f"position_{j}"
+    positions: dict[bytes, float] = {}
+
+    def handler(can_id: int, data: bytes, now: int) -> None:
+        if host.idle(now):
+            position = positions.get(data)
+            if position is None:
+                if len(positions) > DECODED_CACHE:
+                    positions.clear()
+                position = positions[data] = float(codec.decode(data)[name])
+            host.measurement(j, position, now)
+        else:
+            host.on_message(rx_message(can_id, data, now, CHANNEL))
+    return handler
 
 
 def log_tap(writer: can.Listener) -> Callable[[int, int, int, int, bytes, int], None]:
