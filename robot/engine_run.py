@@ -46,6 +46,10 @@ class NodeBus:
         """Queue the frame (CanOperationError when the node's queue is full)."""
         self.lean.send(self.sender, msg.arbitration_id, bytes(msg.data))
 
+    def send_data(self, can_id: int, data: bytes) -> None:
+        """Queue a frame given as bytes (no can.Message on the hot path)."""
+        self.lean.send(self.sender, can_id, data)
+
     def set_filters(self, filters: Any = None) -> None:
         """The engine's handler tables are the acceptance filters."""
 
