@@ -15,6 +15,7 @@ from servobus.plant.kernel_cache import is_cached
 from servobus.plant.rig import run_bank_fast
 from servobus.presets.board import SENSING_CHOICES
 from servobus.robot.assembly import BOARD_MODES, ENGINES, Robot, RobotConfig
+from servobus.robot.engine_run import tick_all
 from servobus.tools import units
 from servobus.tools.bus_options import add_meas_bytes_argument
 from servobus.tools.cli import Commands
@@ -79,7 +80,7 @@ def _do_run(args: argparse.Namespace) -> None:
                          meas_bytes=args.meas_bytes, anti_windup=args.anti_windup,
                          tuning=args.tuning, actions=args.do, engine=args.engine,
                          trajectory=load(args.trajectory) if args.trajectory else None)
-    if not args.json and not is_cached(run_bank_fast, can_tick_fast):  # Robot() compiles them
+    if not args.json and not is_cached(run_bank_fast, can_tick_fast, tick_all):  # Robot() compiles
         print("compiling the board kernels (first run only, cached) ...", file=sys.stderr)
     robot = Robot(config)
     bar = tqdm(total=args.duration, unit="sim s", disable=args.no_progress or args.json,
