@@ -43,7 +43,7 @@ def arbitrate_frames(ids: np.ndarray, data: np.ndarray, dlc: np.ndarray, ready: 
                 elif ready[h] < earliest:
                     earliest = ready[h]
             if best < 0:
-                t = earliest
+                t = int(earliest)
         head[best_node] += 1
         bits = _stuffed_length(ids[best], data[best, :dlc[best]], False)
         order[i], start[i] = best, t

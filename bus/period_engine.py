@@ -26,6 +26,7 @@ never a ``can.Message`` unless a tap builds one.
 """
 
 from collections.abc import Callable
+from functools import partial
 
 import can
 import numpy as np
@@ -143,7 +144,7 @@ class LeanBus:
             end = start + frame[4] * bit + trailer
             self.free_at = end + ifs
             if end > self.horizon or (due is not None and due < end):
-                env.schedule(end, lambda f=frame, s=start: self._deliver(f, s), BUS)
+                env.schedule(end, partial(self._deliver, frame, start), BUS)
                 return
             env.now = end
             self._deliver(frame, start)

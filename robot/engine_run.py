@@ -119,7 +119,8 @@ def wire(robot: "Robot") -> LeanBus:
     for j, (can_id, codec) in enumerate(zip(meas_ids, meas_codecs, strict=True), start=1):
         host_handlers[can_id] = _measurement(host, j, codec)
     lean.attach(host.name, host_handlers)
-    for k, node in enumerate([robot.tick, *boards, host]):
+    nodes: list[Any] = [robot.tick, *boards, host]
+    for k, node in enumerate(nodes):
         node.start(NodeBus(lean, k), robot.env)
     lean.charges.append(robot.meter.charge)
     return lean
