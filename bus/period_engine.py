@@ -154,14 +154,14 @@ class LeanBus:
         now = self.env.now
         self._queued[sender] -= 1
         self.frames += 1
+        busy = self.free_at
+        for charge in self.charges:  # meter and log first: a run interrupted in a handler
+            charge(start, busy, bits + fb.TRAILER_BITS + fb.IFS_BITS, True)  # has logged
+        for tap in self.taps:  # every frame a node may have acted on
+            tap(start, now, busy, can_id, data, sender)
         for handler in self._listeners.get(can_id << 16 | sender) or \
                 self.listeners(can_id, sender):
             handler(can_id, data, now)
-        busy = self.free_at
-        for charge in self.charges:
-            charge(start, busy, bits + fb.TRAILER_BITS + fb.IFS_BITS, True)
-        for tap in self.taps:
-            tap(start, now, busy, can_id, data, sender)
 
 
 def rx_message(can_id: int, data: bytes, now: int, channel: str) -> can.Message:
