@@ -176,6 +176,9 @@ def bench_bus(per_node: int = 2000, remote_port: int | None = None,
                               "servobus_schedule": bench_schedule(2.0),
                               "virtual": repeat(python_can("virtual", "bench"), per_node,
                                                 repeats) | latency("virtual", "lat")}
+    from servobus.bus.engine_arbiter import bench_engine_bus  # numba: only when benchmarking
+
+    result["servobus_engine"] = repeat(bench_engine_bus, per_node, repeats)  # type: ignore[arg-type]
     if remote_port is not None:
         from servobus.bus.remote_server import serve_in_thread
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import can
 import numpy as np
 
+from servobus.bus.codec_fast import generate
 from servobus.bus.node import Clock, send_or_count
 from servobus.bus.schema import (
     COMMANDS,
@@ -73,6 +74,10 @@ class HostNode:
         self._mode_ids = {int(self.schema.message(f"{kind}_{j}").frame_id): (j, f"{sig}_{j}")
                           for j in range(1, JOINTS + 1)
                           for kind, sig in (("STATUS", "mode"), ("ANNOUNCE", "board_mode"))}
+        self._codecs = {name: (int(self.schema.message(name).frame_id), codec)
+                        for k in range(1, JOINTS // 4 + 1)
+                        for name in (actuation_name(k), f"POSREF_{k}")
+                        if (codec := generate(self.schema.message(name))) is not None}
         self.board_modes = ["unknown"] * JOINTS  # from STATUS_j / ANNOUNCE_j (schema.MODES)
         self.measured = np.full(JOINTS, 512.0)
         self.engaged = np.ones(JOINTS, dtype=bool)
@@ -116,10 +121,7 @@ class HostNode:
                                lambda: self._timeout(period))
         elif msg.arbitration_id in self._meas:
             j = self._meas[msg.arbitration_id]
-            self.measured[j - 1] = float(decoded.values[f"position_{j}"])
-            self._fresh[j - 1] = True
-            if self.supervisor.on_measurement(j, now) and self._pending != self._period:
-                self._compute(self._period, now)
+            self.measurement(j, float(decoded.values[f"position_{j}"]), now)
         elif msg.arbitration_id in self._mode_ids:
             j, signal = self._mode_ids[msg.arbitration_id]
             value = int(decoded.values[signal])
@@ -128,6 +130,18 @@ class HostNode:
             else:
                 self.rx_faults += 1
                 self.board_modes[j - 1] = "unknown"
+
+    def measurement(self, j: int, position: float, now: int) -> None:
+        """Joint j's measured position arrived at `now` (the host not busy): the period's
+        computation starts once all are in."""
+        self.measured[j - 1] = position
+        self._fresh[j - 1] = True
+        if self.supervisor.on_measurement(j, now) and self._pending != self._period:
+            self._compute(self._period, now)
+
+    def idle(self, now: int) -> bool:
+        """Whether a frame arriving at `now` is handled at once (not kept in the backlog)."""
+        return now >= self._busy_until and not self._backlog
 
     def _timeout(self, period: int) -> None:
         if period == self._period and self.supervisor.sent_ns is None and \
@@ -155,17 +169,32 @@ class HostNode:
         for k in range(1, JOINTS // 4 + 1):
             joints = range(4 * (k - 1) + 1, 4 * k + 1)
             if self.local_p:
-                frame = self.schema.encode(f"POSREF_{k}", {
+                self._emit(f"POSREF_{k}", {
                     f"xw_{j}": int(min(max(round(reference[j - 1]), 0), 1023)) for j in joints})
             else:
-                frame = self.schema.encode(actuation_name(k), {
-                    f"iw_{j}": float(currents[j - 1]) for j in joints})
-            send_or_count(self.bus, frame, self)
+                self._emit(actuation_name(k), {f"iw_{j}": float(currents[j - 1]) for j in joints})
         if period == self._period:
             self.supervisor.on_actuation_sent(self.clock.now_ns())
         self.records.append(PeriodRecord(self.supervisor.tick_ns, reference.copy(),
                                          self.measured.copy(), currents))
         self._drain_backlog()
+
+    def _emit(self, name: str, values: dict[str, float]) -> None:
+        """Send a frame of the cycle: as bytes where the bus takes them (the period engine),
+        else as a can.Message; the same payload either way (the schema's fast codec)."""
+        send_data = getattr(self.bus, "send_data", None)
+        codec = self._codecs.get(name)
+        if send_data is None or codec is None:
+            send_or_count(self.bus, self.schema.encode(name, values), self)
+            return
+        try:
+            data = codec[1].encode(values)
+        except (KeyError, ValueError) as err:
+            raise SchemaError(f"{name}: cannot encode {values}: {err}") from err
+        try:
+            send_data(codec[0], data)
+        except can.CanError:
+            self.tx_faults += 1
 
     def _drain_backlog(self) -> None:
         """Serve frames that waited while busy; only the newest tick's period is kept."""

@@ -12,13 +12,16 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import can
+
 from servobus.bus.busload import busload
 from servobus.bus.fault_runner import apply_script
 from servobus.bus.faults import FaultPlan, FaultScriptError, parse_duration
 from servobus.bus.load_meter import LoadMeter
 from servobus.bus.medium import Medium
 from servobus.bus.node import Node, attach_sim
-from servobus.bus.recorder import MediumRecorder
+from servobus.bus.period_engine import LeanBus
+from servobus.bus.recorder import MediumRecorder, open_writer
 from servobus.bus.scheduler import NS_PER_S, Environment
 from servobus.bus.schema import JOINTS, Schema
 from servobus.bus.tick_node import TickNode
@@ -35,8 +38,10 @@ from servobus.plant.board_bank import BoardBank
 from servobus.plant.board_node import BoardNode
 from servobus.plant.build import PlantOptions
 from servobus.presets.board import DEFAULT_BOARD, Sensing
+from servobus.robot.engine_run import log_tap, wire
 
 BOARD_MODES = {"cascade": m.MODE_CURRENT, "local-p": m.MODE_LOCAL_P}
+ENGINES = ("auto", "compiled", "reference")
 
 
 ACTIONS = ("release", "engage", "freeze", "pause", "resume", "scrub")
@@ -89,6 +94,7 @@ class RobotConfig:
     compute_ns: int = 200_000
     actions: Sequence[str] = ()
     keep_records: bool = False  # keep every period's record and load window (for a plot)
+    engine: str = "auto"
 
 
 def plant_seed(seed: int, joint: int) -> int:
@@ -112,15 +118,15 @@ class Robot:
         cfg = self.config
         if cfg.mode not in BOARD_MODES:
             raise ValueError(f"board mode {cfg.mode!r}: use cascade or local-p")
+        if cfg.engine not in ENGINES:
+            raise ValueError(f"engine {cfg.engine!r}: use {', '.join(ENGINES)}")
         if len(cfg.alphas) != JOINTS or min(cfg.alphas) <= 0:
             raise ValueError(f"need {JOINTS} positive inertia factors, got {list(cfg.alphas)}")
         self.schema = Schema()
         self.trajectory = cfg.trajectory or default_gait()
         self.env = Environment(cfg.realtime_factor)
-        self.medium = Medium(self.env, self.schema.bitrate, faults=FaultPlan(seed=cfg.seed))
         self.meter = LoadMeter(self.schema.bitrate, self.schema.tick_period_ns / NS_PER_S,
                                keep_windows=cfg.keep_records)
-        self.medium.taps.append(self.meter.tap)
         start = self.trajectory.poses[0]
         theta0 = (start - 512.0) / DEFAULT_BOARD.pot_lsb_per_rad
         options = [PlantOptions(sensing=cfg.sensing, plant=cfg.plant,  # type: ignore[arg-type]
@@ -144,14 +150,46 @@ class Robot:
                                  BOARD_MODES[cfg.mode]) for k in range(JOINTS)]
         self._delays: list[tuple[int, int]] = []
         self.host.extra_delay = self._host_delay
-        nodes: list[Node] = [self.tick, *self.boards, self.host]
-        self.buses = [attach_sim(n, self.medium) for n in nodes]
-        apply_script(self.medium, self._robot_faults(cfg.faults), self.schema.sent_ids(
-            cfg.meas_bytes), self.schema.tick_period_ns)
+        bus_faults = self._robot_faults(cfg.faults)
+        self.engine, self.engine_fallback = self._choose_engine(bus_faults)
+        self.medium: Medium | None = None
+        self.lean: LeanBus | None = None
+        if self.engine == "reference":
+            self.medium = Medium(self.env, self.schema.bitrate, faults=FaultPlan(seed=cfg.seed))
+            self.medium.taps.append(self.meter.tap)
+            nodes: list[Node] = [self.tick, *self.boards, self.host]
+            self.buses = [attach_sim(n, self.medium) for n in nodes]
+            apply_script(self.medium, bus_faults, self.schema.sent_ids(cfg.meas_bytes),
+                         self.schema.tick_period_ns)
+        else:
+            self.lean = wire(self)
         for line in cfg.actions:
             self._schedule_action(line)
         # last, so that a bad fault or action line leaves no half-written log behind
-        self.recorder = MediumRecorder(self.medium, cfg.log_path) if cfg.log_path else None
+        self._writer: can.Listener | None = None
+        self.recorder: MediumRecorder | None = None
+        if cfg.log_path and self.medium is not None:
+            self.recorder = MediumRecorder(self.medium, cfg.log_path)
+        elif cfg.log_path and self.lean is not None:
+            self._writer = open_writer(cfg.log_path)
+            self.lean.taps.append(log_tap(self._writer))
+
+    def _choose_engine(self, bus_faults: list[str]) -> tuple[str, str | None]:
+        """The engine that runs this robot, and why auto fell back to the reference path."""
+        cfg = self.config
+        why = ("bus-level faults (error frames, silent nodes) run on the reference path"
+               if bus_faults else "--realtime runs on the reference path"
+               if cfg.realtime_factor is not None else None)
+        if cfg.engine == "compiled" and why is not None:
+            raise ValueError(f"engine compiled: {why}; use --engine auto or reference")
+        if cfg.engine == "reference" or why is not None:
+            return "reference", why if cfg.engine == "auto" else None
+        return "compiled", None
+
+    @property
+    def frames(self) -> int:
+        """Frames delivered on the bus so far."""
+        return self.medium.frames if self.medium is not None else self.lean.frames  # type: ignore[union-attr]
 
     def _host_delay(self, now: int) -> int:
         for k, (at, extra) in enumerate(self._delays):
@@ -207,7 +245,10 @@ class Robot:
         try:
             while self.env.now < end:
                 before = self.env.now
-                self.env.run(until=min(end, self.env.now + round(chunk_s * NS_PER_S)))
+                until = min(end, self.env.now + round(chunk_s * NS_PER_S))
+                if self.lean is not None:
+                    self.lean.horizon = until
+                self.env.run(until=until)
                 if progress is not None:
                     progress((self.env.now - before) / NS_PER_S)
         finally:
@@ -218,6 +259,9 @@ class Robot:
         if self.recorder is not None:
             self.recorder.close()
             self.recorder = None
+        if self._writer is not None:
+            self._writer.stop()
+            self._writer = None
 
     def report(self, wall_s: float) -> dict:
         """The final report (`servobus run --json` keys)."""
@@ -257,5 +301,7 @@ class Robot:
             "rx_faults": self.host.rx_faults + sum(b.rx_faults for b in self.boards),
             "tx_faults": self.host.tx_faults + self.tick.tx_faults +
             sum(b.tx_faults for b in self.boards),
-            "error_frames": self.medium.error_frames,
+            "error_frames": self.medium.error_frames if self.medium is not None else 0,
+            "engine": self.engine,
+            **({"engine_fallback": self.engine_fallback} if self.engine_fallback else {}),
         }

@@ -27,7 +27,9 @@ def add_subparser(sub: Commands) -> None:
     bus.set_defaults(func=_do_bus)
     run = targets.add_parser("run", help="the whole robot at full fidelity")
     run.add_argument("--seconds", type=units.EXPERIMENT_SECONDS, default=10.0,
-                     help="simulated seconds, up to 1 h")
+                     help="simulated seconds on the engine, up to 1 h")
+    run.add_argument("--reference-seconds", type=units.EXPERIMENT_SECONDS, default=2.0,
+                     help="simulated seconds on the reference path in the same run")
     run.add_argument("--json", action="store_true")
     run.set_defaults(func=_do_run)
     memory = targets.add_parser("memory", help="RSS of a long default run vs simulated time")
@@ -60,7 +62,7 @@ def _do_bus(args: argparse.Namespace) -> None:
 def _do_run(args: argparse.Namespace) -> None:
     from servobus.robot.bench import bench_run
 
-    emit(bench_run(args.seconds), args.json, title="robot run benchmark")
+    emit(bench_run(args.seconds, args.reference_seconds), args.json, title="robot run benchmark")
 
 
 def _do_memory(args: argparse.Namespace) -> None:

@@ -14,7 +14,8 @@ from servobus.plant.bank_kernel import run_bank_lean_fast
 from servobus.plant.board_node import can_tick_fast
 from servobus.plant.kernel_cache import is_cached
 from servobus.presets.board import SENSING_CHOICES
-from servobus.robot.assembly import BOARD_MODES, Robot, RobotConfig
+from servobus.robot.assembly import BOARD_MODES, ENGINES, Robot, RobotConfig
+from servobus.robot.engine_run import tick_all
 from servobus.tools import units
 from servobus.tools.bus_options import add_meas_bytes_argument
 from servobus.tools.cli import Commands
@@ -54,6 +55,10 @@ def add_subparser(sub: Commands) -> None:
     parser.add_argument("--realtime", type=units.REALTIME_FACTOR, nargs="?", const=1.0,
                         default=None, metavar="FACTOR",
                         help="pace simulated time to wall time (factor 0.01..100)")
+    parser.add_argument("--engine", choices=ENGINES, default="auto",
+                        help="compiled period engine or the reference (python-can) path; "
+                             "auto: the engine unless a bus fault or --realtime needs the "
+                             "reference path")
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(func=_do_run)
@@ -74,8 +79,10 @@ def _do_run(args: argparse.Namespace) -> None:
                          log_path=args.log, realtime_factor=args.realtime,
                          meas_bytes=args.meas_bytes, anti_windup=args.anti_windup,
                          tuning=args.tuning, actions=args.do, keep_records=bool(args.plot),
+                         engine=args.engine,
                          trajectory=load(args.trajectory) if args.trajectory else None)
-    if not args.json and not is_cached(run_bank_lean_fast, can_tick_fast):  # Robot() compiles
+    # Robot() compiles what is not cached yet
+    if not args.json and not is_cached(run_bank_lean_fast, can_tick_fast, tick_all):
         print("compiling the board kernels (first run only, cached) ...", file=sys.stderr)
     robot = Robot(config)
     bar = tqdm(total=args.duration, unit="sim s", disable=args.no_progress or args.json,

@@ -91,7 +91,7 @@ def test_host_overrun_gives_deadline_misses_and_slips_not_a_crash() -> None:
 
 
 def test_unknown_and_wrong_dlc_frames_are_counted() -> None:
-    robot = Robot(RobotConfig())
+    robot = Robot(RobotConfig(engine="reference"))  # a rogue node on the medium
 
     class Rogue:
         name = "ROGUE"

@@ -1,0 +1,171 @@
+"""The period engine's bus: the reference medium's exact arbitration and bit times, frames as data.
+
+A robot is described to the engine as nodes on one Environment (the reference path's event
+loop, kept for the nodes' own timers):
+
+* a node is a name plus, per CAN ID it accepts, a handler ``handler(can_id, data, now)``;
+  it sends with ``send(sender, can_id, data)`` (standard IDs) from its timers or handlers;
+* a periodic trigger, boards that answer it, a host that answers after all answers plus its
+  compute time, periodic status frames: all are timers and handlers of that form (SPEJBL in
+  ``robot.engine_run``; GuRoo, a host broadcasting set-points every 2 ms to 6 boards, is a
+  host timer sending 6 frames and boards whose handler writes RAM).
+
+How a stretch of traffic is computed: when the wire is free and frames wait, an arbitration
+runs at ``max(free_at, now)`` after every event of that instant (the reference's ARBITRATION
+priority); then, without going back to the event heap, frame after frame: the lowest key
+(base ID, then queueing order) wins, lasts its exact stuffed length plus trailer
+(``frame_fast``, cached), is delivered at its end of frame and the wire is free again after the
+interframe space.  A delivery runs its handlers inline, with the clock moved to the end of
+frame, as long as no timer is due before it (a delivery precedes timers of its own instant, as
+the reference's BUS priority does) and it is within the run's ``horizon``; otherwise it becomes
+an event at its end of frame and the stretch stops.  Frames a handler queues join the next
+arbitration.  Hence the order of frames, every timestamp in ns, and every node action equal the
+reference's (``tests/robot/test_engine_equality.py``).  No error frames: a fault script runs on
+the reference path.  A delivered frame is a tuple for ``taps`` (the load meter, a log writer),
+never a ``can.Message`` unless a tap builds one.
+"""
+
+from collections.abc import Callable
+from functools import partial
+
+import can
+import numpy as np
+
+from servobus.bus import frame_bits as fb
+from servobus.bus.frame_fast import _stuffed_length
+from servobus.bus.scheduler import ARBITRATION, BUS, NS_PER_S, Environment, Handle
+
+Handler = Callable[[int, bytes, int], None]
+Tap = Callable[[int, int, int, int, bytes, int], None]  # start, end, busy_until, id, data, sender
+Charge = Callable[[int, int, int, bool], None]  # start, busy_until, bits, ok (a load meter)
+Frame = tuple[int, int, int, bytes, int]  # id, queueing order, sender, data, stuffed bits
+TX_QUEUE = 64
+STUFF_CACHE = 65536
+
+
+class LeanBus:
+    """One CAN segment whose frames are (id, data) pairs and whose handlers are functions."""
+
+    def __init__(self, env: Environment, bitrate: int = 1_000_000) -> None:
+        if bitrate <= 0 or NS_PER_S % bitrate:
+            raise ValueError(f"bit rate must divide 1e9 ns exactly, got {bitrate}")
+        self.env = env
+        self.bitrate = bitrate
+        self.bit_ns = NS_PER_S // bitrate
+        self.names: list[str] = []
+        self.handlers: list[dict[int, Handler]] = []
+        self.taps: list[Tap] = []
+        self.charges: list[Charge] = []
+        self.horizon = 0  # deliveries after this instant wait for the next run
+        self.free_at = 0
+        self.frames = 0
+        self._pool: list[Frame] = []
+        self._queued = [0]
+        self._seq = 0
+        self._arbitration: Handle | None = None
+        self._busy = False  # inside a stretch: its own loop picks up frames queued meanwhile
+        self._listeners: dict[int, list[Handler]] = {}
+        self._stuffed: dict[tuple[int, bytes], int] = {}
+
+    def attach(self, name: str, handlers: dict[int, Handler]) -> int:
+        """A node with its handlers per accepted CAN ID; returns its sender index."""
+        if name in self.names:
+            raise ValueError(f"a node named {name!r} is already on the bus")
+        self.names.append(name)
+        self.handlers.append(handlers)
+        self._queued = [0] * len(self.names)
+        self._listeners.clear()
+        return len(self.names) - 1
+
+    def send(self, sender: int, can_id: int, data: bytes, bits: int = 0) -> None:
+        """Queue a frame now (CanOperationError when the sender's queue is full); `bits`, its
+        stuffed length if the caller knows it."""
+        if self._queued[sender] >= TX_QUEUE:
+            raise can.CanOperationError(f"{self.names[sender]}: transmit queue full")
+        self._queued[sender] += 1
+        self._seq += 1
+        self._pool.append((can_id, self._seq, sender, data, bits or self.bits(can_id, data)))
+        if not self._busy:
+            self.wake(self.env.now)
+
+    def wake(self, at: int) -> None:
+        """An arbitration at the first free instant at or after `at` (as Medium.wake)."""
+        if self._busy:
+            return
+        at = max(at, self.free_at, self.env.now)
+        if self._arbitration is not None:
+            if self._arbitration.time <= at:
+                return
+            self._arbitration.cancel()
+        self._arbitration = self.env.schedule(at, self._stretch, ARBITRATION)
+
+    def listeners(self, can_id: int, sender: int) -> list[Handler]:
+        """The handlers of every other node for `can_id`, in attach order (cached)."""
+        key = can_id << 16 | sender
+        found = self._listeners.get(key)
+        if found is None:
+            found = [h[can_id] for k, h in enumerate(self.handlers)
+                     if k != sender and can_id in h]
+            self._listeners[key] = found
+        return found
+
+    def bits(self, can_id: int, data: bytes) -> int:
+        """Stuffed length SOF..CRC of a standard frame (cached: payloads repeat)."""
+        key = (can_id, data)
+        n = self._stuffed.get(key)
+        if n is None:
+            if len(self._stuffed) > STUFF_CACHE:
+                self._stuffed.clear()
+            n = self._stuffed[key] = int(_stuffed_length(
+                can_id, np.frombuffer(data, dtype=np.uint8), False))
+        return n
+
+    def _stretch(self) -> None:
+        """Transmit frame after frame until a timer, the horizon or an idle wire intervenes."""
+        self._arbitration = None
+        self._busy = True
+        try:
+            self._run_stretch()
+        finally:
+            self._busy = False
+        if self._pool and self._arbitration is None:
+            self.wake(self.free_at)
+
+    def _run_stretch(self) -> None:
+        env, pool, bit = self.env, self._pool, self.bit_ns
+        trailer, ifs = fb.TRAILER_BITS * bit, fb.IFS_BITS * bit
+        while pool:
+            start = max(self.free_at, env.now)
+            due = env.peek()
+            if start > env.now and due is not None and due <= start:
+                return
+            frame = min(pool)
+            pool.remove(frame)
+            end = start + frame[4] * bit + trailer
+            self.free_at = end + ifs
+            if end > self.horizon or (due is not None and due < end):
+                env.schedule(end, partial(self._deliver, frame, start), BUS)
+                return
+            env.now = end
+            self._deliver(frame, start)
+
+    def _deliver(self, frame: Frame, start: int) -> None:
+        can_id, _, sender, data, bits = frame
+        now = self.env.now
+        self._queued[sender] -= 1
+        self.frames += 1
+        busy = self.free_at
+        for charge in self.charges:  # meter and log first: a run interrupted in a handler
+            charge(start, busy, bits + fb.TRAILER_BITS + fb.IFS_BITS, True)  # has logged
+        for tap in self.taps:  # every frame a node may have acted on
+            tap(start, now, busy, can_id, data, sender)
+        for handler in self._listeners.get(can_id << 16 | sender) or \
+                self.listeners(can_id, sender):
+            handler(can_id, data, now)
+
+
+def rx_message(can_id: int, data: bytes, now: int, channel: str) -> can.Message:
+    """The received frame as the reference medium hands it out (for logs and Python nodes)."""
+    return can.Message(timestamp=now / NS_PER_S, arbitration_id=can_id, is_extended_id=False,
+                       is_remote_frame=False, dlc=len(data), data=data, channel=channel,
+                       is_rx=True, check=False)
