@@ -63,10 +63,11 @@ SCENARIOS = [dict(seed=3), dict(seed=5, faults=["babble 0x001 at 0.3s for 40ms"]
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_bounded_report_equals_the_unbounded_computation_bit_for_bit(scenario) -> None:
-    kept = Robot(RobotConfig(keep_records=True, **scenario))
+    kept = Robot(RobotConfig(keep_records=True, engine="reference", **scenario))  # taps
     old = OldMeter(kept.meter._window_ns)
+    assert kept.medium is not None
     kept.medium.taps.append(lambda rec: old.charge(rec.start_ns, rec.busy_until_ns))
-    bounded = Robot(RobotConfig(**scenario))
+    bounded = Robot(RobotConfig(engine="reference", **scenario))
     kept.run(0.9)
     bounded.run(0.9)
     want, got = kept.report(1.0), bounded.report(1.0)
