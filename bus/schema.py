@@ -104,13 +104,19 @@ class Schema:
 
     def encode(self, name: str, values: dict[str, Any]) -> can.Message:
         """A can.Message of `name` with the given physical values (range-checked)."""
+        can_id, data = self.encode_data(name, values)
+        return can.Message(arbitration_id=can_id, data=data, is_extended_id=False)
+
+    def encode_data(self, name: str, values: dict[str, Any]) -> tuple[int, bytes]:
+        """The CAN ID and payload of `name` with the given physical values (range-checked),
+        for a bus that takes bytes (the period engine)."""
         definition = self.message(name)
         fast = self._fast.get(definition.frame_id)
         try:
             data = fast.encode(values) if fast else definition.encode(values, strict=True)
         except (cantools.database.EncodeError, KeyError, ValueError) as err:
             raise SchemaError(f"{name}: cannot encode {values}: {err}") from err
-        return can.Message(arbitration_id=definition.frame_id, data=data, is_extended_id=False)
+        return definition.frame_id, bytes(data)
 
     def _definition(self, msg: can.Message) -> cantools.database.Message:
         """The definition of a frame whose ID and DLC fit the schema (SchemaError if not)."""

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 import can
 import numpy as np
 
-from servobus.bus.codec_fast import generate
 from servobus.bus.node import Clock, send_or_count
 from servobus.bus.schema import (
     COMMANDS,
@@ -74,10 +73,6 @@ class HostNode:
         self._mode_ids = {int(self.schema.message(f"{kind}_{j}").frame_id): (j, f"{sig}_{j}")
                           for j in range(1, JOINTS + 1)
                           for kind, sig in (("STATUS", "mode"), ("ANNOUNCE", "board_mode"))}
-        self._codecs = {name: (int(self.schema.message(name).frame_id), codec)
-                        for k in range(1, JOINTS // 4 + 1)
-                        for name in (actuation_name(k), f"POSREF_{k}")
-                        if (codec := generate(self.schema.message(name))) is not None}
         self.board_modes = ["unknown"] * JOINTS  # from STATUS_j / ANNOUNCE_j (schema.MODES)
         self.measured = np.full(JOINTS, 512.0)
         self.engaged = np.ones(JOINTS, dtype=bool)
@@ -91,13 +86,15 @@ class HostNode:
 
     def start(self, bus: can.BusABC, clock: Clock) -> None:
         """Keep the bus and clock.  No acceptance filter: the host sees, and counts, every
-        frame it cannot decode."""
+        frame it cannot decode.  A bus that takes bytes (the period engine) gets the cycle's
+        frames as bytes."""
         self.bus, self.clock = bus, clock
+        self._send_data: Callable[[int, bytes], None] | None = getattr(bus, "send_data", None)
 
     def on_message(self, msg: can.Message) -> None:
         """Handle a frame now, or keep it for when the busy host is free again."""
         now = self.clock.now_ns()
-        if now < self._busy_until or self._backlog:
+        if not self.idle(now):
             self._backlog.append((msg, now))
             return
         self._handle(msg, now)
@@ -181,18 +178,12 @@ class HostNode:
 
     def _emit(self, name: str, values: dict[str, float]) -> None:
         """Send a frame of the cycle: as bytes where the bus takes them (the period engine),
-        else as a can.Message; the same payload either way (the schema's fast codec)."""
-        send_data = getattr(self.bus, "send_data", None)
-        codec = self._codecs.get(name)
-        if send_data is None or codec is None:
+        else as a can.Message; the same payload either way."""
+        if self._send_data is None:
             send_or_count(self.bus, self.schema.encode(name, values), self)
             return
         try:
-            data = codec[1].encode(values)
-        except (KeyError, ValueError) as err:
-            raise SchemaError(f"{name}: cannot encode {values}: {err}") from err
-        try:
-            send_data(codec[0], data)
+            self._send_data(*self.schema.encode_data(name, values))
         except can.CanError:
             self.tx_faults += 1
 

@@ -126,3 +126,4 @@ def trajectory_position(poses: np.ndarray, starts: np.ndarray, durations: np.nda
 pid_step_c = cached_njit(pid_step, sources=HOST_SOURCES)
 pid_reset_c = cached_njit(pid_reset, sources=HOST_SOURCES)
 trajectory_position_c = cached_njit(trajectory_position, sources=HOST_SOURCES)
+HOST_STEP = (pid_step_c, pid_reset_c, trajectory_position_c)  # the compiled host step

@@ -16,6 +16,7 @@ does not decode is counted (``rx_faults``), never raised.
 from dataclasses import dataclass
 
 import can
+import numpy as np
 from can.typechecking import CanFilter
 
 from servobus.bus.node import Clock, send_or_count
@@ -35,6 +36,16 @@ from servobus.plant.kernel_cache import cached_njit
 
 STATUS_PERIOD_NS = 100_000_000
 can_tick_fast = cached_njit(board.can_tick)  # the same handler, compiled
+
+
+def tick_all_boards(rams: np.ndarray, roms: np.ndarray) -> None:
+    """Every board's CAN tick interrupt (firmware can_tick), one compiled call (the period
+    engine: the 12 boards of a bank hear one tick)."""
+    for k in range(rams.shape[0]):
+        can_tick_fast(rams[k], roms[k])
+
+
+tick_all = cached_njit(tick_all_boards)
 CAN_STATES = {state: CAN_STATE_NAMES.index(name) for state, name in (
     (can.BusState.ACTIVE, "error_active"), (can.BusState.PASSIVE, "error_passive"),
     (can.BusState.ERROR, "bus_off"))}
@@ -118,13 +129,17 @@ class BoardNode:
         else:
             self.rx_faults += 1
 
-    def _send_measurement(self) -> None:
+    def measurement(self) -> tuple[str, dict[str, float]]:
+        """The MEAS frame the firmware sends at a tick: its name and values."""
         j, ram = self.joint, self.rig.ram
         values: dict[str, float] = {self._position: int(ram[m.POS_TX])}
         if self.meas_bytes == 6:
             values[f"supply_{j}"] = self.rig.servo.supply_v
             values[f"current_{j}"] = max(min(float(self.rig.amps(int(ram[m.PI_MEAS]))), 7.99), -8)
-        send_or_count(self.bus, self.schema.encode(self._meas, values), self)
+        return self._meas, values
+
+    def _send_measurement(self) -> None:
+        send_or_count(self.bus, self.schema.encode(*self.measurement()), self)
 
     def _status(self) -> None:
         j, ram = self.joint, self.rig.ram

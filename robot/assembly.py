@@ -41,7 +41,7 @@ from servobus.presets.board import DEFAULT_BOARD, Sensing
 from servobus.robot.engine_run import log_tap, wire
 
 BOARD_MODES = {"cascade": m.MODE_CURRENT, "local-p": m.MODE_LOCAL_P}
-ENGINES = ("auto", "compiled", "reference")
+ENGINES = ("auto", "period", "reference")
 
 
 ACTIONS = ("release", "engage", "freeze", "pause", "resume", "scrub")
@@ -180,11 +180,11 @@ class Robot:
         why = ("bus-level faults (error frames, silent nodes) run on the reference path"
                if bus_faults else "--realtime runs on the reference path"
                if cfg.realtime_factor is not None else None)
-        if cfg.engine == "compiled" and why is not None:
-            raise ValueError(f"engine compiled: {why}; use --engine auto or reference")
+        if cfg.engine == "period" and why is not None:
+            raise ValueError(f"engine period: {why}; use --engine auto or reference")
         if cfg.engine == "reference" or why is not None:
             return "reference", why if cfg.engine == "auto" else None
-        return "compiled", None
+        return "period", None
 
     @property
     def frames(self) -> int:

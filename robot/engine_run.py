@@ -13,19 +13,16 @@ the medium differs.  What runs per frame is a handler on bytes:
 """
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import can
-import numpy as np
 
 from servobus.bus.codec_fast import FastCodec, generate
 from servobus.bus.period_engine import Handler, LeanBus, rx_message
 from servobus.bus.schema import TICK, Schema, actuation_name, meas_name
 from servobus.firmware import board
 from servobus.firmware import memory as m
-from servobus.plant.board_node import can_tick_fast
-from servobus.plant.kernel_cache import KERNEL_SOURCES, cached_njit
+from servobus.plant.board_node import tick_all
 
 if TYPE_CHECKING:
     from servobus.robot.assembly import Robot
@@ -81,7 +78,7 @@ def wire(robot: "Robot") -> LeanBus:
     cached: list[dict[int, tuple[bytes, int]]] = [{} for _ in boards]  # position -> frame
 
     def on_tick(can_id: int, data: bytes, now: int) -> None:
-        bank.advance_to(now) if bank.max_step_ns is None else bank.follow(now, bank.max_step_ns)
+        bank.advance_to(now)  # simulated time: the engine runs only in a lockstep run
         tick_all(rams, roms)
         positions = rams[:, m.POS_TX].tolist()
         for k, node in enumerate(boards):
@@ -93,11 +90,7 @@ def wire(robot: "Robot") -> LeanBus:
                     frame = cached[k][position] = (payload, lean.bits(meas_ids[k], payload))
                 lean.send(senders[k], meas_ids[k], *frame)
                 continue
-            rig, j = node.rig, node.joint
-            current = max(min(float(rig.amps(int(rig.ram[m.PI_MEAS]))), 7.99), -8)
-            lean.send(senders[k], meas_ids[k], meas_codecs[k].encode(
-                {f"position_{j}": position, f"supply_{j}": rig.servo.supply_v,
-                 f"current_{j}": current}))
+            lean.send(senders[k], *schema.encode_data(*node.measurement()))
 
     def board_handlers(node: Any) -> dict[int, Handler]:
         handlers: dict[int, Handler] = {int(schema.message("COMMAND").frame_id): _python(node)}
@@ -124,15 +117,6 @@ def wire(robot: "Robot") -> LeanBus:
         node.start(NodeBus(lean, k), robot.env)
     lean.charges.append(robot.meter.charge)
     return lean
-
-
-def tick_all_boards(rams: np.ndarray, roms: np.ndarray) -> None:
-    """Every board's CAN tick interrupt (firmware can_tick), one compiled call."""
-    for k in range(rams.shape[0]):
-        can_tick_fast(rams[k], roms[k])
-
-
-tick_all = cached_njit(tick_all_boards, (*KERNEL_SOURCES, Path(__file__).parent))
 
 
 def _actuation(codec: FastCodec, members: list[Any]) -> Handler:

@@ -28,7 +28,7 @@ def frames(path: Path) -> list[tuple[str, str, str]]:
 def run_both(tmp: Path, seconds: float, **kwargs) -> tuple[list, dict, list, dict]:
     """Run the same config on both engines; logs and reports."""
     out = []
-    for engine in ("reference", "compiled"):
+    for engine in ("reference", "period"):
         log = tmp / f"{engine}.log"
         robot = Robot(RobotConfig(engine=engine, log_path=str(log), **kwargs))
         assert robot.engine == engine
@@ -108,11 +108,11 @@ def test_random_runs_equal(tmp_path: Path, seed: int, lines: int, tuning: str, s
 def test_engine_choice() -> None:
     """auto runs the engine unless a bus fault or real-time pacing needs the reference path;
     asking for the engine then is an error."""
-    assert Robot(RobotConfig()).engine == "compiled"
+    assert Robot(RobotConfig()).engine == "period"
     auto = Robot(RobotConfig(faults=("node 5 silent at 10ms",)))
     assert auto.engine == "reference"
     assert "reference path" in auto.report(1.0)["engine_fallback"]
-    with pytest.raises(ValueError, match="engine compiled: bus-level faults"):
-        Robot(RobotConfig(engine="compiled", faults=("babble 0x001 at 1ms",)))
+    with pytest.raises(ValueError, match="engine period: bus-level faults"):
+        Robot(RobotConfig(engine="period", faults=("babble 0x001 at 1ms",)))
     with pytest.raises(ValueError, match="engine 'fast'"):
         Robot(RobotConfig(engine="fast"))
