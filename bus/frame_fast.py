@@ -4,10 +4,14 @@ The same bit-level rules as ``bus.frame_bits`` (which stays the readable referen
 the tests check against can-utils); tests require both to agree on every frame.
 """
 
+from functools import lru_cache
+
 import numba
 import numpy as np
 
 from servobus.bus.frame_bits import CRC15_POLY
+
+STUFF_CACHE = 65536  # stuffed lengths remembered (bounded memory)
 
 
 @numba.njit(cache=True)
@@ -67,3 +71,9 @@ def _stuffed_length(can_id: int, data: np.ndarray, extended: bool) -> int:
 def stuffed_length(can_id: int, data: bytes, extended: bool) -> int:
     """SOF..CRC including the stuff bits of this exact frame."""
     return int(_stuffed_length(can_id, np.frombuffer(data, dtype=np.uint8), extended))
+
+
+@lru_cache(maxsize=STUFF_CACHE)
+def stuffed_length_cached(can_id: int, data: bytes, extended: bool = False) -> int:
+    """`stuffed_length`, remembered: a bus's payloads repeat (ticks, positions, statuses)."""
+    return stuffed_length(can_id, data, extended)

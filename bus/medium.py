@@ -19,10 +19,9 @@ import can
 from servobus.bus import frame_bits as fb
 from servobus.bus.controller import Controller, ErrorState, Pending, check_frame
 from servobus.bus.faults import CORRUPT, NO_ACK, FaultPlan
-from servobus.bus.frame_fast import stuffed_length
+from servobus.bus.frame_fast import stuffed_length_cached
 from servobus.bus.scheduler import ARBITRATION, BUS, NS_PER_S, Environment, Handle
 
-STUFF_CACHE = 65536  # stuffed lengths remembered (ticks, positions and statuses repeat)
 RECOVERY_SEQUENCES = 128
 RECOVERY_RUN_BITS = 11
 
@@ -62,7 +61,6 @@ class Medium:
         self._recoveries: dict[str, Handle] = {}
         self._by_id: dict[int, list[Controller]] = {}  # who accepts an ID (cache)
         self._rec_pending = False  # some controller has REC > 0
-        self._stuffed: dict[tuple[int, bytes, bool], int] = {}  # payloads repeat: cache
 
     def attach(self, name: str, deliver: Callable[[can.Message], None] | None,
                tx_queue_size: int = 64) -> Controller:
@@ -135,12 +133,7 @@ class Medium:
         self._end_recessive_run(start)
         msg = pending.msg
         bit = self.bit_ns
-        key = (msg.arbitration_id, bytes(msg.data), msg.is_extended_id)
-        stuffed = self._stuffed.get(key)
-        if stuffed is None:
-            if len(self._stuffed) > STUFF_CACHE:
-                self._stuffed.clear()
-            stuffed = self._stuffed[key] = stuffed_length(*key)
+        stuffed = stuffed_length_cached(msg.arbitration_id, bytes(msg.data), msg.is_extended_id)
         receivers = [c for c in self.controllers if c is not ctrl and c.online]
         fault = self.faults.take(msg, ctrl.name, start)
         if not receivers:

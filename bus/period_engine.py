@@ -29,18 +29,16 @@ from collections.abc import Callable
 from functools import partial
 
 import can
-import numpy as np
 
 from servobus.bus import frame_bits as fb
-from servobus.bus.frame_fast import _stuffed_length
+from servobus.bus.controller import DEFAULT_TX_QUEUE as TX_QUEUE
+from servobus.bus.frame_fast import stuffed_length_cached
 from servobus.bus.scheduler import ARBITRATION, BUS, NS_PER_S, Environment, Handle
 
 Handler = Callable[[int, bytes, int], None]
 Tap = Callable[[int, int, int, int, bytes, int], None]  # start, end, busy_until, id, data, sender
 Charge = Callable[[int, int, int, bool], None]  # start, busy_until, bits, ok (a load meter)
 Frame = tuple[int, int, int, bytes, int]  # id, queueing order, sender, data, stuffed bits
-TX_QUEUE = 64
-STUFF_CACHE = 65536
 
 
 class LeanBus:
@@ -65,7 +63,6 @@ class LeanBus:
         self._arbitration: Handle | None = None
         self._busy = False  # inside a stretch: its own loop picks up frames queued meanwhile
         self._listeners: dict[int, list[Handler]] = {}
-        self._stuffed: dict[tuple[int, bytes], int] = {}
 
     def attach(self, name: str, handlers: dict[int, Handler]) -> int:
         """A node with its handlers per accepted CAN ID; returns its sender index."""
@@ -111,14 +108,7 @@ class LeanBus:
 
     def bits(self, can_id: int, data: bytes) -> int:
         """Stuffed length SOF..CRC of a standard frame (cached: payloads repeat)."""
-        key = (can_id, data)
-        n = self._stuffed.get(key)
-        if n is None:
-            if len(self._stuffed) > STUFF_CACHE:
-                self._stuffed.clear()
-            n = self._stuffed[key] = int(_stuffed_length(
-                can_id, np.frombuffer(data, dtype=np.uint8), False))
-        return n
+        return stuffed_length_cached(can_id, data)
 
     def _stretch(self) -> None:
         """Transmit frame after frame until a timer, the horizon or an idle wire intervenes."""
