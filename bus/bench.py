@@ -2,9 +2,12 @@
 
 Every node sends the same number of 8-byte frames and every other node receives them all:
 each frame is delivered to 13 receivers, and every line counts a delivery only when its node
-has taken the frame (a listener called, or ``recv()`` returned it), so all lines do the same
-work.  A line is one function ``(frames per node) -> Shot`` measured by ``repeat``: frames put
-on the bus and deliveries received per wall second, min / median / max over the repeats.
+has taken the frame (a listener or handler called, or ``recv()`` returned it), so all lines do
+the same work.  ``servobus``/``servobus_recv``: the reference medium (python-can's path);
+``servobus_period``: the period engine's bus, the one ``servobus run`` uses (queues full, and
+``_depth1``: one frame queued per node, as in a robot run).  A line is one function
+``(frames per node) -> Shot`` measured by ``repeat``: frames put on the bus and deliveries
+received per wall second, min / median / max over the repeats.
 """
 
 import statistics
@@ -12,11 +15,13 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import suppress
+from functools import partial
 from typing import Any, TypedDict
 
 import can
 
 from servobus.bus.medium import Medium
+from servobus.bus.period_engine import TX_QUEUE, LeanBus
 from servobus.bus.schedule_sim import ScheduleSim
 from servobus.bus.scheduler import Environment
 from servobus.bus.schema import Schema
@@ -35,6 +40,7 @@ class Shot(_Shot, total=False):
     """One measurement of a line: what went through and how long it took."""
 
     sim_time_s: float  # a simulated bus: the simulated time the frames took
+    received_min: int  # the fewest frames any one node took (13 x frames per node if none lost)
 
 
 Line = Callable[[int], Shot]
@@ -71,7 +77,7 @@ def sim_listeners(per_node: int) -> Shot:
     for bus in buses:
         bus.shutdown()
     return {"frames": medium.frames, "deliveries": sum(counts), "wall_s": wall,
-            "sim_time_s": medium.env.now / 1e9}
+            "sim_time_s": medium.env.now / 1e9, "received_min": min(counts)}
 
 
 def sim_recv(per_node: int) -> Shot:
@@ -81,15 +87,50 @@ def sim_recv(per_node: int) -> Shot:
     start = time.perf_counter()
     _send_all(buses, per_node)
     medium.env.run()
-    received = 0
-    for bus in buses:
+    counts = [0] * NODES
+    for i, bus in enumerate(buses):
         while bus.recv(0) is not None:
-            received += 1
+            counts[i] += 1
     wall = time.perf_counter() - start
     for bus in buses:
         bus.shutdown()
-    return {"frames": medium.frames, "deliveries": received, "wall_s": wall,
-            "sim_time_s": medium.env.now / 1e9}
+    return {"frames": medium.frames, "deliveries": sum(counts), "wall_s": wall,
+            "sim_time_s": medium.env.now / 1e9, "received_min": min(counts)}
+
+
+def period_engine(per_node: int, depth: int = TX_QUEUE) -> Shot:
+    """The bus `servobus run` uses (``period_engine.LeanBus``): every node has a handler per
+    other node's ID that counts the frame as it takes it.  A node's transmit queue holds at most
+    TX_QUEUE frames: it starts with `depth` and, as each of its frames is delivered, the node
+    queues its next one (a tap), so the lowest-ID node still sends all its frames first, as on
+    the medium with every frame queued at once."""
+    env = Environment()
+    bus = LeanBus(env)
+    bus.horizon = 2**62  # one stretch: no run boundary in the way
+    counts = [0] * NODES
+    ids = [0x100 + i for i in range(NODES)]
+    for i in range(NODES):
+        def take(can_id: int, data: bytes, now: int, i: int = i) -> None:
+            counts[i] += 1
+        bus.attach(f"N{i}", {can_id: take for k, can_id in enumerate(ids) if k != i})
+    pending = [[k.to_bytes(8, "little") for k in range(per_node)] for _ in range(NODES)]
+    cursor = [min(depth, TX_QUEUE, per_node)] * NODES
+
+    def refill(start: int, end: int, busy: int, can_id: int, data: bytes, sender: int) -> None:
+        k = cursor[sender]
+        if k < per_node:
+            cursor[sender] = k + 1
+            bus.send(sender, ids[sender], pending[sender][k])
+
+    bus.taps.append(refill)
+    start = time.perf_counter()
+    for i in range(NODES):
+        for data in pending[i][:cursor[i]]:
+            bus.send(i, ids[i], data)
+    env.run()
+    wall = time.perf_counter() - start
+    return {"frames": bus.frames, "deliveries": sum(counts), "wall_s": wall,
+            "sim_time_s": env.now / 1e9, "received_min": min(counts)}
 
 
 def python_can(interface: str, channel: Any, **kw: Any) -> Line:
@@ -116,7 +157,8 @@ def python_can(interface: str, channel: Any, **kw: Any) -> Line:
         wall = time.perf_counter() - start
         for bus in buses:
             bus.shutdown()
-        return {"frames": NODES * per_node, "deliveries": sum(counts), "wall_s": wall}
+        return {"frames": NODES * per_node, "deliveries": sum(counts), "wall_s": wall,
+                "received_min": min(counts)}
     return shot
 
 
@@ -131,6 +173,8 @@ def repeat(line: Line, per_node: int, repeats: int) -> dict[str, Any]:
     shots = [line(per_node) for _ in range(repeats)]
     frames, deliveries = shots[-1]["frames"], shots[-1]["deliveries"]
     extra = {k: v for k, v in shots[-1].items() if k not in _Shot.__annotations__}
+    if "received_min" in extra:
+        extra["received_min"] = min(s.get("received_min", 0) for s in shots)
     return extra | {"frames": frames, "deliveries": deliveries,
             "lost": frames * (NODES - 1) - deliveries, "repeats": repeats,
             "wall_s": spread([s["wall_s"] for s in shots]),
@@ -176,9 +220,8 @@ def bench_bus(per_node: int = 2000, remote_port: int | None = None,
                               "servobus_schedule": bench_schedule(2.0),
                               "virtual": repeat(python_can("virtual", "bench"), per_node,
                                                 repeats) | latency("virtual", "lat")}
-    from servobus.bus.engine_arbiter import bench_engine_bus  # numba: only when benchmarking
-
-    result["servobus_engine"] = repeat(bench_engine_bus, per_node, repeats)  # type: ignore[arg-type]
+    result["servobus_period"] = repeat(period_engine, per_node, repeats)
+    result["servobus_period_depth1"] = repeat(partial(period_engine, depth=1), per_node, repeats)
     if remote_port is not None:
         from servobus.bus.remote_server import serve_in_thread
 

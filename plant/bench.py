@@ -3,53 +3,59 @@ and the compiled kernels' cost per PWM period, today's (``rig.run_bank``) and th
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from servobus.firmware import board
+from servobus.firmware import memory as m
 from servobus.plant.bank_kernel import run_bank_lean_fast
+from servobus.plant.board_bank import BoardBank
 from servobus.plant.build import PlantOptions
 from servobus.plant.rig import N_TF, N_TI, BoardRig, run_bank_fast
-from servobus.presets.firmware_image import Q12_AMP
+from servobus.presets.board import DEFAULT_BOARD
 
 OPTIONS = PlantOptions(plant="switching", rotor="free")
 KERNELS: dict[str, Callable[..., Any]] = {"today": run_bank_fast, "lean": run_bank_lean_fast}
 
 
+def _amps(tick: int) -> float:
+    """The reference of CAN period `tick`: 0.8 A reversing every 25 periods (0.1 s)."""
+    return 0.8 if (tick // 25) % 2 == 0 else -0.8
+
+
 def _drive(rig: BoardRig, ticks: int, fast: bool) -> float:
-    """Run `ticks` CAN periods with a reversing 0.8 A reference; return wall seconds."""
+    """Run `ticks` CAN periods with the reversing reference; return wall seconds."""
     start = time.perf_counter()
     for k in range(ticks):
-        rig.command_current(0.8 if (k // 25) % 2 == 0 else -0.8)
+        rig.command_current(_amps(k))
         rig.run(rig.hw.periods_per_tick, record=False, fast=fast)
     return time.perf_counter() - start
 
 
 class _Bank:
-    """n boards' stacked arrays, driven tick by tick as ``_drive`` drives one board."""
+    """A BoardBank of n boards driven tick by tick as ``_drive`` drives one board, its arrays
+    handed to the kernel under test (``BoardBank.advance_to`` runs the lean one only)."""
 
     def __init__(self, n: int) -> None:
-        rigs = [BoardRig(options=PlantOptions(plant="switching", rotor="free", seed=b))
-                for b in range(n)]
-        self.args = [np.stack([getattr(r, name) for r in rigs]) for name in
-                     ("ram", "rom", "params", "state", "istate", "tables")]
-        self.counts = np.full(n, rigs[0].hw.periods_per_tick, dtype=np.int64)
+        self.bank = BoardBank([replace(OPTIONS, seed=b) for b in range(n)], [m.MODE_CURRENT] * n)
+        self.counts = np.full(n, self.bank.hw.periods_per_tick, dtype=np.int64)
         self.trace = (np.zeros((1, N_TI), dtype=np.int64), np.zeros((1, N_TF)))
         self.tick = 0
 
     def run(self, kernel: Callable[..., Any], ticks: int) -> float:
         """`ticks` ticks (actuation and tick handlers, then the kernel); the kernel's seconds."""
-        rams, roms = self.args[0], self.args[1]
+        bank = self.bank
+        args = (bank.rams, bank.roms, bank.params, bank.states, bank.istates, bank.tables,
+                self.counts, *self.trace)
         spent = 0.0
         for _ in range(ticks):
-            amps = 0.8 if (self.tick // 25) % 2 == 0 else -0.8
+            amps = _amps(self.tick)
             self.tick += 1
-            for b in range(len(rams)):
-                board.can_actuation(rams[b], round(amps * Q12_AMP))
-                board.can_tick(rams[b], roms[b])
+            for rig in bank.rigs:  # the rigs work on views of the bank's rows
+                rig.command_current(amps)
             start = time.perf_counter()
-            kernel(*self.args, self.counts, *self.trace)
+            kernel(*args)
             spent += time.perf_counter() - start
         return spent
 
@@ -60,12 +66,12 @@ def kernel_ns_per_period(boards: int, seconds: float, rounds: int = 4) -> dict[s
     banks = {name: _Bank(boards) for name in KERNELS}
     for name, kernel in KERNELS.items():
         banks[name].run(kernel, 1)  # compile (or load the numba cache)
-    ticks = max(1, round(seconds * 250 / rounds))
+    ticks = max(1, round(seconds * DEFAULT_BOARD.can_hz / rounds))
     spent = dict.fromkeys(KERNELS, 0.0)
     for _ in range(rounds):
         for name, kernel in KERNELS.items():
             spent[name] += banks[name].run(kernel, ticks)
-    periods = rounds * ticks * boards * int(banks["lean"].counts[0])
+    periods = rounds * ticks * boards * DEFAULT_BOARD.periods_per_tick
     return {name: s / periods * 1e9 for name, s in spent.items()}
 
 

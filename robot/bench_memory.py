@@ -11,6 +11,8 @@ shows and filling a bounded one does not.  The slope after the first 30 s is rep
 import os
 import time
 
+import numpy as np
+
 from servobus.robot.assembly import Robot, RobotConfig
 
 EARLY_S = 30.0  # simulated seconds left out of the second, pessimistic slope
@@ -25,11 +27,9 @@ def rss_mib() -> float:
 
 def slope(xs: list[float], ys: list[float]) -> float:
     """Least-squares slope of ys over xs (0 for fewer than two points)."""
-    if len(xs) < 2:
+    if len(xs) < 2 or min(xs) == max(xs):
         return 0.0
-    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    den = sum((x - mx) ** 2 for x in xs)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / den if den else 0.0
+    return float(np.polyfit(xs, ys, 1)[0])
 
 
 def bench_memory(minutes: float = 10.0, every_s: float = 30.0) -> dict:

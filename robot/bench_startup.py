@@ -9,10 +9,11 @@ launch is taken by the parent just before it starts the child.
 """
 
 import json
-import statistics
 import subprocess
 import sys
 import time
+
+from servobus.bus.bench import spread
 
 DURATION = "0.004"  # one 4 ms period
 HEAVY = ("scipy", "matplotlib", "pandas")  # packages a run must not need
@@ -29,11 +30,6 @@ first = time.time()
 heavy = sorted({{n.split(".")[0] for n in sys.modules}} & set({HEAVY!r}))
 print(json.dumps({{"imported": imported, "built": built, "first": first, "heavy": heavy}}))
 """
-
-
-def spread(values: list[float]) -> dict[str, float]:
-    """min / median / max."""
-    return {"min": min(values), "median": statistics.median(values), "max": max(values)}
 
 
 def _command_wall() -> float:

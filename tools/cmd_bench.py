@@ -35,8 +35,8 @@ def add_subparser(sub: Commands) -> None:
     memory = targets.add_parser("memory", help="RSS of a long default run vs simulated time")
     memory.add_argument("--minutes", type=units.real(0.01, 1440.0), default=10.0,
                         help="simulated minutes, 0.01 .. 1440")
-    memory.add_argument("--every", type=units.real(0.1, 3600.0), default=30.0,
-                        help="simulated seconds between RSS samples, 0.1 .. 3600")
+    memory.add_argument("--every", type=units.seconds(0.1, 3600.0), default=30.0,
+                        help="simulated time between RSS samples, 0.1 s .. 3600 s ('30s')")
     memory.add_argument("--json", action="store_true")
     memory.set_defaults(func=_do_memory)
     startup = targets.add_parser("startup", help="time to the first simulated period of run")
