@@ -25,6 +25,7 @@ the reference path.  A delivered frame is a tuple for ``taps`` (the load meter, 
 never a ``can.Message`` unless a tap builds one.
 """
 
+import heapq
 from collections.abc import Callable
 from functools import partial
 
@@ -57,7 +58,7 @@ class LeanBus:
         self.horizon = 0  # deliveries after this instant wait for the next run
         self.free_at = 0
         self.frames = 0
-        self._pool: list[Frame] = []
+        self._pool: list[Frame] = []  # a heap: (id, queueing order, ...) is the arbitration order
         self._queued = [0]
         self._seq = 0
         self._arbitration: Handle | None = None
@@ -81,7 +82,8 @@ class LeanBus:
             raise can.CanOperationError(f"{self.names[sender]}: transmit queue full")
         self._queued[sender] += 1
         self._seq += 1
-        self._pool.append((can_id, self._seq, sender, data, bits or self.bits(can_id, data)))
+        heapq.heappush(self._pool, (can_id, self._seq, sender, data,
+                                    bits or self.bits(can_id, data)))
         if not self._busy:
             self.wake(self.env.now)
 
@@ -129,8 +131,7 @@ class LeanBus:
             due = env.peek()
             if start > env.now and due is not None and due <= start:
                 return
-            frame = min(pool)
-            pool.remove(frame)
+            frame = heapq.heappop(pool)  # lowest ID, then queueing order
             end = start + frame[4] * bit + trailer
             self.free_at = end + ifs
             if end > self.horizon or (due is not None and due < end):
