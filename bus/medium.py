@@ -20,7 +20,7 @@ from servobus.bus import frame_bits as fb
 from servobus.bus.controller import Controller, ErrorState, Pending, check_frame
 from servobus.bus.faults import CORRUPT, NO_ACK, FaultPlan
 from servobus.bus.frame_fast import stuffed_length_cached
-from servobus.bus.scheduler import ARBITRATION, BUS, NS_PER_S, Environment, Handle
+from servobus.bus.scheduler import ARBITRATION, BUS, NS_PER_S, Environment, Handle, earliest
 
 RECOVERY_SEQUENCES = 128
 RECOVERY_RUN_BITS = 11
@@ -105,12 +105,9 @@ class Medium:
 
     def wake(self, at: int) -> None:
         """Make sure an arbitration happens at the first free instant at or after `at`."""
-        at = max(at, self.free_at, self.env.now)
-        if self._arbitration is not None:
-            if self._arbitration.time <= at:
-                return
-            self._arbitration.cancel()
-        self._arbitration = self.env.schedule(at, self._arbitrate, ARBITRATION)
+        self._arbitration = earliest(self.env, self._arbitration,
+                                     max(at, self.free_at, self.env.now), self._arbitrate,
+                                     ARBITRATION)
 
     def _arbitrate(self) -> None:
         self._arbitration = None

@@ -34,7 +34,7 @@ import can
 from servobus.bus import frame_bits as fb
 from servobus.bus.controller import DEFAULT_TX_QUEUE as TX_QUEUE
 from servobus.bus.frame_fast import stuffed_length_cached
-from servobus.bus.scheduler import ARBITRATION, BUS, NS_PER_S, Environment, Handle
+from servobus.bus.scheduler import ARBITRATION, BUS, NS_PER_S, Environment, Handle, earliest
 
 Handler = Callable[[int, bytes, int], None]
 Tap = Callable[[int, int, int, int, bytes, int], None]  # start, end, busy_until, id, data, sender
@@ -91,12 +91,9 @@ class LeanBus:
         """An arbitration at the first free instant at or after `at` (as Medium.wake)."""
         if self._busy:
             return
-        at = max(at, self.free_at, self.env.now)
-        if self._arbitration is not None:
-            if self._arbitration.time <= at:
-                return
-            self._arbitration.cancel()
-        self._arbitration = self.env.schedule(at, self._stretch, ARBITRATION)
+        self._arbitration = earliest(self.env, self._arbitration,
+                                     max(at, self.free_at, self.env.now), self._stretch,
+                                     ARBITRATION)
 
     def listeners(self, can_id: int, sender: int) -> list[Handler]:
         """The handlers of every other node for `can_id`, in attach order (cached)."""

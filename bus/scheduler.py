@@ -34,6 +34,17 @@ class Handle:
         return int(self._entry[0])
 
 
+def earliest(env: "Environment", handle: Handle | None, at: int, action: Callable[[], None],
+             priority: int) -> Handle:
+    """One pending event that runs `action` no later than `at`: `handle` if it is due by then,
+    else a new event at `at` (the later one cancelled)."""
+    if handle is not None:
+        if handle.time <= at:
+            return handle
+        handle.cancel()
+    return env.schedule(at, action, priority)
+
+
 class Environment:
     """The event loop of a lockstep simulation (optionally paced to wall time)."""
 
