@@ -118,6 +118,14 @@ class Schema:
             raise SchemaError(f"{name}: cannot encode {values}: {err}") from err
         return definition.frame_id, bytes(data)
 
+    def codec(self, name: str) -> codec_fast.FastCodec:
+        """The generated struct codec of a byte-aligned message (SchemaError if `name` has none):
+        a bus that takes bytes encodes and decodes with it (the period engine)."""
+        fast = self._fast.get(self.message(name).frame_id)
+        if fast is None:
+            raise SchemaError(f"{name}: no byte-aligned layout (the period engine needs one)")
+        return fast
+
     def _definition(self, msg: can.Message) -> cantools.database.Message:
         """The definition of a frame whose ID and DLC fit the schema (SchemaError if not)."""
         definition = self._by_id.get(msg.arbitration_id)

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import can
 
-from servobus.bus.codec_fast import FastCodec, generate
+from servobus.bus.codec_fast import FastCodec
 from servobus.bus.period_engine import Handler, LeanBus, rx_message
-from servobus.bus.schema import TICK, Schema, actuation_name, meas_name
+from servobus.bus.schema import TICK, actuation_name, meas_name
 from servobus.firmware import board
 from servobus.firmware import memory as m
 from servobus.plant.board_node import tick_all
@@ -51,13 +51,6 @@ class NodeBus:
         """The engine's handler tables are the acceptance filters."""
 
 
-def _codec(schema: Schema, name: str) -> FastCodec:
-    codec = generate(schema.message(name))
-    if codec is None:
-        raise ValueError(f"{name}: the engine needs a byte-aligned layout")
-    return codec
-
-
 def _python(node: Any) -> Handler:
     """A handler that hands a node the can.Message (rare frames)."""
     return lambda can_id, data, now: node.on_message(rx_message(can_id, data, now, CHANNEL))
@@ -71,7 +64,7 @@ def wire(robot: "Robot") -> LeanBus:
     meas_bytes = robot.config.meas_bytes
     names = [meas_name(b.joint, meas_bytes) for b in boards]
     meas_ids = [int(schema.message(n).frame_id) for n in names]
-    meas_codecs = [_codec(schema, n) for n in names]
+    meas_codecs = [schema.codec(n) for n in names]
     senders: list[int] = []
 
     rams, roms = bank.rams, bank.roms
@@ -102,7 +95,7 @@ def wire(robot: "Robot") -> LeanBus:
             for name, handler in ((actuation_name(group), _actuation),
                                   (f"POSREF_{group}", _posref)):
                 handlers[int(schema.message(name).frame_id)] = handler(
-                    _codec(schema, name), members)
+                    schema.codec(name), members)
         return handlers
 
     lean.attach(robot.tick.name, {})
