@@ -10,20 +10,19 @@ loop, kept for the nodes' own timers):
   ``robot.engine_run``; GuRoo, a host broadcasting set-points every 2 ms to 6 boards, is a
   host timer sending 6 frames and boards whose handler writes RAM).
 
-How a stretch of traffic is computed: when the wire is free and frames wait, an arbitration
-runs at ``max(free_at, now)`` after every event of that instant (the reference's ARBITRATION
-priority); then, without going back to the event heap, frame after frame: the lowest key
-(base ID, then queueing order) wins, lasts its exact stuffed length plus trailer
-(``frame_fast``, cached), is delivered at its end of frame and the wire is free again after the
-interframe space.  A delivery runs its handlers inline, with the clock moved to the end of
-frame, as long as no timer is due before it (a delivery precedes timers of its own instant, as
-the reference's BUS priority does) and it is within the run's ``horizon``; otherwise it becomes
-an event at its end of frame and the stretch stops.  Frames a handler queues join the next
-arbitration.  Hence the order of frames, every timestamp in ns, and every node action equal the
-reference's (``tests/robot/test_engine_equality.py``).  No error frames: a fault script runs on
-the reference path.  A delivered frame is a tuple for ``taps`` (the load meter, a log writer),
-never a ``can.Message`` unless a tap builds one.
-"""
+How a stretch of traffic is computed: when the wire is free and frames wait, an arbitration runs
+at ``max(free_at, now)`` after every event of that instant (the reference's ARBITRATION
+priority); then, without going back to the event heap, frame after frame: the lowest key (base
+ID, then queueing order) wins, lasts its exact stuffed length plus trailer (``frame_fast``,
+cached), is delivered at its end of frame and the wire is free again after the interframe space.
+A delivery runs its handlers inline, with the clock moved to the end of frame, as long as no
+timer is due before it (a delivery precedes timers of its own instant, as the reference's BUS
+priority does) and it is within the run's limit (``env.until``); otherwise it becomes an event
+at its end of frame and the stretch stops. Frames a handler queues join the next arbitration.
+Hence the order of frames, every timestamp in ns, and every node action equal the reference's
+(``tests/robot/test_engine_equality.py``). No error frames: a fault script runs on the reference
+path. A delivered frame is a tuple for ``taps`` (the load meter, a log writer), never a
+``can.Message`` unless a tap builds one."""
 
 import heapq
 from collections.abc import Callable
@@ -55,7 +54,6 @@ class LeanBus:
         self.handlers: list[dict[int, Handler]] = []
         self.taps: list[Tap] = []
         self.charges: list[Charge] = []
-        self.horizon = 0  # deliveries after this instant wait for the next run
         self.free_at = 0
         self.frames = 0
         self._pool: list[Frame] = []  # a heap: (id, queueing order, ...) is the arbitration order
@@ -110,7 +108,7 @@ class LeanBus:
         return stuffed_length_cached(can_id, data)
 
     def _stretch(self) -> None:
-        """Transmit frame after frame until a timer, the horizon or an idle wire intervenes."""
+        """Transmit frame after frame until a timer, the run's limit or an idle wire intervenes."""
         self._arbitration = None
         self._busy = True
         try:
@@ -131,10 +129,10 @@ class LeanBus:
             frame = heapq.heappop(pool)  # lowest ID, then queueing order
             end = start + frame[4] * bit + trailer
             self.free_at = end + ifs
-            if end > self.horizon or (due is not None and due < end):
+            if (env.until is not None and end > env.until) or (due is not None and due < end):
                 env.schedule(end, partial(self._deliver, frame, start), BUS)
                 return
-            env.now = end
+            env.advance(end)
             self._deliver(frame, start)
 
     def _deliver(self, frame: Frame, start: int) -> None:

@@ -54,6 +54,7 @@ class Environment:
         self.now = 0
         self.realtime_factor = realtime_factor
         self.running = False
+        self.until: int | None = None  # the current run's limit (ns), None: no limit
         self._heap: list[list] = []  # [time, priority, seq, action or None when cancelled]
         self._seq = 0
         self._wall_start: float | None = None
@@ -96,6 +97,7 @@ class Environment:
     def run(self, until: int | None = None, stop: Callable[[], bool] | None = None) -> None:
         """Run events up to and including time `until` (ns), or until `stop()` is true."""
         self.running = True
+        self.until = until
         try:
             while stop is None or not stop():
                 nxt = self.peek()
@@ -106,6 +108,14 @@ class Environment:
                 self.now = max(self.now, until)
         finally:
             self.running = False
+            self.until = None
+
+    def advance(self, at: int) -> None:
+        """Move the clock to `at` inside an event that computes what happens until then inline
+        (the period engine's stretch of frames), paced to wall time like ``step``."""
+        if self.realtime_factor is not None:
+            self._pace(at)
+        self.now = at
 
     def _pace(self, at: int) -> None:
         assert self.realtime_factor is not None

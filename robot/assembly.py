@@ -178,8 +178,7 @@ class Robot:
         """The engine that runs this robot, and why auto fell back to the reference path."""
         cfg = self.config
         why = ("bus-level faults (error frames, silent nodes) run on the reference path"
-               if bus_faults else "--realtime runs on the reference path"
-               if cfg.realtime_factor is not None else None)
+               if bus_faults else None)
         if cfg.engine == "period" and why is not None:
             raise ValueError(f"engine period: {why}; use --engine auto or reference")
         if cfg.engine == "reference" or why is not None:
@@ -245,10 +244,7 @@ class Robot:
         try:
             while self.env.now < end:
                 before = self.env.now
-                until = min(end, self.env.now + round(chunk_s * NS_PER_S))
-                if self.lean is not None:
-                    self.lean.horizon = until
-                self.env.run(until=until)
+                self.env.run(until=min(end, self.env.now + round(chunk_s * NS_PER_S)))
                 if progress is not None:
                     progress((self.env.now - before) / NS_PER_S)
         finally:

@@ -58,7 +58,7 @@ def add_subparser(sub: Commands) -> None:
     parser.add_argument("--engine", choices=ENGINES, default="auto",
                         help="the period engine (a lean bus of bytes; boards and host step "
                              "compiled) or the reference (python-can) path; auto: the engine "
-                             "unless a bus fault or --realtime needs the reference path")
+                             "unless a bus fault needs the reference path")
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(func=_do_run)

@@ -2,6 +2,7 @@
 data) and the same run report, over seeds, trajectories, tunings, sensing, measurement sizes,
 board modes, anti-windup variants, operator actions and the robot faults the engine runs."""
 
+import time
 from pathlib import Path
 
 import numpy as np
@@ -106,8 +107,8 @@ def test_random_runs_equal(tmp_path: Path, seed: int, lines: int, tuning: str, s
 
 
 def test_engine_choice() -> None:
-    """auto runs the engine unless a bus fault or real-time pacing needs the reference path;
-    asking for the engine then is an error."""
+    """auto runs the engine unless a bus fault needs the reference path; asking for the engine
+    then is an error."""
     assert Robot(RobotConfig()).engine == "period"
     auto = Robot(RobotConfig(faults=("node 5 silent at 10ms",)))
     assert auto.engine == "reference"
@@ -116,3 +117,16 @@ def test_engine_choice() -> None:
         Robot(RobotConfig(engine="period", faults=("babble 0x001 at 1ms",)))
     with pytest.raises(ValueError, match="engine 'fast'"):
         Robot(RobotConfig(engine="fast"))
+
+
+def test_realtime_runs_on_the_engine_paced_and_unchanged(tmp_path: Path) -> None:
+    """--realtime: the engine's stretches advance the clock through the paced environment, so
+    0.2 simulated s at 4x take at least 50 ms of wall time, and the log is the unpaced one."""
+    paced, fast = tmp_path / "paced.log", tmp_path / "fast.log"
+    robot = Robot(RobotConfig(realtime_factor=4.0, log_path=str(paced)))
+    assert robot.engine == "period"
+    start = time.perf_counter()
+    robot.run(0.2)
+    assert time.perf_counter() - start >= 0.049
+    Robot(RobotConfig(log_path=str(fast))).run(0.2)
+    assert frames(paced) == frames(fast) and len(frames(fast)) > 700
