@@ -30,10 +30,13 @@ from pathlib import Path
 import numpy as np
 from numba.extending import register_jitable
 
+from servobus.host.pid import ANTI_WINDUP
 from servobus.plant.kernel_cache import cached_njit
 
 HOST_SOURCES = (Path(__file__).parent,)
-SOFT, HARD, CONDITIONAL, DYNAMIC = 0, 1, 2, 3
+# the anti-windup variants' codes: their positions in pid.ANTI_WINDUP (PidBank passes them)
+SOFT, HARD, CONDITIONAL, DYNAMIC = (ANTI_WINDUP.index(v)
+                                    for v in ("soft", "hard", "conditional", "dynamic"))
 
 
 @register_jitable
