@@ -3,8 +3,8 @@
 The default robot runs in steps; after each the resident set size is read from
 /proc/self/statm.  The growth per simulated hour is the least-squares slope of RSS over
 simulated time in the second half of the run: the bounded stores fill first (the period
-records in 2 s, the medium's stuffed-length cache of 65,536 payloads in about 4 simulated
-minutes, then it is cleared and refilled in place), so a store that grows with simulated time
+records in 2 s, the buses' stuffed-length LRU of 65,536 payloads in a few simulated minutes,
+then it evicts the oldest), so a store that grows with simulated time
 shows and filling a bounded one does not.  The slope after the first 30 s is reported too.
 """
 
