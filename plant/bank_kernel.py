@@ -27,7 +27,7 @@ from servobus.plant.sensors import POT_CODES, TWO_PI
 def _adc_push(ram, head, total, vc, zero, cpa, off_after, max_code):
     """One ADC conversion of the filtered signal into the decimator (locals head, total)."""
     amps_seen = vc + off_after
-    code = math.floor(zero + amps_seen * cpa + 0.5)
+    code = int(zero + amps_seen * cpa + 0.5)  # = floor where it is >= 0 (see _board)
     if code < 0:
         code = 0
     elif code > max_code:
@@ -41,8 +41,9 @@ def _adc_push(ram, head, total, vc, zero, cpa, off_after, max_code):
     return head, total
 
 
-# rows of the per-bridge-state constants (columns: hbridge's segment states)
+# the per-bridge-state constants: one row of ROW values per segment state, flat
 V, V_OVER_R, NET, STUCK, W_FWD, W_BACK = range(6)
+ROW = 8
 
 
 @register_jitable
@@ -51,13 +52,14 @@ def _state_constants(consts, seg, v, kt, r, load, fc, jr):
     rest, the net torque, whether friction holds the shaft at rest, and the end speeds with the
     friction of forward (W_FWD) and backward (W_BACK) motion; open: no current (v = 0)."""
     conducting = seg != hb.OPEN
+    row = seg * ROW
     net = (kt * v / r if conducting else 0.0) - load
-    consts[V, seg] = v
-    consts[V_OVER_R, seg] = v / r if conducting else 0.0
-    consts[NET, seg] = net
-    consts[STUCK, seg] = 1.0 if abs(net) <= fc else 0.0
-    consts[W_FWD, seg] = (net - fc) / jr
-    consts[W_BACK, seg] = (net - -fc) / jr
+    consts[row + V] = v
+    consts[row + V_OVER_R] = v / r if conducting else 0.0
+    consts[row + NET] = net
+    consts[row + STUCK] = 1.0 if abs(net) <= fc else 0.0
+    consts[row + W_FWD] = (net - fc) / jr
+    consts[row + W_BACK] = (net - -fc) / jr
 
 
 @register_jitable
@@ -68,6 +70,9 @@ def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
     step = top // n_adc
     first = 1 if prm[p.ADC_AT_EDGE] != 0.0 else 0
     locked = prm[p.LOCKED] != 0.0
+    dead = int(prm[p.DEAD_COUNTS])
+    centre = prm[p.CENTRE_ALIGNED] != 0.0
+    averaged = prm[p.AVERAGED] != 0.0
     bipolar = prm[p.SENSE_BIPOLAR] != 0.0
     v_supply = prm[p.V_SUPPLY]
     kt = prm[p.KT]
@@ -142,13 +147,13 @@ def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
         rng ^= rng >> 17
         rng ^= (rng << 5) & 0xFFFFFFFF
         noise = (2.0 * (rng / 4294967296.0) - 1.0) * pot_noise
-        pot = math.floor(ideal + bow4 * u * (1.0 - u) + noise + 0.5)
+        pot = int(ideal + bow4 * u * (1.0 - u) + noise + 0.5)
         pot = int(min(max(pot, 0), POT_CODES - 1))
         enc = math.floor(theta * gear * enc_cpr) & 0xFFFF
         rev_now = math.floor(theta * gear / TWO_PI)
         index = 1 if rev_now != rev else 0
         rev = rev_now
-        therm = math.floor(temp * thermo + 0.5)
+        therm = int(temp * thermo + 0.5)
         therm = int(min(max(therm, 0), POT_CODES - 1))
         # board.pwm_isr on the locals: sensors, protection, controller, PWM shadow register
         pwm_prev = pwm_active
@@ -208,12 +213,13 @@ def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
                     p_sum = 0
                     p_count = 0
                     pwm_shadow = i32.clamp(u_p, i32.sub(0, u_max), u_max)
-        n_seg = hb.build_segments(duty, floating, prm, ends, states)
+        n_seg = hb.segments(duty, floating, top, dead, centre, averaged, ends, states)
         i_sum = 0.0
         i2_sum = 0.0
         start = 0
         t = 0
-        adc_j = 1  # the next ADC instant in this period is adc_j * step
+        adc_j = 1  # the next ADC instant in this period, at target = adc_j * step
+        target = step
         if not first:  # the sample at kT follows the controller
             head, total = _adc_push(ram, head, total, vc, zero, cpa, off_after, max_code)
         for s in range(n_seg):
@@ -224,16 +230,17 @@ def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
             if seg == hb.AVERAGED:  # the duty's voltage: this period's constants
                 _state_constants(consts, hb.AVERAGED, v_supply * duty / top_f, kt, r, load,
                                  fc, jr_c)
-            v = consts[V, seg]
+            row = seg * ROW
+            v = consts[row + V]
             w0 = omega
             at_rest = not (w0 > 0.0 or w0 < 0.0)
-            if locked or (at_rest and consts[STUCK, seg] != 0.0):
-                i = consts[V_OVER_R, seg]
+            if locked or (at_rest and consts[row + STUCK] != 0.0):
+                i = consts[row + V_OVER_R]
             else:
-                if w0 > 0.0 or (at_rest and consts[NET, seg] > 0.0):
-                    w_end, w_turn = consts[W_FWD, seg], consts[W_BACK, seg]
+                if w0 > 0.0 or (at_rest and consts[row + NET] > 0.0):
+                    w_end, w_turn = consts[row + W_FWD], consts[row + W_BACK]
                 else:
-                    w_end, w_turn = consts[W_BACK, seg], consts[W_FWD, seg]
+                    w_end, w_turn = consts[row + W_BACK], consts[row + W_FWD]
                 if conducting:
                     rate = rate_c
                     decay = tab_c[counts]
@@ -244,7 +251,7 @@ def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
                 w1 = w_end + (w0 - w_end) * decay
                 dtheta = w_end * dt + (w0 - w_end) * (1.0 - decay) / rate
                 if w0 != 0.0 and (w1 > 0.0) != (w0 > 0.0):
-                    if consts[STUCK, seg] != 0.0:
+                    if consts[row + STUCK] != 0.0:
                         w1 = 0.0
                     else:  # the shaft turns over: the friction of the new direction
                         w_end = w_turn
@@ -260,13 +267,13 @@ def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
                 x = max(shunt + off_before, 0.0)
             i_sum += i * counts
             i2_sum += i * i * counts
-            while adc_j < n_adc and adc_j * step <= end:  # the filter to each ADC instant
-                target = adc_j * step
+            while adc_j < n_adc and target <= end:  # the filter to each ADC instant
                 if t < target:
                     vc = x + (vc - x) * tab_rc[target - t]
                     t = target
                 head, total = _adc_push(ram, head, total, vc, zero, cpa, off_after, max_code)
                 adc_j += 1
+                target += step
             if t < end:
                 vc = x + (vc - x) * tab_rc[end - t]
                 t = end
@@ -301,7 +308,7 @@ def run_bank_lean(rams, roms, params, states, istates, tables, counts, trace_i, 
     and results; the traces are not written, as there)."""
     ends = np.zeros(hb.MAX_SEGMENTS, dtype=np.int64)
     seg_states = np.zeros(hb.MAX_SEGMENTS, dtype=np.int64)
-    consts = np.zeros((6, hb.MAX_SEGMENTS))
+    consts = np.zeros(ROW * hb.MAX_SEGMENTS)
     for b in range(rams.shape[0]):
         if counts[b] > 0:
             _board(rams[b], roms[b], params[b], states[b], istates[b], tables[b], counts[b],

@@ -34,10 +34,11 @@ def _append(ends, states, n: int, end: int, state: int) -> int:
 
 
 @register_jitable
-def build_segments(duty: int, floating: bool, params, ends, states) -> int:
-    """Fill ends/states with this period's segments (end times in PCLK counts); return count."""
-    top = int(params[p.PWM_TOP])
-    if params[p.AVERAGED] != 0.0:
+def segments(duty: int, floating: bool, top: int, dead: int, centre: bool, averaged: bool,
+             ends, states) -> int:
+    """``build_segments`` on the parameters as scalars (the lean kernel hoists them out of its
+    period loop): fill ends/states, return the count."""
+    if averaged:
         return _append(ends, states, 0, top, AVERAGED)
     if floating:
         return _append(ends, states, 0, top, OPEN)
@@ -47,8 +48,7 @@ def build_segments(duty: int, floating: bool, params, ends, states) -> int:
     drive = DRIVE_POS if duty > 0 else DRIVE_NEG
     if mag >= top:
         return _append(ends, states, 0, top, drive)
-    dead = int(params[p.DEAD_COUNTS])
-    a = (top - mag) // 2 if params[p.CENTRE_ALIGNED] != 0.0 else 0
+    a = (top - mag) // 2 if centre else 0
     b = a + mag
     n = _append(ends, states, 0, a, BRAKE)
     if b > a + dead:
@@ -56,6 +56,13 @@ def build_segments(duty: int, floating: bool, params, ends, states) -> int:
         n = _append(ends, states, n, b, drive)
     n = _append(ends, states, n, min(b + dead, top), OPEN)
     return _append(ends, states, n, top, BRAKE)
+
+
+@register_jitable
+def build_segments(duty: int, floating: bool, params, ends, states) -> int:
+    """Fill ends/states with this period's segments (end times in PCLK counts); return count."""
+    return segments(duty, floating, int(params[p.PWM_TOP]), int(params[p.DEAD_COUNTS]),
+                    params[p.CENTRE_ALIGNED] != 0.0, params[p.AVERAGED] != 0.0, ends, states)
 
 
 @register_jitable
