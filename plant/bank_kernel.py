@@ -7,7 +7,24 @@ are written back at the end (the interrupt is ``board.pwm_isr`` transcribed onto
 motor and the RC filter walk the period's segments in one pass (they are independent: the
 filter only reads the segments' sensed currents), sampling the ADC at its instants.  Every
 floating-point expression is the reference's (``rig.run_periods``), in the same order, so
-results are identical word for word; tests/plant/test_lean_kernel.py checks it.
+results are identical word for word; tests/plant/test_lean_kernel.py and
+tests/plant/test_kernel_equality.py check it.
+
+Second pass (issue 11, measured call by call against the first, same process, under load):
+the period's segments come from ``hbridge.segments`` on scalars hoisted out of the loop (no
+call reading the parameter array per period, ~3 %); the per-state constants sit in one flat
+array, a row of ROW values per state (no 2-D index arithmetic); and the ADC, pot and
+thermometer conversions truncate instead of calling floor (~4 %).  Truncation is floor for
+every value >= 0, and every value below 0 (where they differ, on (-1, 0)) is clamped to code 0
+by both, so the codes are the same for every input; NaN or out-of-range values convert alike
+(the same cvttsd2si) in both.  Tried and dropped, no gain beyond the machine's noise: reusing
+the last period's segments while the duty repeats (59 % of periods in the bench), keeping the
+words the interrupt writes but does not read in RAM instead of locals.  Not done:
+``error_model="numpy"`` (~2 %, but it only reaches this module's own dispatcher, not the period
+engine that inlines ``run_bank_lean``, and it turns the reference's ZeroDivisionError into
+inf/NaN).  What remains is the reference's own arithmetic: 13 divisions per period (~1 ns each),
+the RC filter's ~9 dependent updates and the 6 conversions (~28 ns together), the shaft's 4
+segments (~27 ns); docs/profile.md.
 """
 
 import math
@@ -27,7 +44,7 @@ from servobus.plant.sensors import POT_CODES, TWO_PI
 def _adc_push(ram, head, total, vc, zero, cpa, off_after, max_code):
     """One ADC conversion of the filtered signal into the decimator (locals head, total)."""
     amps_seen = vc + off_after
-    code = int(zero + amps_seen * cpa + 0.5)  # = floor where it is >= 0 (see _board)
+    code = int(zero + amps_seen * cpa + 0.5)  # floor, as clamped (module docstring)
     if code < 0:
         code = 0
     elif code > max_code:
