@@ -89,8 +89,10 @@ def _client(scheduler: str | None, workers: int) -> Any:
 
 def run_sweep(spec: SweepSpec, out: Path, *, scheduler: str | None = None, workers: int = 2,
               resume: bool = False, progress: bool = True,
-              on_row: Callable[[dict[str, Any]], None] | None = None) -> Outcome:
-    """Run every point not finished yet; write parts as they finish, then the table."""
+              on_row: Callable[[dict[str, Any]], None] | None = None,
+              runner: Callable[[Task], dict[str, Any]] = run_point) -> Outcome:
+    """Run every point not finished yet; write parts as they finish, then the table
+    (`on_row` sees each new row as it is written; `runner` runs one point on a worker)."""
     start = time.perf_counter()
     folder = parts_dir(out)
     fingerprint = spec.fingerprint()
@@ -117,7 +119,7 @@ def run_sweep(spec: SweepSpec, out: Path, *, scheduler: str | None = None, worke
 
     try:
         if todo:
-            _compute(todo, scheduler, workers, progress, finish)
+            _compute(todo, scheduler, workers, progress, finish, runner)
     finally:
         done = [rows[k] for k in sorted(rows)]
         csv = write_table(done, out) if done else out.with_suffix(".csv")
@@ -127,13 +129,14 @@ def run_sweep(spec: SweepSpec, out: Path, *, scheduler: str | None = None, worke
 
 
 def _compute(todo: list[Task], scheduler: str | None, workers: int, progress: bool,
-             finish: Callable[[Task, dict[str, Any]], None]) -> None:
+             finish: Callable[[Task, dict[str, Any]], None],
+             runner: Callable[[Task], dict[str, Any]]) -> None:
     """Submit the tasks and hand each finished row to `finish` as it arrives."""
     from distributed import as_completed
     from tqdm import tqdm
 
     with _client(scheduler, workers) as client:
-        futures = {client.submit(run_point, task, key=f"sweep-point-{point_key(task.point)}",
+        futures = {client.submit(runner, task, key=f"sweep-point-{point_key(task.point)}",
                                  retries=1, pure=False): task for task in todo}
         with tqdm(total=len(todo), unit="point", disable=not progress) as bar:
             for future in as_completed(futures):

@@ -72,4 +72,4 @@ def fault_detection(robot: Any, measure: dict[str, Any], silence_ms: float) -> d
 def bus_off_events(robot: Any) -> int:
     """Bus-off entries of every controller (the period engine models no error counters: 0)."""
     medium = robot.medium
-    return 0 if medium is None else sum(c.bus_off_events for c in medium.controllers)
+    return 0 if medium is None else sum(c.counters.bus_off_events for c in medium.controllers)

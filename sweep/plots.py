@@ -73,8 +73,8 @@ def _heatmap(plt: Any, rows: Rows, measure: dict[str, Any]) -> Any:
         for j in range(len(wd)):
             ax.text(j, i, f"{grid[i, j]:.3g}\n{int(events[i, j])} lim", ha="center",
                     va="center", fontsize=7, color="w")
-    ax.set_xticks(range(len(wd)), [f"{v:g}" for v in wd])
-    ax.set_yticks(range(len(wi)), [f"{v:g}" for v in wi])
+    ax.set_xticks(range(len(wd)), [f"{v:.3g}" for v in wd])
+    ax.set_yticks(range(len(wi)), [f"{v:.3g}" for v in wi])
     ax.set_xlabel("ω_D (rad/s)")
     ax.set_ylabel("ω_I (rad/s)")
     fig.colorbar(image, label=f"log10 {value} (LSB); cell: value, current-limit events")
