@@ -6,7 +6,8 @@ finished point; the parts are then merged into the result table (``<out>`` as Pa
 same stem as CSV), one row per point in point order.  ``resume`` reuses the parts of the same
 sweep (same fingerprint) and recomputes only the points missing or recorded as errors.  A task
 whose worker dies is rescheduled once (``allowed-failures = 1`` on the embedded cluster), then
-recorded as ``error: …``.
+recorded as ``error: …``; only the running point is charged (``worker-saturation = 1``).  A
+running scheduler keeps its own settings (docs/sweeps.md).
 """
 
 import json
@@ -22,6 +23,10 @@ from servobus.sweep.spec import SweepError, SweepSpec, point_key
 from servobus.sweep.task import Task, run_point, tasks
 
 ALLOWED_FAILURES = 1  # worker deaths a task survives before it is an error
+# one task per worker thread at a time: a dying worker then takes only its running point down
+# with it (the scheduler counts a death against every task assigned to that worker)
+SCHEDULER_CONFIG = {"distributed.scheduler.allowed-failures": ALLOWED_FAILURES,
+                    "distributed.scheduler.worker-saturation": 1.0}
 
 
 @dataclass
@@ -81,7 +86,7 @@ def _client(scheduler: str | None, workers: int) -> Any:
 
     if scheduler is not None:
         return Client(scheduler, timeout="30s")
-    with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES}):
+    with dask.config.set(SCHEDULER_CONFIG):
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                dashboard_address=None, silence_logs=logging.ERROR)
     return Client(cluster)

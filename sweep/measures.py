@@ -31,7 +31,7 @@ def oscillation(robot: Any, measure: dict[str, Any]) -> dict[str, Any]:
     end = t[-1]
     last = t > end - window
     before = (t > end - 2 * window) & ~last
-    if not before.any():
+    if end - t[0] < 2 * window:
         raise ValueError(f"oscillation: the run is shorter than two windows of {window} s")
     ptp_last = float(np.ptp(err[last], axis=0).max())
     ptp_before = float(np.ptp(err[before], axis=0).max())

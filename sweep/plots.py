@@ -1,4 +1,4 @@
-"""The shipped sweeps' plots: oscillation vs α with the linear limits, the tuning heat map,
+"""The shipped sweeps' plots: oscillation vs alpha with the linear limits, the tuning heat map,
 the fault campaign's detection and false alarms."""
 
 import math
@@ -40,7 +40,7 @@ def _alpha_scan(plt: Any, rows: Rows, measure: dict[str, Any]) -> Any:
                 ms=9, label="unstable" if k == 0 else None)
         lim = limits[name]
         ax.axvline(lim["alpha_max_linear"], color=color, ls="--",
-                   label=f"{name}: linear α_max {lim['alpha_max_linear']:.3g}")
+                   label=f"{name}: linear $\\alpha_{{max}}$ {lim['alpha_max_linear']:.3g}")
         ax.axvline(lim["alpha_max_linear_identified_q"], color=color, ls=":",
                    label=f"{name}: linear, identified q "
                          f"{lim['alpha_max_linear_identified_q']:.3g}")
@@ -49,7 +49,7 @@ def _alpha_scan(plt: Any, rows: Rows, measure: dict[str, Any]) -> Any:
     ax.set_xscale("log")
     ax.set_yscale("symlog", linthresh=1.0)
     ax.set_ylim(bottom=0.0)
-    ax.set_xlabel("inertia factor α")
+    ax.set_xlabel(r"inertia factor $\alpha$")
     ax.set_ylabel("error peak-to-peak, last window (LSB, worst joint)")
     ax.legend(fontsize=8)
     ax.grid(True, which="both", alpha=0.3)

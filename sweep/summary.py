@@ -1,4 +1,4 @@
-"""What each shipped kind of sweep concludes from its rows: α_max by running next to the linear
+"""What each shipped kind of sweep concludes from its rows: alpha_max by running next to the linear
 one, the tuning map's best and worst cells, the fault campaign's detection table."""
 
 import math
@@ -13,7 +13,7 @@ def _ok(rows: Rows) -> Rows:
 
 
 def linear_alpha_max(tuning_name: str) -> dict[str, float]:
-    """`servobus analyze position-loop`'s α_max (thesis q) and the same for the identified q
+    """`servobus analyze position-loop`'s alpha_max (thesis q) and the same for the identified q
     the robot's gains are computed from."""
     from servobus.host.position_loop import PositionPlant, alpha_max
     from servobus.host.tunings import DEFAULT_ROBOT_Q, THESIS_Q, TUNINGS
@@ -27,7 +27,7 @@ def linear_alpha_max(tuning_name: str) -> dict[str, float]:
 
 
 def alpha_scan(rows: Rows) -> dict[str, Any]:
-    """Per tuning: the last stable α below the first unstable one, and the linear α_max."""
+    """Per tuning: the last stable alpha below the first unstable one, and the linear alpha_max."""
     result: dict[str, Any] = {}
     for name in sorted({r["tuning"] for r in rows}):
         scan = sorted((r for r in _ok(rows) if r["tuning"] == name), key=lambda r: r["alpha"])

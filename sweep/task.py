@@ -5,7 +5,7 @@ import math
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from servobus.sweep import measures
@@ -72,9 +72,10 @@ def point_tuning(opts: dict[str, Any]) -> Iterator[str]:
     if not fields:
         yield name
         return
-    custom = replace(tunings.tuning(name), **fields)
-    custom = replace(custom, name=f"{name}[wd={custom.omega_d:g},wi={custom.omega_i:g},"
-                                  f"k={custom.k_kp:g}]")
+    base = tunings.tuning(name)
+    wd, wi = fields.get("omega_d", base.omega_d), fields.get("omega_i", base.omega_i)
+    k_kp = fields.get("k_kp", base.k_kp)
+    custom = tunings.Tuning(f"{name}[wd={wd:g},wi={wi:g},k={k_kp:g}]", wd, wi, k_kp)
     tunings.TUNINGS[custom.name] = custom
     try:
         yield custom.name
