@@ -162,3 +162,19 @@ def test_fault_detection_counts_inside_the_silence_and_false_alarms_elsewhere() 
                            fault_period_count=6)
     robot.host.supervisor = late
     assert measures.fault_detection(robot, {}, 20.0)["recovery_s"] == pytest.approx(0.004)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["sweep", "alpha-scan", "--scheduler", "tcp://127.0.0.1:1", "--workers", "2"],
+     "--workers sizes the embedded cluster"),
+    (["sweep", "no-such-sweep"], "no shipped sweep of that name"),
+    (["sweep", "alpha-scan", "--workers", "0"], "outside"),
+    (["sweep", "alpha-scan", "--out", "results.csv"], "must end in .parquet"),
+])
+def test_bad_sweep_command_lines_are_errors(argv: list[str], message: str,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from servobus.tools.cli import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err
