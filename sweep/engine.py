@@ -14,7 +14,8 @@ import json
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,17 +80,22 @@ def write_table(rows: list[dict[str, Any]], out: Path) -> Path:
     return csv
 
 
-def _client(scheduler: str | None, workers: int) -> Any:
-    """A Client on `scheduler`, or on an embedded LocalCluster of `workers` processes."""
+@contextmanager
+def _client(scheduler: str | None, workers: int) -> Iterator[Any]:
+    """A Client on `scheduler`, or on an embedded LocalCluster of `workers` processes (closed
+    on the way out, interrupted or not)."""
     import dask
     from distributed import Client, LocalCluster
 
     if scheduler is not None:
-        return Client(scheduler, timeout="30s")
+        with Client(scheduler, timeout="30s") as client:
+            yield client
+        return
     with dask.config.set(SCHEDULER_CONFIG):
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                dashboard_address=None, silence_logs=logging.ERROR)
-    return Client(cluster)
+    with cluster, Client(cluster) as client:
+        yield client
 
 
 def run_sweep(spec: SweepSpec, out: Path, *, scheduler: str | None = None, workers: int = 2,
@@ -153,5 +159,3 @@ def _compute(todo: list[Task], scheduler: str | None, workers: int, progress: bo
                            "status": f"error: {type(err).__name__}: {err}"}
                 finish(task, row)
                 bar.update(1)
-        if scheduler is None:
-            client.cluster.close()
