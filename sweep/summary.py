@@ -1,7 +1,6 @@
 """What each shipped kind of sweep concludes from its rows: alpha_max by running next to the linear
 one, the tuning map's best and worst cells, the fault campaign's detection table."""
 
-import math
 from collections import defaultdict
 from typing import Any
 
@@ -27,7 +26,8 @@ def linear_alpha_max(tuning_name: str) -> dict[str, float]:
 
 
 def alpha_scan(rows: Rows) -> dict[str, Any]:
-    """Per tuning: the last stable alpha below the first unstable one, and the linear alpha_max."""
+    """Per tuning: the last stable alpha below the first unstable one (None: none found), and
+    the linear alpha_max."""
     result: dict[str, Any] = {}
     for name in sorted({r["tuning"] for r in rows}):
         scan = sorted((r for r in _ok(rows) if r["tuning"] == name), key=lambda r: r["alpha"])
@@ -36,8 +36,8 @@ def alpha_scan(rows: Rows) -> dict[str, Any]:
                   and (first_bad is None or r["alpha"] < first_bad)]
         linear = linear_alpha_max(name)
         result[name] = {
-            "alpha_max_running": max(stable) if stable else math.nan,
-            "first_unstable_alpha": first_bad if first_bad is not None else math.nan,
+            "alpha_max_running": max(stable) if stable else None,
+            "first_unstable_alpha": first_bad,
             "alpha_max_linear": linear["thesis_q"],
             "alpha_max_linear_identified_q": linear["identified_q"]}
     return result
@@ -54,8 +54,9 @@ def heatmap(rows: Rows, value: str) -> dict[str, Any]:
 
 
 def fault_campaign(rows: Rows) -> list[dict[str, Any]]:
-    """Per (corrupt rate, silence): runs, detection rate of the silences, mean detected /
-    injected periods, false-alarm periods per run, slips, deadline misses, bus-off, recovery."""
+    """Per (corrupt rate, silence): runs, detection rate of the silences, detected / injected
+    periods, false-alarm periods, slips, deadline misses, bus-off per run, mean recovery (None
+    where a figure does not apply: no silence injected)."""
     groups: dict[tuple[float, float], Rows] = defaultdict(list)
     for r in _ok(rows):
         groups[(float(r.get("corrupt_rate", 0.0)), float(r.get("silence_ms", 0.0)))].append(r)
@@ -66,16 +67,16 @@ def fault_campaign(rows: Rows) -> list[dict[str, Any]]:
         table.append({
             "corrupt_rate": rate, "silence_ms": silence, "runs": n,
             "detection_rate": (sum(bool(r["detected"]) for r in group) / n
-                               if silence > 0 else math.nan),
+                               if silence > 0 else None),
             "detected_per_injected": (sum(r["detected_periods"] for r in group) / injected
-                                      if injected else math.nan),
+                                      if injected else None),
             "false_alarms_per_run": sum(r["false_alarm_periods"] for r in group) / n,
             "runs_with_false_alarm": sum(r["false_alarm_periods"] > 0 for r in group),
             "slips_per_run": sum(r.get("slips", 0) for r in group) / n,
             "deadline_misses_per_run": sum(r.get("deadline_misses", 0) for r in group) / n,
-            "bus_off_events": sum(r.get("bus_off_events", 0) for r in group),
+            "bus_off_per_run": sum(r.get("bus_off_events", 0) for r in group) / n,
             "recovery_s_mean": (sum(r["recovery_s"] for r in group) / n
-                                if silence > 0 else math.nan)})
+                                if silence > 0 else None)})
     return table
 
 

@@ -57,7 +57,8 @@ def _do_sweep(args: argparse.Namespace) -> None:
         "wall_s": round(outcome.wall_s, 3),
         "points_per_minute": (round(60.0 * outcome.computed / outcome.wall_s, 2)
                               if outcome.computed else None),
-        "cluster": args.scheduler or f"local, {args.workers or 2} workers",
+        "cluster": (args.scheduler or f"local, {args.workers or 2} workers"
+                    if outcome.computed else "none (every point was finished)"),
     }
     summary = summarise(spec.plot, rows, spec.measure)
     if summary is not None:

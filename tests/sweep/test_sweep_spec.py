@@ -85,7 +85,7 @@ def test_shipped_sweeps_load_by_name_with_their_trajectory() -> None:
     assert shipped() == ["alpha-scan", "fault-campaign", "tuning-map"]
     scan = load("alpha-scan")
     assert scan.trajectory_text is not None and "552" in scan.trajectory_text
-    assert len(scan.points()) == 40 and scan.plot == "alpha-scan"
+    assert len(scan.points()) == 64 and scan.plot == "alpha-scan"
     assert len(load("fault-campaign").points()) == 45
     with pytest.raises(SweepError, match="no shipped sweep"):
         load("alpha-scna")
@@ -178,3 +178,28 @@ def test_bad_sweep_command_lines_are_errors(argv: list[str], message: str,
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and message in err
+
+
+def test_summaries_pick_the_last_stable_alpha_and_tabulate_detection() -> None:
+    from servobus.sweep.summary import alpha_scan, fault_campaign
+
+    rows = [{"tuning": "R2", "alpha": a, "stable": s, "status": "ok"}
+            for a, s in ((1.0, True), (2.0, True), (3.0, False), (4.0, True))]
+    rows.append({"tuning": "R2", "alpha": 2.5, "status": "error: boom"})
+    got = alpha_scan(rows)["R2"]
+    assert (got["alpha_max_running"], got["first_unstable_alpha"]) == (2.0, 3.0)
+    assert got["alpha_max_linear"] < got["alpha_max_linear_identified_q"]
+
+    def run(rate: float, silence: float, detected: int, false: int) -> dict:
+        return {"status": "fault", "corrupt_rate": rate, "silence_ms": silence,
+                "injected_periods": round(silence / 4), "detected_periods": detected,
+                "detected": detected > 0, "false_alarm_periods": false, "recovery_s": 0.004,
+                "slips": 1, "deadline_misses": 0, "bus_off_events": 2}
+
+    table = fault_campaign([run(0.1, 20, 5, 0), run(0.1, 20, 0, 3), run(0.1, 0, 0, 1)])
+    quiet, silent = table
+    assert (quiet["silence_ms"], quiet["detection_rate"], quiet["recovery_s_mean"]) == (
+        0.0, None, None)
+    assert silent["detection_rate"] == 0.5 and silent["detected_per_injected"] == 0.5
+    assert silent["false_alarms_per_run"] == 1.5 and silent["runs_with_false_alarm"] == 1
+    assert silent["bus_off_per_run"] == 2.0
