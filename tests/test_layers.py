@@ -15,7 +15,9 @@ ALLOWED = {
     "analysis": {"firmware", "presets", "plant"},
     "host": {"presets", "bus", "analysis", "plant"},  # plant: kernel_cache for host_step
     "robot": {"firmware", "presets", "bus", "plant", "analysis", "host"},
-    "tools": {"firmware", "presets", "bus", "plant", "analysis", "host", "robot"},
+    "tools": {"firmware", "presets", "bus", "plant", "analysis", "host", "robot", "sweep"},
+    "sweep": {"presets", "bus", "host", "robot"},
+    "sweeps": set(),
 }
 
 

@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tick": ("cmd_nodes", "the time-trigger node on a real bus"),
     "host": ("cmd_nodes", "the PID host on a real bus"),
     "record": ("cmd_record", "record a trajectory by puppet animation"),
+    "sweep": ("cmd_sweep", "many runs (axes x metrics) as one Dask job, resumable"),
 }
 
 

@@ -1,0 +1,1 @@
+"""Sweeps and fault campaigns: many robot runs as one Dask job (`servobus sweep`)."""

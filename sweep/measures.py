@@ -1,0 +1,75 @@
+"""Metrics a sweep computes from a finished Robot beyond its report: the oscillation after a
+step (stability by running), fault detection against the injected silence, bus-off events.
+
+Stability (docs/decisions.md, "Sweeps"): after the step, the tracking error's peak-to-peak over
+the last ``window`` seconds of the run, worst joint; unstable when it exceeds
+``threshold_lsb`` while ``growth`` (that peak-to-peak over the one of the window just before
+it) is at least ``min_growth``: an oscillation that grows, or is sustained (held by the current
+limit or undamped), not one still decaying.  The limit cycle at rest is about ±1 LSB, so the
+default 8 LSB is well above it.
+"""
+
+from typing import Any
+
+import numpy as np
+
+from servobus.bus.scheduler import NS_PER_S
+
+DEFAULT_WINDOW_S = 1.0
+DEFAULT_THRESHOLD_LSB = 8.0
+DEFAULT_MIN_GROWTH = 0.9
+
+
+def oscillation(robot: Any, measure: dict[str, Any]) -> dict[str, Any]:
+    """Peak-to-peak error (LSB, worst joint) in the last window, its growth, and `stable`."""
+    window = float(measure.get("window_s", DEFAULT_WINDOW_S))
+    threshold = float(measure.get("threshold_lsb", DEFAULT_THRESHOLD_LSB))
+    min_growth = float(measure.get("min_growth", DEFAULT_MIN_GROWTH))
+    records = list(robot.host.records)
+    t = np.array([r.tick_ns for r in records], dtype=float) / NS_PER_S
+    err = np.array([r.reference - r.measured for r in records])
+    end = t[-1]
+    last = t > end - window
+    before = (t > end - 2 * window) & ~last
+    if end - t[0] < 2 * window:
+        raise ValueError(f"oscillation: the run is shorter than two windows of {window} s")
+    ptp_last = float(np.ptp(err[last], axis=0).max())
+    ptp_before = float(np.ptp(err[before], axis=0).max())
+    growth = ptp_last / ptp_before if ptp_before > 0 else 1.0
+    return {"osc_ptp_lsb": ptp_last, "osc_growth": growth,
+            "stable": not (ptp_last > threshold and growth >= min_growth)}
+
+
+def fault_detection(robot: Any, measure: dict[str, Any], silence_ms: float) -> dict[str, Any]:
+    """Servo-fault periods of the silenced joint inside its silence (detected) against the
+    periods it was silent (injected); fault periods anywhere else are false alarms; recovery
+    is the time from the silence's end to the last fault period of that joint, plus one."""
+    joint, at = int(measure.get("joint", 5)), float(measure.get("at_s", 0.5))
+    sup = robot.host.supervisor
+    if sup.fault_period_count > len(sup.fault_periods):
+        raise ValueError("fault_detection: more fault periods than the supervisor lists")
+    period = robot.schema.tick_period_ns / NS_PER_S
+    start, stop = at, at + silence_ms / 1000.0
+    injected = round((stop - start) / period)
+    detected = false_alarms = 0
+    last_fault = None
+    for k, joints in sup.fault_periods:
+        when = k * period
+        inside = start - period <= when < stop + period
+        for j in joints:
+            if j == joint and inside:
+                detected += 1
+                last_fault = when
+            else:
+                false_alarms += 1
+    recovery = (last_fault + period - stop) if last_fault is not None and injected else 0.0
+    return {"injected_periods": injected, "detected_periods": detected,
+            "false_alarm_periods": false_alarms,
+            "detected": bool(injected) and detected > 0,
+            "recovery_s": round(max(recovery, 0.0), 6)}
+
+
+def bus_off_events(robot: Any) -> int:
+    """Bus-off entries of every controller (the period engine models no error counters: 0)."""
+    medium = robot.medium
+    return 0 if medium is None else sum(c.counters.bus_off_events for c in medium.controllers)

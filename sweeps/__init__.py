@@ -1,0 +1,1 @@
+"""The shipped sweep files (`servobus sweep alpha-scan`, `tuning-map`, `fault-campaign`)."""

@@ -1,0 +1,114 @@
+"""`servobus sweep`: many runs of the robot as one Dask job (sweep files: docs/sweeps.md)."""
+
+import argparse
+import math
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from servobus.tools import units
+from servobus.tools.cli import Commands
+from servobus.tools.errors import ServobusError
+from servobus.tools.output import emit
+
+HEAD_ROWS = 8
+
+
+def add_subparser(sub: Commands) -> None:
+    """Register the subcommand."""
+    parser = sub.add_parser("sweep")
+    parser.add_argument("spec", metavar="SPEC",
+                        help="sweep file (.toml) or a shipped sweep: alpha-scan, tuning-map, "
+                             "fault-campaign")
+    parser.add_argument("--scheduler", metavar="ADDR",
+                        help="a running Dask scheduler (tcp://HOST:8786); default: an embedded "
+                             "local cluster")
+    parser.add_argument("--workers", type=units.integer(1, 256), default=None,
+                        help="worker processes of the embedded cluster (default 2)")
+    parser.add_argument("--out", type=units.output_file((".parquet",)), default=None,
+                        metavar="FILE.parquet",
+                        help="result table (Parquet; CSV next to it; default NAME.parquet)")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the finished points of --out, compute the rest")
+    parser.add_argument("--plot", type=units.PNG, metavar="FILE.png", help="the sweep's plot")
+    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--json", action="store_true")
+    parser.set_defaults(func=_do_sweep)
+
+
+def _do_sweep(args: argparse.Namespace) -> None:
+    from servobus.sweep import spec as sweep_spec
+    from servobus.sweep.engine import parts_dir, run_sweep
+    from servobus.sweep.summary import summarise
+
+    if args.scheduler is not None and args.workers is not None:
+        raise ServobusError("--workers sizes the embedded cluster; with --scheduler the "
+                            "cluster's own workers run the points")
+    spec = sweep_spec.load(args.spec)
+    out = Path(args.out or f"{spec.name}.parquet")
+    outcome = run_sweep(spec, out, scheduler=args.scheduler, workers=args.workers or 2,
+                        resume=args.resume, progress=not (args.no_progress or args.json))
+    rows = outcome.rows
+    report: dict[str, Any] = {
+        "sweep": spec.name, "points": len(rows), "computed": outcome.computed,
+        "reused": outcome.reused,
+        "status": dict(Counter(_status_word(r["status"]) for r in rows)),
+        "table": str(outcome.table), "csv": str(outcome.csv), "parts": str(parts_dir(out)),
+        "wall_s": round(outcome.wall_s, 3),
+        "points_per_minute": (round(60.0 * outcome.computed / outcome.wall_s, 2)
+                              if outcome.computed else None),
+        "cluster": (args.scheduler or f"local, {args.workers or 2} workers"
+                    if outcome.computed else "none (every point was finished)"),
+    }
+    summary = summarise(spec.plot, rows, spec.measure)
+    if summary is not None:
+        report["summary"] = summary
+    errors = [f"point {r['point']}: {r['status']}" for r in rows if _status_word(r["status"])
+              == "error"]
+    if errors:
+        report["errors"] = errors[:10]
+    plot_error = None
+    if args.plot:
+        from servobus.sweep.plots import plot
+
+        try:
+            plot(spec.plot, rows, spec.measure, args.plot, spec.name)
+            report["plot"] = args.plot
+        except Exception as err:  # whatever the plot hits, the table and report are kept
+            plot_error = err
+    if args.json:
+        report["head"] = rows[:HEAD_ROWS]
+        emit(report, True)
+    else:
+        emit({k: v for k, v in report.items() if k != "summary" or isinstance(v, dict)}, False,
+             title=f"sweep {spec.name}")
+        if isinstance(summary, list):
+            _print_rows("summary", summary)
+        _print_rows("head", rows[:HEAD_ROWS])
+    if plot_error is not None:
+        raise ServobusError(f"plot {args.plot}: {plot_error}")
+
+
+def _status_word(status: str) -> str:
+    return "error" if status.startswith("error") else status
+
+
+def _print_rows(title: str, rows: list[dict[str, Any]]) -> None:
+    """Rows as an aligned text table."""
+    if not rows:
+        return
+    columns = list(dict.fromkeys(k for r in rows for k in r))
+    cells = [[_cell(r.get(c)) for c in columns] for r in rows]
+    widths = [max(len(c), *(len(row[k]) for row in cells)) for k, c in enumerate(columns)]
+    print(f"{title}:")
+    print("  " + "  ".join(c.rjust(w) for c, w in zip(columns, widths, strict=True)))
+    for row in cells:
+        print("  " + "  ".join(v.rjust(w) for v, w in zip(row, widths, strict=True)))
+
+
+def _cell(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
