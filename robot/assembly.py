@@ -39,9 +39,10 @@ from servobus.plant.board_node import BoardNode
 from servobus.plant.build import PlantOptions
 from servobus.presets.board import DEFAULT_BOARD, Sensing
 from servobus.robot.engine_run import log_tap, wire
+from servobus.robot.engine_sync import CompiledEngine, unsupported
 
 BOARD_MODES = {"cascade": m.MODE_CURRENT, "local-p": m.MODE_LOCAL_P}
-ENGINES = ("auto", "period", "reference")
+ENGINES = ("auto", "compiled", "period", "reference")
 
 
 ACTIONS = ("release", "engage", "freeze", "pause", "resume", "scrub")
@@ -154,6 +155,7 @@ class Robot:
         self.engine, self.engine_fallback = self._choose_engine(bus_faults)
         self.medium: Medium | None = None
         self.lean: LeanBus | None = None
+        self.compiled: CompiledEngine | None = None
         if self.engine == "reference":
             self.medium = Medium(self.env, self.schema.bitrate, faults=FaultPlan(seed=cfg.seed))
             self.medium.taps.append(self.meter.tap)
@@ -163,6 +165,8 @@ class Robot:
                          self.schema.tick_period_ns)
         else:
             self.lean = wire(self)
+            if self.engine == "compiled":
+                self.compiled = CompiledEngine(self, self.lean)
         for line in cfg.actions:
             self._schedule_action(line)
         # last, so that a bad fault or action line leaves no half-written log behind
@@ -179,11 +183,16 @@ class Robot:
         cfg = self.config
         why = ("bus-level faults (error frames, silent nodes) run on the reference path"
                if bus_faults else None)
-        if cfg.engine == "period" and why is not None:
-            raise ValueError(f"engine period: {why}; use --engine auto or reference")
+        if cfg.engine in ("compiled", "period") and why is not None:
+            raise ValueError(f"engine {cfg.engine}: {why}; use --engine auto or reference")
         if cfg.engine == "reference" or why is not None:
             return "reference", why if cfg.engine == "auto" else None
-        return "period", None
+        if cfg.engine == "period":
+            return "period", None
+        why = unsupported(self)
+        if cfg.engine == "compiled" and why is not None:
+            raise ValueError(f"engine compiled: {why}; use --engine auto or period")
+        return ("period", why) if why is not None else ("compiled", None)
 
     @property
     def frames(self) -> int:
@@ -299,5 +308,6 @@ class Robot:
             sum(b.tx_faults for b in self.boards),
             "error_frames": self.medium.error_frames if self.medium is not None else 0,
             "engine": self.engine,
+            **({"engine_periods": dict(self.compiled.counts)} if self.compiled else {}),
             **({"engine_fallback": self.engine_fallback} if self.engine_fallback else {}),
         }

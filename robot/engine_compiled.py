@@ -1,0 +1,168 @@
+"""The compiled period engine: many fault-free 4 ms periods of the SPEJBL robot per numba call.
+
+One call of ``fast_forward`` computes n whole periods, each exactly as the reference path runs a
+steady period (the events in their order, every time in integer ns):
+
+    T_i          the time trigger's timer: TICK (seq = k mod 256) queued, arbitrated at T_i
+    end of TICK  the bank advanced to that instant (``run_bank_lean``), every board's
+                 ``can_tick``, 12 MEAS queued (in board order); the host opens period k
+                 (the player advances to the instant, nothing is fresh)
+    MEAS_j       frame after frame in ID order, each after its exact stuffed length + trailer +
+                 interframe space (``frame_fast._stuffed_length``); the host stores the position;
+                 the 12th starts the computation: done = its end + compute_ns
+    done         trajectory position (or the frozen hold) -> PID bank (``host_step``) -> the
+                 currents of released joints 0 and their PID state reset -> 3 ACTUATION
+                 frames encoded as the DBC's iw signals (round((A - 0) / 2^-12), int16 LE)
+    ACTUATION_k  the group's 4 boards: ``can_actuation`` with the raw Q12 value (what
+                 ``rig.actuate`` writes for the decoded value)
+
+It writes what Python needs afterwards into arrays: per period the tick's end of frame, the last
+measurement, the start of the computation and the actuation time (the supervisor's figures),
+the reference, measured positions and currents (the period records), and every frame (start,
+end, busy until, ID, sender, stuffed bits, DLC, data) for the load meter and a log writer.  The
+state it advances lives in the arrays the Python objects already hold (the bank's rows, the PID
+bank, the host's measured positions); ``robot.engine_sync`` hands the rest in and out and
+decides which periods qualify (no other event, no fault, no pending frame: see there).
+"""
+
+from pathlib import Path
+
+import numpy as np
+from numba.extending import register_jitable
+
+import servobus.bus
+import servobus.firmware
+import servobus.host
+import servobus.plant
+from servobus.bus.frame_fast import _stuffed_length
+from servobus.firmware import board
+from servobus.firmware import memory as m
+from servobus.host.host_step import pid_reset, pid_step, trajectory_position
+from servobus.plant.bank_kernel import run_bank_lean
+from servobus.plant.kernel_cache import cached_njit
+
+ENGINE_SOURCES = tuple(Path(pkg.__file__).parent for pkg in (
+    servobus.firmware, servobus.plant, servobus.host, servobus.bus)) + (Path(__file__).parent,)
+FRAMES_PER_PERIOD = 16  # TICK, 12 MEAS, 3 ACTUATION
+# per-period columns of `periods`
+P_TICK_END, P_LAST_MEAS, P_READY, P_SENT, P_LAST_EVENT = range(5)
+# per-frame columns of `frames`
+F_START, F_END, F_BUSY, F_ID, F_SENDER, F_BITS, F_DLC = range(7)
+# `bus` state: free_at (in/out), frames written (out), limit events (out)
+B_FREE, B_FRAMES, B_LIMIT = range(3)
+TRAILER_BITS, IFS_BITS = 10, 3
+IW_SCALE, IW_LO, IW_HI = 0.000244140625, -8.0, 7.999755859375
+
+
+@register_jitable
+def _frame(frames, data, f, can_id, sender, payload, dlc, start, bit_ns):
+    """Write frame f (transmitted from `start`) and return the wire's free instant after it."""
+    bits = _stuffed_length(can_id, payload[:dlc], False)
+    end = start + (bits + TRAILER_BITS) * bit_ns
+    busy = end + IFS_BITS * bit_ns
+    frames[f, F_START], frames[f, F_END], frames[f, F_BUSY] = start, end, busy
+    frames[f, F_ID], frames[f, F_SENDER], frames[f, F_BITS], frames[f, F_DLC] = \
+        can_id, sender, bits, dlc
+    for b in range(8):
+        data[f, b] = payload[b] if b < dlc else 0
+    return busy
+
+
+@register_jitable
+def _advance_bank(t, rams, roms, params, states, istates, tables, phase, done, pwm_ns, counts,
+                  ti, tf):
+    """``BoardBank.advance_to(t)``: every board through its PWM periods that start before t."""
+    due_any = False
+    for b in range(rams.shape[0]):
+        c = -((phase[b] - t) // pwm_ns) - done[b]
+        counts[b] = c if c > 0 else 0
+        due_any = due_any or c > 0
+    if due_any:
+        run_bank_lean(rams, roms, params, states, istates, tables, counts, ti, tf)
+        for b in range(rams.shape[0]):
+            done[b] += counts[b]
+
+
+def fast_forward(n, t0, tick_ns, k0, bit_ns, ids, bus,
+                 rams, roms, params, states, istates, tables, phase, done, pwm_ns, ti, tf,
+                 poses, starts, durations, period_s, player, paused,
+                 hold, engaged, measured, r_p, r_i, r_d, i_max, aw_mode, a_aw, integ, e_prev,
+                 saturated, compute_ns, periods, refs, meas, currents, frames, data):
+    """n steady periods from the tick due at t0 (see the module docstring); ids: TICK, MEAS_1..12,
+    ACTUATION_1..3; player: [playback time, last wall time] (s)."""
+    joints = rams.shape[0]
+    groups = joints // 4
+    counts = np.zeros(joints, dtype=np.int64)
+    payload = np.zeros(8, dtype=np.uint8)
+    reference = np.empty(joints)
+    position = np.empty(joints)
+    out = np.empty(joints)
+    reset = np.zeros(joints, dtype=np.bool_)
+    free = bus[B_FREE]
+    f = 0
+    limit_events = 0
+    for i in range(n):
+        t = t0 + i * tick_ns
+        payload[0] = (k0 + i) & 0xFF
+        start = max(t, free)
+        free = _frame(frames, data, f, ids[0], 0, payload, 1, start, bit_ns)
+        tick_end = frames[f, F_END]
+        f += 1
+        _advance_bank(tick_end, rams, roms, params, states, istates, tables, phase, done,
+                      pwm_ns, counts, ti, tf)
+        for b in range(joints):
+            board.can_tick(rams[b], roms[b])
+        wall = tick_end / 1e9
+        if not paused:
+            player[0] += wall - player[1]
+        player[1] = wall
+        last = tick_end
+        for b in range(joints):  # MEAS_j in ID order (ids ascend with j)
+            pos = rams[b, m.POS_TX]
+            if pos < 0 or pos > 1023:
+                raise ValueError("a position outside the MEAS signal's range")
+            payload[0], payload[1] = pos & 0xFF, pos >> 8
+            free = _frame(frames, data, f, ids[1 + b], 1 + b, payload, 2, free, bit_ns)
+            last = frames[f, F_END]
+            measured[b] = float(pos)
+            f += 1
+        done_at = last + compute_ns
+        trajectory_position(poses, starts, durations, period_s, player[0], position)
+        for j in range(joints):
+            reference[j] = position[j] if np.isnan(hold[j]) else hold[j]
+        pid_step(r_p, r_i, r_d, i_max, aw_mode, a_aw, integ, e_prev, reference, measured, out,
+                 saturated)
+        any_reset = False
+        for j in range(joints):
+            reset[j] = not engaged[j]
+            any_reset = any_reset or reset[j]
+            currents[i, j] = out[j] if engaged[j] else 0.0
+            if saturated[j] and engaged[j]:
+                limit_events += 1
+        if any_reset:
+            pid_reset(reset, integ, e_prev)
+        free = max(done_at, free)
+        for g in range(groups):
+            for q in range(4):
+                j = 4 * g + q
+                value = currents[i, j]
+                if not IW_LO <= value <= IW_HI:
+                    raise ValueError("a current outside the ACTUATION signal's range")
+                raw = round((value - 0.0) / IW_SCALE)
+                payload[2 * q], payload[2 * q + 1] = raw & 0xFF, (raw >> 8) & 0xFF
+            free = _frame(frames, data, f, ids[1 + joints + g], 1 + joints, payload, 8, free,
+                          bit_ns)
+            for q in range(4):
+                board.can_actuation(rams[4 * g + q], round(currents[i, 4 * g + q] / IW_SCALE))
+            periods[i, P_LAST_EVENT] = frames[f, F_END]
+            f += 1
+        periods[i, P_TICK_END], periods[i, P_LAST_MEAS] = tick_end, last
+        periods[i, P_READY], periods[i, P_SENT] = last, done_at
+        for j in range(joints):
+            refs[i, j] = reference[j]
+            meas[i, j] = measured[j]
+    bus[B_FREE], bus[B_FRAMES], bus[B_LIMIT] = free, f, limit_events
+    return n
+
+
+fast_forward_c = cached_njit(fast_forward, sources=ENGINE_SOURCES)

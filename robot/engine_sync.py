@@ -1,0 +1,175 @@
+"""The hand-over between the robot's Python nodes and the compiled period engine.
+
+The robot runs on the period engine's bus (``robot.engine_run``); the time trigger's timer calls
+``CompiledEngine.on_tick`` instead of ``TickNode._tick``.  At a tick due now it decides how many
+whole periods may run compiled (``fast_forward``): none unless this instant is a steady period
+boundary, and then only up to the next event Python must handle.  Otherwise the tick runs in
+Python on the LeanBus (``engine_periods["period"]`` counts those).
+
+A batch of n periods from the tick due at T_0 is taken only when
+
+* the bus is idle: nothing queued, no arbitration pending, the wire free by T_0;
+* the host is idle and done with its period (no backlog, no computation pending, no skipped
+  ticks being drained), its player has seen a tick;
+* no other event is due before T_n (the heap's next event: a STATUS timer, an operator action,
+  a pending timeout), T_n is within the run's limit, no tick drop is near and no host delay
+  fault is pending before T_n.
+
+The configuration must be one the compiled loop models (``unsupported`` says why not): cascade
+mode, 2-byte measurements, the compiled PID bank with a current limit inside the ACTUATION
+signal's range, the default supervisor, a time trigger without drift or jitter, and a host whose
+computation and frames end within the period.  The nodes' objects stay the truth: after a batch
+the supervisor replays its ticks (``on_tick`` with the period's figures), the host's counters,
+player and period number, the tick node's count and timer, the bank's clock, the bus's free
+instant and frame count are written back, and the frames are charged to the load meter and
+handed to the taps (a log writer) in order, as LeanBus delivers them.
+"""
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from servobus.bus import frame_bits as fb
+from servobus.bus.period_engine import LeanBus
+from servobus.bus.schema import JOINTS, TICK, actuation_name, meas_name
+from servobus.host.host_node import PeriodRecord
+from servobus.host.pid import ANTI_WINDUP, PidBank
+from servobus.robot import engine_compiled as ec
+
+if TYPE_CHECKING:
+    from servobus.robot.assembly import Robot
+
+BATCH = 256  # periods per compiled call at most (about 1 s)
+FRAME_BUDGET_NS = 1_600_000  # the period's 16 frames at their longest, with interframe spaces
+
+
+def unsupported(robot: "Robot") -> str | None:
+    """Why the compiled engine cannot run this robot's periods (None: it can)."""
+    cfg, host, tick = robot.config, robot.host, robot.tick
+    schema = robot.schema
+    checks = [
+        (cfg.mode != "cascade", "local-p mode"),
+        (cfg.meas_bytes != 2, "6-byte measurements"),
+        (type(host.controller) is not PidBank, "a controller other than the compiled PID bank"),
+        (not ec.IW_LO <= getattr(host.controller, "i_max", 0.0) <= ec.IW_HI,
+         "a current limit outside the ACTUATION signal's range"),
+        (host.supervisor.expected != frozenset(range(1, JOINTS + 1)), "a partial supervisor"),
+        (tick.jitter_ns != 0 or tick.drift_ppm != 0.0, "a time trigger with jitter or drift"),
+        (host.compute_ns < 0 or host.compute_ns + FRAME_BUDGET_NS >= tick.period_ns,
+         "a host computation that may not end within the period"),
+        (host.meas_timeout_ns >= tick.period_ns, "a measurement timeout beyond the period"),
+        (schema.codec(TICK).layout.format != "<B", "the TICK layout"),
+        (any(schema.codec(actuation_name(k)).layout.format != "<hhhh" or
+             schema.codec(actuation_name(k)).scales != (ec.IW_SCALE,) * 4
+             for k in range(1, JOINTS // 4 + 1)), "the ACTUATION layout"),
+        (any(schema.codec(meas_name(j, 2)).layout.format != "<H"
+             for j in range(1, JOINTS + 1)), "the MEAS layout"),
+    ]
+    reasons = [why for failed, why in checks if failed]
+    return ", ".join(reasons) + " run on the period engine" if reasons else None
+
+
+class CompiledEngine:
+    """Runs the robot's steady periods in compiled batches, the rest on its LeanBus."""
+
+    def __init__(self, robot: "Robot", lean: LeanBus) -> None:
+        self.robot, self.lean = robot, lean
+        schema = robot.schema
+        names = [TICK, *(meas_name(j, 2) for j in range(1, JOINTS + 1)),
+                 *(actuation_name(k) for k in range(1, JOINTS // 4 + 1))]
+        self.ids = np.array([schema.message(n).frame_id for n in names], dtype=np.int64)
+        self.periods = np.zeros((BATCH, 5), dtype=np.int64)
+        self.refs, self.meas, self.currents = (np.zeros((BATCH, JOINTS)) for _ in range(3))
+        self.frames = np.zeros((BATCH * ec.FRAMES_PER_PERIOD, 7), dtype=np.int64)
+        self.data = np.zeros((BATCH * ec.FRAMES_PER_PERIOD, 8), dtype=np.uint8)
+        self.bus = np.zeros(3, dtype=np.int64)
+        self.player = np.zeros(2)
+        self.counts = {"compiled": 0, "period": 0}
+        self._python_tick = robot.tick._tick
+        setattr(robot.tick, "_tick", self.on_tick)  # the trigger's next timers come here
+
+    def on_tick(self) -> None:
+        """The time trigger's timer: a compiled batch from here, or this period in Python."""
+        n = self._batch()
+        if n == 0:
+            self.counts["period"] += 1
+            self._python_tick()
+            return
+        self.counts["compiled"] += n
+        self._run(n)
+
+    def _batch(self) -> int:
+        """How many periods from now may run compiled (see the module docstring)."""
+        robot, lean = self.robot, self.lean
+        env, tick, host, sup = robot.env, robot.tick, robot.host, robot.host.supervisor
+        now, period = env.now, tick.period_ns
+        if tick.due(tick._k) != now or lean._pool or lean._arbitration is not None or \
+                lean._busy or lean.free_at > now or not host.idle(now) or \
+                host._pending != host._period or host._period_end is not None or \
+                sup.seq is None or host.player._last_wall is None:
+            return 0
+        limit = min(x for x in (env.peek(), env.until) if x is not None) \
+            if env.peek() is not None or env.until is not None else now + BATCH * period
+        for at in tick.skip_at_ns:
+            if at + period > now:
+                limit = min(limit, at - period)
+        for at, _ in robot._delays:
+            limit = min(limit, at)
+        return max(0, min(BATCH, (limit - now) // period))
+
+    def _run(self, n: int) -> None:
+        """Run n periods compiled and write their results back into the nodes."""
+        robot, lean = self.robot, self.lean
+        env, tick, host, bank = robot.env, robot.tick, robot.host, robot.bank
+        ctl: Any = host.controller
+        player: Any = host.player
+        sup = host.supervisor
+        k0 = tick._k
+        self.bus[ec.B_FREE] = lean.free_at
+        self.player[:] = (player._t, player._last_wall)
+        ec.fast_forward_c(
+            n, env.now, tick.period_ns, k0, lean.bit_ns, self.ids, self.bus,
+            bank.rams, bank.roms, bank.params, bank.states, bank.istates, bank.tables,
+            bank.phase_ns, bank.done, bank.period_ns, bank._ti, bank._tf,
+            player._poses, player._starts, player._durations, player._period_s, self.player,
+            player.paused, host.hold, host.engaged, host.measured, ctl.r_p, ctl.r_i, ctl.r_d,
+            float(ctl.i_max), ANTI_WINDUP.index(ctl.anti_windup), float(ctl.a_aw), ctl.integ,
+            ctl.e_prev, ctl.saturated, host.compute_ns, self.periods, self.refs, self.meas,
+            self.currents, self.frames, self.data)
+        count = int(self.bus[ec.B_FRAMES])
+        self._deliver(count)
+        periods = self.periods[:n].tolist()
+        for i, (tick_end, last, ready, sent, _) in enumerate(periods):
+            sup.on_tick((k0 + i) & 0xFF, tick_end)
+            sup.arrived = set(sup.expected)
+            sup.last_meas_ns, sup.ready_ns, sup.sent_ns = last, ready, sent
+            host.records.append(PeriodRecord(tick_end, self.refs[i].copy(), self.meas[i].copy(),
+                                             self.currents[i].copy()))
+        host._period += n
+        host._pending = host._period
+        host._busy_until = periods[-1][ec.P_SENT]
+        host._fresh[:] = True
+        host.limit_events += int(self.bus[ec.B_LIMIT])
+        player._t, player._last_wall = float(self.player[0]), float(self.player[1])
+        bank._last_t = periods[-1][ec.P_TICK_END]
+        lean.free_at = int(self.bus[ec.B_FREE])
+        lean.frames += count
+        env.advance(periods[-1][ec.P_LAST_EVENT])
+        tick._k += n
+        tick.sent += n
+        tick._arm()
+
+    def _deliver(self, count: int) -> None:
+        """The batch's frames to the load meter and the taps, in order (as LeanBus._deliver)."""
+        lean = self.lean
+        rows = self.frames[:count].tolist()
+        extra = fb.TRAILER_BITS + fb.IFS_BITS
+        for charge in lean.charges:
+            for start, _, busy, _, _, bits, _ in rows:
+                charge(start, busy, bits + extra, True)
+        if lean.taps:
+            data = self.data[:count]
+            for f, (start, end, busy, can_id, sender, _, dlc) in enumerate(rows):
+                payload = data[f, :dlc].tobytes()
+                for tap in lean.taps:
+                    tap(start, end, busy, can_id, payload, sender)
