@@ -161,13 +161,18 @@ class CompiledEngine:
 
     def _deliver(self, count: int) -> None:
         """The batch's frames to the load meter and the taps, in order (as LeanBus._deliver)."""
-        lean = self.lean
-        rows = self.frames[:count].tolist()
+        lean, meter = self.lean, self.robot.meter
+        frames = self.frames[:count]
         extra = fb.TRAILER_BITS + fb.IFS_BITS
         for charge in lean.charges:
-            for start, _, busy, _, _, bits, _ in rows:
+            if charge == meter.charge and meter.first is not None:
+                meter.charge_batch(frames[:, ec.F_START], frames[:, ec.F_BUSY],
+                                   frames[:, ec.F_BITS] + extra)
+                continue
+            for start, busy, bits in frames[:, [ec.F_START, ec.F_BUSY, ec.F_BITS]].tolist():
                 charge(start, busy, bits + extra, True)
         if lean.taps:
+            rows = frames.tolist()
             data = self.data[:count]
             for f, (start, end, busy, can_id, sender, _, dlc) in enumerate(rows):
                 payload = data[f, :dlc].tobytes()

@@ -109,7 +109,8 @@ def test_random_runs_equal(tmp_path: Path, seed: int, lines: int, tuning: str, s
 def test_engine_choice() -> None:
     """auto runs the engine unless a bus fault needs the reference path; asking for the engine
     then is an error."""
-    assert Robot(RobotConfig()).engine == "period"
+    assert Robot(RobotConfig()).engine == "compiled"
+    assert Robot(RobotConfig(engine="period")).engine == "period"
     auto = Robot(RobotConfig(faults=("node 5 silent at 10ms",)))
     assert auto.engine == "reference"
     assert "reference path" in auto.report(1.0)["engine_fallback"]
