@@ -10,7 +10,6 @@ The meter must have charged a frame before (first, last and hi known).
 
 from pathlib import Path
 
-import numpy as np
 from numba.extending import register_jitable
 
 from servobus.plant.kernel_cache import cached_njit

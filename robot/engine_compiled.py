@@ -34,6 +34,7 @@ import servobus.bus
 import servobus.firmware
 import servobus.host
 import servobus.plant
+import servobus.robot
 from servobus.bus.frame_fast import _stuffed_length
 from servobus.firmware import board
 from servobus.firmware import memory as m
@@ -42,7 +43,7 @@ from servobus.plant.bank_kernel import run_bank_lean
 from servobus.plant.kernel_cache import cached_njit
 
 ENGINE_SOURCES = tuple(Path(pkg.__file__).parent for pkg in (
-    servobus.firmware, servobus.plant, servobus.host, servobus.bus)) + (Path(__file__).parent,)
+    servobus.firmware, servobus.plant, servobus.host, servobus.bus, servobus.robot))
 FRAMES_PER_PERIOD = 16  # TICK, 12 MEAS, 3 ACTUATION
 # per-period columns of `periods`
 P_TICK_END, P_LAST_MEAS, P_READY, P_SENT, P_LAST_EVENT = range(5)

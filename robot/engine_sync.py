@@ -13,7 +13,9 @@ A batch of n periods from the tick due at T_0 is taken only when
   ticks being drained), its player has seen a tick;
 * no other event is due before T_n (the heap's next event: a STATUS timer, an operator action,
   a pending timeout), T_n is within the run's limit, no tick drop is near and no host delay
-  fault is pending before T_n.
+  fault is pending before T_n;
+* a run paced to wall time (``--realtime``) takes one period per batch, so that the clock is
+  paced at every period's last event and next tick, as on the LeanBus.
 
 The configuration must be one the compiled loop models (``unsupported`` says why not): cascade
 mode, 2-byte measurements, the compiled PID bank with a current limit inside the ACTUATION
@@ -86,7 +88,7 @@ class CompiledEngine:
         self.player = np.zeros(2)
         self.counts = {"compiled": 0, "period": 0}
         self._python_tick = robot.tick._tick
-        setattr(robot.tick, "_tick", self.on_tick)  # the trigger's next timers come here
+        robot.tick._tick = self.on_tick  # the trigger's next timers come here
 
     def on_tick(self) -> None:
         """The time trigger's timer: a compiled batch from here, or this period in Python."""
@@ -115,7 +117,8 @@ class CompiledEngine:
                 limit = min(limit, at - period)
         for at, _ in robot._delays:
             limit = min(limit, at)
-        return max(0, min(BATCH, (limit - now) // period))
+        most = 1 if env.realtime_factor is not None else BATCH  # paced period by period
+        return max(0, min(most, (limit - now) // period))
 
     def _run(self, n: int) -> None:
         """Run n periods compiled and write their results back into the nodes."""

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.robot.test_engine_equality import ACTION, action_line, frames, short_trajectory
 
 from servobus.robot.assembly import Robot, RobotConfig
+from tests.robot.test_engine_equality import ACTION, action_line, frames, short_trajectory
 
 NOT_COMPARED = ("wall_time_s", "rtf", "engine", "engine_periods", "engine_fallback")
 

@@ -125,7 +125,7 @@ def test_realtime_runs_on_the_engine_paced_and_unchanged(tmp_path: Path) -> None
     0.2 simulated s at 4x take at least 50 ms of wall time, and the log is the unpaced one."""
     paced, fast = tmp_path / "paced.log", tmp_path / "fast.log"
     robot = Robot(RobotConfig(realtime_factor=4.0, log_path=str(paced)))
-    assert robot.engine == "period"
+    assert robot.engine == "compiled"
     start = time.perf_counter()
     robot.run(0.2)
     assert time.perf_counter() - start >= 0.049
