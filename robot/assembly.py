@@ -164,9 +164,11 @@ class Robot:
             apply_script(self.medium, bus_faults, self.schema.sent_ids(cfg.meas_bytes),
                          self.schema.tick_period_ns)
         else:
-            self.lean = wire(self)
             if self.engine == "compiled":
-                self.compiled = CompiledEngine(self, self.lean)
+                self.compiled = CompiledEngine(self)
+            self.lean = wire(self)
+            if self.compiled is not None:
+                self.compiled.lean = self.lean
         for line in cfg.actions:
             self._schedule_action(line)
         # last, so that a bad fault or action line leaves no half-written log behind
@@ -250,10 +252,15 @@ class Robot:
         if duration_s <= 0:
             raise ValueError(f"duration must be positive, got {duration_s}")
         end = self.env.now + round(duration_s * NS_PER_S)
+        period = self.tick.period_ns
         try:
             while self.env.now < end:
                 before = self.env.now
-                self.env.run(until=min(end, self.env.now + round(chunk_s * NS_PER_S)))
+                until = min(end, self.env.now + round(chunk_s * NS_PER_S))
+                if self.compiled is not None and until < end and until // period * period - 1 > \
+                        before:  # pause before a tick, not inside its period (same events)
+                    until = until // period * period - 1
+                self.env.run(until=until)
                 if progress is not None:
                     progress((self.env.now - before) / NS_PER_S)
         finally:

@@ -15,6 +15,10 @@ steady period (the events in their order, every time in integer ns):
                  frames encoded as the DBC's iw signals (round((A - 0) / 2^-12), int16 LE)
     ACTUATION_k  the group's 4 boards: ``can_actuation`` with the raw Q12 value (what
                  ``rig.actuate`` writes for the decoded value)
+    STATUS_j     (the first period of a call only) queued at T_0 with the payload Python encoded
+                 from the boards' RAM at that instant; sent after the MEAS, an ACTUATION queued
+                 at or before an arbitration instant winning it (lower ID); the host only
+                 notes the board's mode (Python, afterwards)
 
 It writes what Python needs afterwards into arrays: per period the tick's end of frame, the last
 measurement, the start of the computation and the actuation time (the supervisor's figures),
@@ -44,7 +48,7 @@ from servobus.plant.kernel_cache import cached_njit
 
 ENGINE_SOURCES = tuple(Path(pkg.__file__).parent for pkg in (
     servobus.firmware, servobus.plant, servobus.host, servobus.bus, servobus.robot))
-FRAMES_PER_PERIOD = 16  # TICK, 12 MEAS, 3 ACTUATION
+FRAMES_PER_PERIOD = 28  # TICK, 12 MEAS, 3 ACTUATION, 12 STATUS
 # per-period columns of `periods`
 P_TICK_END, P_LAST_MEAS, P_READY, P_SENT, P_LAST_EVENT = range(5)
 # per-frame columns of `frames`
@@ -88,13 +92,16 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, ids, bus,
                  rams, roms, params, states, istates, tables, phase, done, pwm_ns, ti, tf,
                  poses, starts, durations, period_s, player, paused,
                  hold, engaged, measured, r_p, r_i, r_d, i_max, aw_mode, a_aw, integ, e_prev,
-                 saturated, compute_ns, periods, refs, meas, currents, frames, data):
+                 saturated, compute_ns, status, status_due, periods, refs, meas, currents, frames,
+                 data):
     """n steady periods from the tick due at t0 (see the module docstring); ids: TICK, MEAS_1..12,
-    ACTUATION_1..3; player: [playback time, last wall time] (s)."""
+    ACTUATION_1..3, STATUS_1..12; player: [playback time, last wall time] (s); status_due[j]:
+    STATUS_j (payload status[j]) was queued at t0."""
     joints = rams.shape[0]
     groups = joints // 4
     counts = np.zeros(joints, dtype=np.int64)
     payload = np.zeros(8, dtype=np.uint8)
+    act = np.zeros((groups, 8), dtype=np.uint8)
     reference = np.empty(joints)
     position = np.empty(joints)
     out = np.empty(joints)
@@ -142,19 +149,30 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, ids, bus,
                 limit_events += 1
         if any_reset:
             pid_reset(reset, integ, e_prev)
-        free = max(done_at, free)
         for g in range(groups):
             for q in range(4):
-                j = 4 * g + q
-                value = currents[i, j]
+                value = currents[i, 4 * g + q]
                 if not IW_LO <= value <= IW_HI:
                     raise ValueError("a current outside the ACTUATION signal's range")
                 raw = round((value - 0.0) / IW_SCALE)
-                payload[2 * q], payload[2 * q + 1] = raw & 0xFF, (raw >> 8) & 0xFF
-            free = _frame(frames, data, f, ids[1 + joints + g], 1 + joints, payload, 8, free,
-                          bit_ns)
-            for q in range(4):
-                board.can_actuation(rams[4 * g + q], round(currents[i, 4 * g + q] / IW_SCALE))
+                act[g, 2 * q], act[g, 2 * q + 1] = raw & 0xFF, (raw >> 8) & 0xFF
+        g, s = 0, 0  # the next ACTUATION (queued at done) and STATUS (queued at T, period 0)
+        while True:
+            while s < joints and not (i == 0 and status_due[s]):
+                s += 1
+            if g == groups and s == joints:
+                break
+            if g < groups and (done_at <= free or s == joints):  # the lowest ID queued
+                free = _frame(frames, data, f, ids[1 + joints + g], 1 + joints, act[g], 8,
+                              max(free, done_at), bit_ns)
+                for q in range(4):
+                    board.can_actuation(rams[4 * g + q],
+                                        round(currents[i, 4 * g + q] / IW_SCALE))
+                g += 1
+            else:
+                free = _frame(frames, data, f, ids[1 + joints + groups + s], 1 + s, status[s],
+                              4, free, bit_ns)
+                s += 1
             periods[i, P_LAST_EVENT] = frames[f, F_END]
             f += 1
         periods[i, P_TICK_END], periods[i, P_LAST_MEAS] = tick_end, last

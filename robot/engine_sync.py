@@ -27,15 +27,19 @@ instant and frame count are written back, and the frames are charged to the load
 handed to the taps (a log writer) in order, as LeanBus delivers them.
 """
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from servobus.bus import frame_bits as fb
 from servobus.bus.period_engine import LeanBus
-from servobus.bus.schema import JOINTS, TICK, actuation_name, meas_name
+from servobus.bus.schema import JOINTS, MODE_NAMES, TICK, actuation_name, meas_name
+from servobus.firmware import board
+from servobus.firmware import memory as m
 from servobus.host.host_node import PeriodRecord
 from servobus.host.pid import ANTI_WINDUP, PidBank
+from servobus.plant.board_node import STATUS_PERIOD_NS, BoardNode
 from servobus.robot import engine_compiled as ec
 
 if TYPE_CHECKING:
@@ -74,11 +78,15 @@ def unsupported(robot: "Robot") -> str | None:
 class CompiledEngine:
     """Runs the robot's steady periods in compiled batches, the rest on its LeanBus."""
 
-    def __init__(self, robot: "Robot", lean: LeanBus) -> None:
-        self.robot, self.lean = robot, lean
+    def __init__(self, robot: "Robot") -> None:
+        """Take over the time trigger's and the boards' STATUS timers (before the nodes start,
+        so that their first timers come here too); ``lean`` is set once the robot is wired."""
+        self.robot = robot
+        self.lean: LeanBus = None  # type: ignore[assignment]
         schema = robot.schema
         names = [TICK, *(meas_name(j, 2) for j in range(1, JOINTS + 1)),
-                 *(actuation_name(k) for k in range(1, JOINTS // 4 + 1))]
+                 *(actuation_name(k) for k in range(1, JOINTS // 4 + 1)),
+                 *(f"STATUS_{j}" for j in range(1, JOINTS + 1))]
         self.ids = np.array([schema.message(n).frame_id for n in names], dtype=np.int64)
         self.periods = np.zeros((BATCH, 5), dtype=np.int64)
         self.refs, self.meas, self.currents = (np.zeros((BATCH, JOINTS)) for _ in range(3))
@@ -87,14 +95,33 @@ class CompiledEngine:
         self.bus = np.zeros(3, dtype=np.int64)
         self.player = np.zeros(2)
         self.counts = {"compiled": 0, "period": 0}
+        self.status = np.zeros((JOINTS, 4), dtype=np.uint8)
+        self.status_due = np.zeros(JOINTS, dtype=bool)
+        self._due: list[Any] = []  # boards whose STATUS timer fired at this tick's instant
         self._python_tick = robot.tick._tick
-        robot.tick._tick = self.on_tick  # the trigger's next timers come here
+        robot.tick._tick = self.on_tick  # type: ignore[method-assign]  # its next timers
+        for node in robot.boards:
+            node._status = partial(self.on_status, node)  # type: ignore[method-assign]
+
+    def on_status(self, node: Any) -> None:
+        """A board's STATUS timer: at a tick's instant the frame waits for that tick's decision
+        (compiled, or sent first on the LeanBus); else it goes out now."""
+        tick = self.robot.tick
+        if tick.due(tick._k) + tick._jitter == self.robot.env.now:
+            self._due.append(node)
+        else:
+            BoardNode._status(node)
 
     def on_tick(self) -> None:
         """The time trigger's timer: a compiled batch from here, or this period in Python."""
         n = self._batch()
+        if n and self._due and not self._status_payloads():
+            n = 0
         if n == 0:
             self.counts["period"] += 1
+            due, self._due = self._due, []
+            for node in due:  # in timer order, as they fired (each re-arms)
+                BoardNode._status(node)
             self._python_tick()
             return
         self.counts["compiled"] += n
@@ -110,15 +137,38 @@ class CompiledEngine:
                 host._pending != host._period or host._period_end is not None or \
                 sup.seq is None or host.player._last_wall is None:
             return 0
-        limit = min(x for x in (env.peek(), env.until) if x is not None) \
-            if env.peek() is not None or env.until is not None else now + BATCH * period
+        # every event of a period comes before the next tick: a period may end at until + 1
+        bounds = [x for x in (env.peek(), None if env.until is None else env.until + 1)
+                  if x is not None]
+        limit = min(bounds) if bounds else now + BATCH * period
         for at in tick.skip_at_ns:
             if at + period > now:
                 limit = min(limit, at - period)
         for at, _ in robot._delays:
             limit = min(limit, at)
+        if self._due:
+            limit = min(limit, now + STATUS_PERIOD_NS)  # their timers are re-armed afterwards
         most = 1 if env.realtime_factor is not None else BATCH  # paced period by period
         return max(0, min(most, (limit - now) // period))
+
+    def _status_payloads(self) -> bool:
+        """The due boards' STATUS payloads from their RAM now (False: a value the DBC signal
+        cannot carry, left to the Python encoder's error path)."""
+        rams = self.robot.bank.rams
+        self.status_due[:] = False
+        for node in self._due:
+            ram = rams[node.index]
+            mode, status = int(ram[m.MODE]), int(ram[m.STATUS])
+            if not 0 <= mode < len(MODE_NAMES) or node.joint != node.index + 1 or \
+                    self.status_due[node.index]:
+                self.status_due[:] = False
+                return False
+            self.status_due[node.index] = True
+            self.status[node.index] = (
+                mode, (status & m.STATUS_OVER_CURRENT != 0) |
+                (status & m.STATUS_OVER_TEMPERATURE != 0) << 1 |
+                int(board.actuation_timed_out(ram)) << 2, 0, 0)
+        return True
 
     def _run(self, n: int) -> None:
         """Run n periods compiled and write their results back into the nodes."""
@@ -127,17 +177,18 @@ class CompiledEngine:
         ctl: Any = host.controller
         player: Any = host.player
         sup = host.supervisor
-        k0 = tick._k
+        k0, t0 = tick._k, env.now
         self.bus[ec.B_FREE] = lean.free_at
         self.player[:] = (player._t, player._last_wall)
         ec.fast_forward_c(
-            n, env.now, tick.period_ns, k0, lean.bit_ns, self.ids, self.bus,
+            n, t0, tick.period_ns, k0, lean.bit_ns, self.ids, self.bus,
             bank.rams, bank.roms, bank.params, bank.states, bank.istates, bank.tables,
             bank.phase_ns, bank.done, bank.period_ns, bank._ti, bank._tf,
             player._poses, player._starts, player._durations, player._period_s, self.player,
             player.paused, host.hold, host.engaged, host.measured, ctl.r_p, ctl.r_i, ctl.r_d,
             float(ctl.i_max), ANTI_WINDUP.index(ctl.anti_windup), float(ctl.a_aw), ctl.integ,
-            ctl.e_prev, ctl.saturated, host.compute_ns, self.periods, self.refs, self.meas,
+            ctl.e_prev, ctl.saturated, host.compute_ns, self.status, self.status_due,
+            self.periods, self.refs, self.meas,
             self.currents, self.frames, self.data)
         count = int(self.bus[ec.B_FRAMES])
         self._deliver(count)
@@ -158,6 +209,11 @@ class CompiledEngine:
         lean.free_at = int(self.bus[ec.B_FREE])
         lean.frames += count
         env.advance(periods[-1][ec.P_LAST_EVENT])
+        due, self._due = self._due, []
+        self.status_due[:] = False
+        for node in due:  # as BoardNode._status re-arms, before the tick's timer
+            host.board_modes[node.index] = MODE_NAMES[int(self.status[node.index, 0])]
+            env.call_at(t0 + STATUS_PERIOD_NS, node._status)
         tick._k += n
         tick.sent += n
         tick._arm()

@@ -35,11 +35,11 @@ def assert_equal(tmp: Path, seconds: float, **kwargs) -> tuple[list, dict]:
 
 
 def test_default_robot_runs_compiled_and_equal(tmp_path: Path) -> None:
-    """0.45 s, 113 ticks: the boot tick (not counted), the 4 STATUS periods and the last one
-    (cut by the run's end) run on the LeanBus, the other 107 compiled."""
+    """0.45 s, 113 ticks: the boot period (no previous tick) and the last one (cut by the run's
+    end) run on the LeanBus, the other 111 compiled, STATUS bursts at 100..400 ms included."""
     log, report = assert_equal(tmp_path, 0.45)
     assert report["engine"] == "compiled"
-    assert report["engine_periods"] == {"compiled": 107, "period": 5}
+    assert report["engine_periods"] == {"compiled": 111, "period": 2}
     assert len(log) == 1868
 
 
