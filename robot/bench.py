@@ -27,7 +27,8 @@ def _measure(engine: str, seconds: float) -> dict:
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     periods = int(robot.bank.done.sum()) - periods
     return {"engine": robot.engine, "sim_s": seconds,
-            **({"engine_periods": dict(robot.compiled.counts)} if robot.compiled else {}), "wall_s": wall, "cpu_s": cpu,
+            **({"engine_periods": dict(robot.compiled.counts)} if robot.compiled else {}),
+            "wall_s": wall, "cpu_s": cpu,
             "sim_s_per_wall_s": seconds / wall, "sim_s_per_cpu_s": seconds / cpu,
             "boards_kernel_s": kernel[0], "boards_kernel_pct": 100.0 * kernel[0] / wall,
             "kernel_ns_per_pwm_period": 1e9 * kernel[0] / max(periods, 1),

@@ -92,11 +92,12 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, ids, bus,
                  rams, roms, params, states, istates, tables, phase, done, pwm_ns, ti, tf,
                  poses, starts, durations, period_s, player, paused,
                  hold, engaged, measured, r_p, r_i, r_d, i_max, aw_mode, a_aw, integ, e_prev,
-                 saturated, compute_ns, status, status_due, periods, refs, meas, currents, frames,
-                 data):
+                 saturated, compute_ns, status, status_due, squares, abs_max, periods, refs, meas,
+                 currents, frames, data):
     """n steady periods from the tick due at t0 (see the module docstring); ids: TICK, MEAS_1..12,
     ACTUATION_1..3, STATUS_1..12; player: [playback time, last wall time] (s); status_due[j]:
-    STATUS_j (payload status[j]) was queued at t0."""
+    STATUS_j (payload status[j]) was queued at t0; squares, abs_max: the period log's
+    tracking accumulators."""
     joints = rams.shape[0]
     groups = joints // 4
     counts = np.zeros(joints, dtype=np.int64)
@@ -180,6 +181,11 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, ids, bus,
         for j in range(joints):
             refs[i, j] = reference[j]
             meas[i, j] = measured[j]
+            e = reference[j] - measured[j]
+            squares[j] += e * e
+            a = abs(e)
+            if a > abs_max[j] or np.isnan(a):  # np.maximum: NaN wins
+                abs_max[j] = a
     bus[B_FREE], bus[B_FRAMES], bus[B_LIMIT] = free, f, limit_events
     return n
 

@@ -89,7 +89,7 @@ class CompiledEngine:
                  *(f"STATUS_{j}" for j in range(1, JOINTS + 1))]
         self.ids = np.array([schema.message(n).frame_id for n in names], dtype=np.int64)
         self.periods = np.zeros((BATCH, 5), dtype=np.int64)
-        self.refs, self.meas, self.currents = (np.zeros((BATCH, JOINTS)) for _ in range(3))
+        self.refs = self.meas = self.currents = np.zeros((0, JOINTS))  # new ones per batch
         self.frames = np.zeros((BATCH * ec.FRAMES_PER_PERIOD, 7), dtype=np.int64)
         self.data = np.zeros((BATCH * ec.FRAMES_PER_PERIOD, 8), dtype=np.uint8)
         self.bus = np.zeros(3, dtype=np.int64)
@@ -178,6 +178,9 @@ class CompiledEngine:
         player: Any = host.player
         sup = host.supervisor
         k0, t0 = tick._k, env.now
+        accumulators = host.records.accumulators()
+        assert accumulators is not None  # a period was recorded before (sup.seq is set)
+        self.refs, self.meas, self.currents = (np.empty((n, JOINTS)) for _ in range(3))
         self.bus[ec.B_FREE] = lean.free_at
         self.player[:] = (player._t, player._last_wall)
         ec.fast_forward_c(
@@ -188,17 +191,18 @@ class CompiledEngine:
             player.paused, host.hold, host.engaged, host.measured, ctl.r_p, ctl.r_i, ctl.r_d,
             float(ctl.i_max), ANTI_WINDUP.index(ctl.anti_windup), float(ctl.a_aw), ctl.integ,
             ctl.e_prev, ctl.saturated, host.compute_ns, self.status, self.status_due,
-            self.periods, self.refs, self.meas,
+            *accumulators, self.periods, self.refs, self.meas,
             self.currents, self.frames, self.data)
         count = int(self.bus[ec.B_FRAMES])
         self._deliver(count)
         periods = self.periods[:n].tolist()
-        for i, (tick_end, last, ready, sent, _) in enumerate(periods):
-            sup.on_tick((k0 + i) & 0xFF, tick_end)
-            sup.arrived = set(sup.expected)
-            sup.last_meas_ns, sup.ready_ns, sup.sent_ns = last, ready, sent
-            host.records.append(PeriodRecord(tick_end, self.refs[i].copy(), self.meas[i].copy(),
-                                             self.currents[i].copy()))
+        tick_end, last, ready, sent, _ = (list(c) for c in zip(*periods, strict=True))
+        sup.steady_periods(k0 & 0xFF, tick_end, last, ready, sent)
+        keep = host.records.keep
+        first = 0 if keep is None else max(0, n - keep)
+        host.records.extend_accumulated(
+            [PeriodRecord(tick_end[i], self.refs[i], self.meas[i], self.currents[i])
+             for i in range(first, n)], n)
         host._period += n
         host._pending = host._period
         host._busy_until = periods[-1][ec.P_SENT]
