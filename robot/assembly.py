@@ -256,7 +256,8 @@ class Robot:
         try:
             while self.env.now < end:
                 before = self.env.now
-                until = min(end, self.env.now + round(chunk_s * NS_PER_S))
+                chunk = max(chunk_s, 1.0) if self.compiled is not None else chunk_s
+                until = min(end, self.env.now + round(chunk * NS_PER_S))
                 if self.compiled is not None and until < end and until // period * period - 1 > \
                         before:  # pause before a tick, not inside its period (same events)
                     until = until // period * period - 1

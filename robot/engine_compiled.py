@@ -15,10 +15,11 @@ steady period (the events in their order, every time in integer ns):
                  frames encoded as the DBC's iw signals (round((A - 0) / 2^-12), int16 LE)
     ACTUATION_k  the group's 4 boards: ``can_actuation`` with the raw Q12 value (what
                  ``rig.actuate`` writes for the decoded value)
-    STATUS_j     (the first period of a call only) queued at T_0 with the payload Python encoded
-                 from the boards' RAM at that instant; sent after the MEAS, an ACTUATION queued
-                 at or before an arbitration instant winning it (lower ID); the host only
-                 notes the board's mode (Python, afterwards)
+    STATUS_j     at the boards' status instants (every 100 ms, on a tick): queued before the
+                 TICK with the payload encoded from RAM then (mode, fault bits, watchdog; an
+                 error-active controller-less bus: 0, 0, 0); sent after the MEAS, an
+                 ACTUATION queued at or before an arbitration instant winning it (lower ID);
+                 the host only notes the board's mode (Python, afterwards)
 
 It writes what Python needs afterwards into arrays: per period the tick's end of frame, the last
 measurement, the start of the computation and the actuation time (the supervisor's figures),
@@ -39,11 +40,12 @@ import servobus.firmware
 import servobus.host
 import servobus.plant
 import servobus.robot
-from servobus.bus.frame_fast import _stuffed_length
+from servobus.bus.frame_bits import CRC15_POLY
 from servobus.firmware import board
 from servobus.firmware import memory as m
 from servobus.host.host_step import pid_reset, pid_step, trajectory_position
 from servobus.plant.bank_kernel import run_bank_lean
+from servobus.plant.board_node import STATUS_PERIOD_NS
 from servobus.plant.kernel_cache import cached_njit
 
 ENGINE_SOURCES = tuple(Path(pkg.__file__).parent for pkg in (
@@ -60,9 +62,54 @@ IW_SCALE, IW_LO, IW_HI = 0.000244140625, -8.0, 7.999755859375
 
 
 @register_jitable
+def _bit(bit, crc, run, last, count):
+    """One bit of SOF..CRC through the CRC register and the stuffing counter (as
+    ``frame_fast._stuffed_length``, without the bit array)."""
+    feedback = bit ^ ((crc >> 14) & 1)
+    crc = (crc << 1) & 0x7FFF
+    if feedback:
+        crc ^= CRC15_POLY
+    if bit == last:
+        run += 1
+    else:
+        run, last = 1, bit
+    if run == 5:
+        count += 1
+        run, last = 1, 1 - bit
+    return crc, run, last, count
+
+
+@register_jitable
+def stuffed_bits(can_id, payload, dlc):
+    """The stuffed length SOF..CRC of a standard data frame, in one pass."""
+    crc, run, last, count = 0, 0, 2, 0
+    crc, run, last, count = _bit(0, crc, run, last, count)  # SOF
+    for b in range(10, -1, -1):
+        crc, run, last, count = _bit((can_id >> b) & 1, crc, run, last, count)
+    for _ in range(3):  # RTR, IDE, r0
+        crc, run, last, count = _bit(0, crc, run, last, count)
+    for b in range(3, -1, -1):
+        crc, run, last, count = _bit((dlc >> b) & 1, crc, run, last, count)
+    for i in range(dlc):
+        for b in range(7, -1, -1):
+            crc, run, last, count = _bit((payload[i] >> b) & 1, crc, run, last, count)
+    sent = crc
+    for b in range(14, -1, -1):  # the CRC's own bits are stuffed, not CRC'd
+        bit = (sent >> b) & 1
+        if bit == last:
+            run += 1
+        else:
+            run, last = 1, bit
+        if run == 5:
+            count += 1
+            run, last = 1, 1 - bit
+    return 19 + 8 * dlc + 15 + count
+
+
+@register_jitable
 def _frame(frames, data, f, can_id, sender, payload, dlc, start, bit_ns):
     """Write frame f (transmitted from `start`) and return the wire's free instant after it."""
-    bits = _stuffed_length(can_id, payload[:dlc], False)
+    bits = stuffed_bits(can_id, payload, dlc)
     end = start + (bits + TRAILER_BITS) * bit_ns
     busy = end + IFS_BITS * bit_ns
     frames[f, F_START], frames[f, F_END], frames[f, F_BUSY] = start, end, busy
@@ -71,6 +118,20 @@ def _frame(frames, data, f, can_id, sender, payload, dlc, start, bit_ns):
     for b in range(8):
         data[f, b] = payload[b] if b < dlc else 0
     return busy
+
+
+@register_jitable
+def _status_payload(ram, out):
+    """STATUS_j as the board encodes it on the period engine's bus: mode, over-current,
+    over-temperature, watchdog; CAN state error-active, TEC = REC = 0 (no controller)."""
+    mode = ram[m.MODE]
+    if mode < 0 or mode > 3:
+        raise ValueError("a mode outside the STATUS signal's range")
+    out[0] = mode
+    out[1] = (1 if ram[m.STATUS] & m.STATUS_OVER_CURRENT != 0 else 0) | \
+        (2 if ram[m.STATUS] & m.STATUS_OVER_TEMPERATURE != 0 else 0) | \
+        (4 if ram[m.ACT_SILENT] > m.ACT_TIMEOUT_PERIODS else 0)
+    out[2], out[3] = 0, 0
 
 
 @register_jitable
@@ -92,12 +153,13 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, ids, bus,
                  rams, roms, params, states, istates, tables, phase, done, pwm_ns, ti, tf,
                  poses, starts, durations, period_s, player, paused,
                  hold, engaged, measured, r_p, r_i, r_d, i_max, aw_mode, a_aw, integ, e_prev,
-                 saturated, compute_ns, status, status_due, squares, abs_max, periods, refs, meas,
-                 currents, frames, data):
+                 saturated, compute_ns, status, status_due, status_at, squares, abs_max, periods,
+                 refs, meas, currents, frames, data):
     """n steady periods from the tick due at t0 (see the module docstring); ids: TICK, MEAS_1..12,
     ACTUATION_1..3, STATUS_1..12; player: [playback time, last wall time] (s); status_due[j]:
-    STATUS_j (payload status[j]) was queued at t0; squares, abs_max: the period log's
-    tracking accumulators."""
+    board j's STATUS timer fires at status_at[0] and every STATUS_PERIOD_NS after it, on a tick
+    (its payload, from RAM then, is left in status[j]; status_at[0] is advanced past the last
+    one sent); squares, abs_max: the period log's tracking accumulators."""
     joints = rams.shape[0]
     groups = joints // 4
     counts = np.zeros(joints, dtype=np.int64)
@@ -112,6 +174,12 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, ids, bus,
     limit_events = 0
     for i in range(n):
         t = t0 + i * tick_ns
+        statuses = t == status_at[0]
+        if statuses:  # BoardNode._status of the due boards, before the tick (timer order)
+            status_at[0] += STATUS_PERIOD_NS
+            for b in range(joints):
+                if status_due[b]:
+                    _status_payload(rams[b], status[b])
         payload[0] = (k0 + i) & 0xFF
         start = max(t, free)
         free = _frame(frames, data, f, ids[0], 0, payload, 1, start, bit_ns)
@@ -159,7 +227,7 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, ids, bus,
                 act[g, 2 * q], act[g, 2 * q + 1] = raw & 0xFF, (raw >> 8) & 0xFF
         g, s = 0, 0  # the next ACTUATION (queued at done) and STATUS (queued at T, period 0)
         while True:
-            while s < joints and not (i == 0 and status_due[s]):
+            while s < joints and not (statuses and status_due[s]):
                 s += 1
             if g == groups and s == joints:
                 break

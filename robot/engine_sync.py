@@ -35,8 +35,6 @@ import numpy as np
 from servobus.bus import frame_bits as fb
 from servobus.bus.period_engine import LeanBus
 from servobus.bus.schema import JOINTS, MODE_NAMES, TICK, actuation_name, meas_name
-from servobus.firmware import board
-from servobus.firmware import memory as m
 from servobus.host.host_node import PeriodRecord
 from servobus.host.pid import ANTI_WINDUP, PidBank
 from servobus.plant.board_node import STATUS_PERIOD_NS, BoardNode
@@ -97,6 +95,7 @@ class CompiledEngine:
         self.counts = {"compiled": 0, "period": 0}
         self.status = np.zeros((JOINTS, 4), dtype=np.uint8)
         self.status_due = np.zeros(JOINTS, dtype=bool)
+        self.status_at = np.zeros(1, dtype=np.int64)
         self._due: list[Any] = []  # boards whose STATUS timer fired at this tick's instant
         self._python_tick = robot.tick._tick
         robot.tick._tick = self.on_tick  # type: ignore[method-assign]  # its next timers
@@ -115,8 +114,6 @@ class CompiledEngine:
     def on_tick(self) -> None:
         """The time trigger's timer: a compiled batch from here, or this period in Python."""
         n = self._batch()
-        if n and self._due and not self._status_payloads():
-            n = 0
         if n == 0:
             self.counts["period"] += 1
             due, self._due = self._due, []
@@ -146,29 +143,11 @@ class CompiledEngine:
                 limit = min(limit, at - period)
         for at, _ in robot._delays:
             limit = min(limit, at)
-        if self._due:
-            limit = min(limit, now + STATUS_PERIOD_NS)  # their timers are re-armed afterwards
+        if self._due and (STATUS_PERIOD_NS % period or any(
+                node.joint != node.index + 1 for node in self._due)):
+            limit = min(limit, now + STATUS_PERIOD_NS)  # only this instant's in the loop
         most = 1 if env.realtime_factor is not None else BATCH  # paced period by period
         return max(0, min(most, (limit - now) // period))
-
-    def _status_payloads(self) -> bool:
-        """The due boards' STATUS payloads from their RAM now (False: a value the DBC signal
-        cannot carry, left to the Python encoder's error path)."""
-        rams = self.robot.bank.rams
-        self.status_due[:] = False
-        for node in self._due:
-            ram = rams[node.index]
-            mode, status = int(ram[m.MODE]), int(ram[m.STATUS])
-            if not 0 <= mode < len(MODE_NAMES) or node.joint != node.index + 1 or \
-                    self.status_due[node.index]:
-                self.status_due[:] = False
-                return False
-            self.status_due[node.index] = True
-            self.status[node.index] = (
-                mode, (status & m.STATUS_OVER_CURRENT != 0) |
-                (status & m.STATUS_OVER_TEMPERATURE != 0) << 1 |
-                int(board.actuation_timed_out(ram)) << 2, 0, 0)
-        return True
 
     def _run(self, n: int) -> None:
         """Run n periods compiled and write their results back into the nodes."""
@@ -178,6 +157,11 @@ class CompiledEngine:
         player: Any = host.player
         sup = host.supervisor
         k0, t0 = tick._k, env.now
+        due, self._due = self._due, []
+        self.status_due[:] = False
+        for node in due:
+            self.status_due[node.index] = True
+        self.status_at[0] = t0 if due else -1
         accumulators = host.records.accumulators()
         assert accumulators is not None  # a period was recorded before (sup.seq is set)
         self.refs, self.meas, self.currents = (np.empty((n, JOINTS)) for _ in range(3))
@@ -191,7 +175,7 @@ class CompiledEngine:
             player.paused, host.hold, host.engaged, host.measured, ctl.r_p, ctl.r_i, ctl.r_d,
             float(ctl.i_max), ANTI_WINDUP.index(ctl.anti_windup), float(ctl.a_aw), ctl.integ,
             ctl.e_prev, ctl.saturated, host.compute_ns, self.status, self.status_due,
-            *accumulators, self.periods, self.refs, self.meas,
+            self.status_at, *accumulators, self.periods, self.refs, self.meas,
             self.currents, self.frames, self.data)
         count = int(self.bus[ec.B_FRAMES])
         self._deliver(count)
@@ -213,11 +197,9 @@ class CompiledEngine:
         lean.free_at = int(self.bus[ec.B_FREE])
         lean.frames += count
         env.advance(periods[-1][ec.P_LAST_EVENT])
-        due, self._due = self._due, []
-        self.status_due[:] = False
         for node in due:  # as BoardNode._status re-arms, before the tick's timer
             host.board_modes[node.index] = MODE_NAMES[int(self.status[node.index, 0])]
-            env.call_at(t0 + STATUS_PERIOD_NS, node._status)
+            env.call_at(int(self.status_at[0]), node._status)
         tick._k += n
         tick.sent += n
         tick._arm()
