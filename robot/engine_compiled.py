@@ -35,11 +35,6 @@ from pathlib import Path
 import numpy as np
 from numba.extending import register_jitable
 
-import servobus.bus
-import servobus.firmware
-import servobus.host
-import servobus.plant
-import servobus.robot
 from servobus.bus.frame_bits import CRC15_POLY
 from servobus.firmware import board
 from servobus.firmware import memory as m
@@ -48,8 +43,8 @@ from servobus.plant.bank_kernel import run_bank_lean
 from servobus.plant.board_node import STATUS_PERIOD_NS
 from servobus.plant.kernel_cache import cached_njit
 
-ENGINE_SOURCES = tuple(Path(pkg.__file__).parent for pkg in (
-    servobus.firmware, servobus.plant, servobus.host, servobus.bus, servobus.robot))
+ENGINE_SOURCES = tuple(Path(__file__).parent.parent / folder  # what the loop inlines
+                       for folder in ("firmware", "plant", "host", "bus", "robot"))
 FRAMES_PER_PERIOD = 28  # TICK, 12 MEAS, 3 ACTUATION, 12 STATUS
 # per-period columns of `periods`
 P_TICK_END, P_LAST_MEAS, P_READY, P_SENT, P_LAST_EVENT = range(5)
