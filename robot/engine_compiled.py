@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 from numba.extending import register_jitable
 
-from servobus.bus.frame_bits import CRC15_POLY
+from servobus.bus.arbiter_compiled import IFS_BITS, TRAILER_BITS, stuffed_bits
 from servobus.firmware import board
 from servobus.firmware import memory as m
 from servobus.host.host_step import pid_reset, pid_step, trajectory_position
@@ -52,53 +52,7 @@ P_TICK_END, P_LAST_MEAS, P_READY, P_SENT, P_LAST_EVENT = range(5)
 F_START, F_END, F_BUSY, F_ID, F_SENDER, F_BITS, F_DLC = range(7)
 # `bus` state: free_at (in/out), frames written (out), limit events (out)
 B_FREE, B_FRAMES, B_LIMIT = range(3)
-TRAILER_BITS, IFS_BITS = 10, 3
 IW_SCALE, IW_LO, IW_HI = 0.000244140625, -8.0, 7.999755859375
-
-
-@register_jitable
-def _bit(bit, crc, run, last, count):
-    """One bit of SOF..CRC through the CRC register and the stuffing counter (as
-    ``frame_fast._stuffed_length``, without the bit array)."""
-    feedback = bit ^ ((crc >> 14) & 1)
-    crc = (crc << 1) & 0x7FFF
-    if feedback:
-        crc ^= CRC15_POLY
-    if bit == last:
-        run += 1
-    else:
-        run, last = 1, bit
-    if run == 5:
-        count += 1
-        run, last = 1, 1 - bit
-    return crc, run, last, count
-
-
-@register_jitable
-def stuffed_bits(can_id, payload, dlc):
-    """The stuffed length SOF..CRC of a standard data frame, in one pass."""
-    crc, run, last, count = 0, 0, 2, 0
-    crc, run, last, count = _bit(0, crc, run, last, count)  # SOF
-    for b in range(10, -1, -1):
-        crc, run, last, count = _bit((can_id >> b) & 1, crc, run, last, count)
-    for _ in range(3):  # RTR, IDE, r0
-        crc, run, last, count = _bit(0, crc, run, last, count)
-    for b in range(3, -1, -1):
-        crc, run, last, count = _bit((dlc >> b) & 1, crc, run, last, count)
-    for i in range(dlc):
-        for b in range(7, -1, -1):
-            crc, run, last, count = _bit((payload[i] >> b) & 1, crc, run, last, count)
-    sent = crc
-    for b in range(14, -1, -1):  # the CRC's own bits are stuffed, not CRC'd
-        bit = (sent >> b) & 1
-        if bit == last:
-            run += 1
-        else:
-            run, last = 1, bit
-        if run == 5:
-            count += 1
-            run, last = 1, 1 - bit
-    return 19 + 8 * dlc + 15 + count
 
 
 @register_jitable

@@ -5,9 +5,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from servobus.bus.arbiter_compiled import stuffed_bits
 from servobus.bus.frame_fast import stuffed_length
 from servobus.plant.kernel_cache import cached_njit
-from servobus.robot.engine_compiled import ENGINE_SOURCES, stuffed_bits
+from servobus.robot.engine_compiled import ENGINE_SOURCES
 
 stuffed_bits_c = cached_njit(stuffed_bits, sources=ENGINE_SOURCES)
 
@@ -26,3 +27,15 @@ def test_known_lengths() -> None:
     assert stuffed_bits_c(0x000, zeros, 8) == stuffed_length(0, bytes(8), False) > 98 + 15
     alternating = np.full(8, 0x55, dtype=np.uint8)
     assert stuffed_bits_c(0x555, alternating, 8) == stuffed_length(0x555, b"\x55" * 8, False)
+
+
+def test_compiled_arbiter_equals_the_lean_bus() -> None:
+    """The bench line's traffic: the same simulated time (exact bit times of 1,400 frames) and
+    every delivery counted, as LeanBus delivers them to handlers."""
+    from servobus.bus.bench import NODES, compiled_arbiter, period_engine
+
+    lean, compiled = period_engine(100), compiled_arbiter(100)
+    assert compiled["frames"] == lean["frames"] == 100 * NODES
+    assert compiled["deliveries"] == lean["deliveries"] == 100 * NODES * (NODES - 1)
+    assert compiled["received_min"] == 100 * (NODES - 1)
+    assert compiled["sim_time_s"] == lean["sim_time_s"] > 1400 * 111e-6
