@@ -7,8 +7,8 @@ the same work.  ``servobus``/``servobus_recv``: the reference medium (python-can
 ``servobus_period``: the period engine's bus, the one ``servobus run`` uses (queues full, and
 ``_depth1``: one frame queued per node, as in a robot run); ``servobus_compiled``: the same
 traffic through the compiled arbiter (``bus.arbiter_compiled``), one numba call.  A line is
-one function ``(frames per node) -> Shot`` measured by ``repeat``: frames put on the bus and deliveries
-received per wall second, min / median / max over the repeats.
+one function ``(frames per node) -> Shot`` measured by ``repeat``: frames put on the bus and
+deliveries received per wall second, min / median / max over the repeats.
 """
 
 import statistics
