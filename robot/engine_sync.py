@@ -47,13 +47,13 @@ BATCH = 256  # periods per compiled call at most (about 1 s)
 FRAME_BUDGET_NS = 1_600_000  # the period's 16 frames at their longest, with interframe spaces
 
 
-def unsupported(robot: "Robot") -> str | None:
-    """Why the compiled engine cannot run this robot's periods (None: it can)."""
+def _node_checks(robot: "Robot") -> list[tuple[bool, str]]:
+    """What the nodes must be for a compiled period (a caller may swap the controller or
+    change the host's times after the robot is built: checked again at every batch)."""
     cfg, host, tick = robot.config, robot.host, robot.tick
-    schema = robot.schema
-    checks = [
-        (cfg.mode != "cascade", "local-p mode"),
-        (cfg.meas_bytes != 2, "6-byte measurements"),
+    return [
+        (cfg.mode != "cascade" or host.local_p, "local-p mode"),
+        (cfg.meas_bytes != 2 or host.meas_bytes != 2, "6-byte measurements"),
         (type(host.controller) is not PidBank, "a controller other than the compiled PID bank"),
         (not ec.IW_LO <= getattr(host.controller, "i_max", 0.0) <= ec.IW_HI,
          "a current limit outside the ACTUATION signal's range"),
@@ -62,6 +62,19 @@ def unsupported(robot: "Robot") -> str | None:
         (host.compute_ns < 0 or host.compute_ns + FRAME_BUDGET_NS >= tick.period_ns,
          "a host computation that may not end within the period"),
         (host.meas_timeout_ns >= tick.period_ns, "a measurement timeout beyond the period"),
+    ]
+
+
+def unsteady(robot: "Robot") -> bool:
+    """Whether the nodes are, at this moment, not what a compiled period models."""
+    return any(failed for failed, _ in _node_checks(robot))
+
+
+def unsupported(robot: "Robot") -> str | None:
+    """Why the compiled engine cannot run this robot's periods (None: it can)."""
+    schema = robot.schema
+    checks = [
+        *_node_checks(robot),
         (schema.codec(TICK).layout.format != "<B", "the TICK layout"),
         (any(schema.codec(actuation_name(k)).layout.format != "<hhhh" or
              schema.codec(actuation_name(k)).scales != (ec.IW_SCALE,) * 4
@@ -129,8 +142,8 @@ class CompiledEngine:
         robot, lean = self.robot, self.lean
         env, tick, host, sup = robot.env, robot.tick, robot.host, robot.host.supervisor
         now, period = env.now, tick.period_ns
-        if tick.due(tick._k) != now or lean._pool or lean._arbitration is not None or \
-                lean._busy or lean.free_at > now or not host.idle(now) or \
+        if unsteady(robot) or tick.due(tick._k) != now or lean._pool or \
+                lean._arbitration is not None or lean._busy or lean.free_at > now or not host.idle(now) or \
                 host._pending != host._period or host._period_end is not None or \
                 sup.seq is None or host.player._last_wall is None:
             return 0
