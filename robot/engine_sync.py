@@ -144,8 +144,9 @@ class CompiledEngine:
         now, period = env.now, tick.period_ns
         if unsteady(robot) or tick.due(tick._k) != now or lean._pool or \
                 lean._arbitration is not None or lean._busy or lean.free_at > now or \
-                not host.idle(now) or host._pending != host._period or host._period_end is not None or \
-                sup.seq is None or host.player._last_wall is None:
+                not host.idle(now) or host._pending != host._period or \
+                host._period_end is not None or sup.seq is None or \
+                host.player._last_wall is None:
             return 0
         # every event of a period comes before the next tick: a period may end at until + 1
         bounds = [x for x in (env.peek(), None if env.until is None else env.until + 1)
