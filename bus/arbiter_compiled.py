@@ -11,13 +11,11 @@ its next one as each of its frames is delivered.  Used by ``servobus bench bus``
 node taking the frame would.
 """
 
-from pathlib import Path
-
+import numba
 import numpy as np
 from numba.extending import register_jitable
 
 from servobus.bus.frame_bits import CRC15_POLY, IFS_BITS, TRAILER_BITS
-from servobus.plant.kernel_cache import cached_njit
 
 
 @register_jitable
@@ -99,4 +97,4 @@ def arbitrate(ids, payloads, dlc, depth, accepts, bit_ns, counts, free_at):
     return frames
 
 
-arbitrate_c = cached_njit(arbitrate, sources=(Path(__file__).parent,))
+arbitrate_c = numba.njit(cache=True)(arbitrate)  # inlines this file only

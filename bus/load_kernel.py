@@ -8,11 +8,8 @@ to ``gaps`` as (empty windows before it, load %) for a meter that keeps its wind
 The meter must have charged a frame before (first, last and hi known).
 """
 
-from pathlib import Path
-
+import numba
 from numba.extending import register_jitable
-
-from servobus.plant.kernel_cache import cached_njit
 
 I_FIRST, I_LAST, I_OVERLAP, I_FRAMES, I_BITS, I_BUSY, I_DONE, I_LO, I_HI, I_WINDOW, I_OPEN = \
     range(11)
@@ -93,4 +90,4 @@ def charge_frames(starts, ends, bits, ints, floats, keys, values, gaps):
     return n_gaps
 
 
-charge_frames_c = cached_njit(charge_frames, sources=(Path(__file__).parent,))
+charge_frames_c = numba.njit(cache=True)(charge_frames)  # inlines this file only
