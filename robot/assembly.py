@@ -248,7 +248,9 @@ class Robot:
             self.env.schedule(at, lambda: setattr(player, "paused", verb == "pause"))
 
     def run(self, duration_s: float, chunk_s: float = 0.1, progress=None) -> None:
-        """Advance the simulation; the log is closed even when interrupted."""
+        """Advance the simulation; the log is closed even when interrupted.  `progress` hears
+        every `chunk_s` (on the compiled engine every max(chunk_s, 1 s), each pause just before
+        a tick, so that a compiled batch is never cut short by a pause)."""
         if duration_s <= 0:
             raise ValueError(f"duration must be positive, got {duration_s}")
         end = self.env.now + round(duration_s * NS_PER_S)

@@ -99,3 +99,27 @@ def test_random_runs_equal(tmp_path: Path, seed: int, lines: int, tuning: str, s
     assert report["engine"] == ("compiled" if compiled else "period")
     if compiled:
         assert report["engine_periods"]["compiled"] > 0
+
+
+def test_meter_supervisor_and_records_equal_in_full() -> None:
+    """Beyond the report: every load window, every host window and used time, every period
+    record, as the reference path leaves them (keep_records keeps them all)."""
+    robots = [Robot(RobotConfig(engine=e, keep_records=True, seed=3)) for e in
+              ("reference", "compiled")]
+    for robot in robots:
+        robot.run(0.5)
+    ref, eng = robots
+    assert eng.compiled is not None and eng.compiled.counts["compiled"] > 100
+    assert eng.meter.report() == ref.meter.report()
+    assert len(ref.meter.report()["windows"]) == 125
+    for name in ("windows_ns", "used_ns", "window_counts", "window_range_ns", "ticks", "seq",
+                 "tick_ns", "last_meas_ns", "ready_ns", "sent_ns", "arrived"):
+        assert getattr(eng.host.supervisor, name) == getattr(ref.host.supervisor, name), name
+    assert len(eng.host.records) == len(ref.host.records) == 125
+    for a, b in zip(ref.host.records, eng.host.records, strict=True):
+        assert a.tick_ns == b.tick_ns
+        for field in ("reference", "measured", "current"):
+            np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+    assert eng.host.board_modes == ref.host.board_modes
+    np.testing.assert_array_equal(eng.bank.rams, ref.bank.rams)
+    np.testing.assert_array_equal(eng.bank.states, ref.bank.states)
