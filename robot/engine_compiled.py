@@ -8,13 +8,16 @@ steady period (the events in their order, every time in integer ns):
                  ``can_tick``, 12 MEAS queued (in board order); the host opens period k
                  (the player advances to the instant, nothing is fresh)
     MEAS_j       frame after frame in ID order, each after its exact stuffed length + trailer +
-                 interframe space (``frame_fast._stuffed_length``); the host stores the position;
-                 the 12th starts the computation: done = its end + compute_ns
+                 interframe space (``stuffed_bits``); the host stores the position; the 12th
+                 starts the computation: done = its end + compute_ns (MEAS6_j: the supply's raw
+                 value and the current PI_MEAS / counts per A clipped to -8..7.99 A, as
+                 ``BoardNode.measurement``)
     done         trajectory position (or the frozen hold) -> PID bank (``host_step``) -> the
                  currents of released joints 0 and their PID state reset -> 3 ACTUATION
                  frames encoded as the DBC's iw signals (round((A - 0) / 2^-12), int16 LE)
     ACTUATION_k  the group's 4 boards: ``can_actuation`` with the raw Q12 value (what
-                 ``rig.actuate`` writes for the decoded value)
+                 ``rig.actuate`` writes for the decoded value); local-P mode: no PID, POSREF_k
+                 with x_w = min(max(round(reference), 0), 1023), ``can_posref``
     STATUS_j     at the boards' status instants (every 100 ms, on a tick): queued before the
                  TICK with the payload encoded from RAM then (mode, fault bits, watchdog; an
                  error-active controller-less bus: 0, 0, 0); sent after the MEAS, an
@@ -98,22 +101,25 @@ def _advance_bank(t, rams, roms, params, states, istates, tables, phase, done, p
             done[b] += counts[b]
 
 
-def fast_forward(n, t0, tick_ns, k0, bit_ns, ids, bus,
+def fast_forward(n, t0, tick_ns, k0, bit_ns, ids, bus, meas_dlc, supply_raw, cpa, local_p,
                  rams, roms, params, states, istates, tables, phase, done, pwm_ns, ti, tf,
                  poses, starts, durations, period_s, player, paused,
                  hold, engaged, measured, r_p, r_i, r_d, i_max, aw_mode, a_aw, integ, e_prev,
                  saturated, compute_ns, status, status_due, status_at, squares, abs_max, periods,
                  refs, meas, currents, frames, data):
-    """n steady periods from the tick due at t0 (see the module docstring); ids: TICK, MEAS_1..12,
-    ACTUATION_1..3, STATUS_1..12; player: [playback time, last wall time] (s); status_due[j]:
-    board j's STATUS timer fires at status_at[0] and every STATUS_PERIOD_NS after it, on a tick
-    (its payload, from RAM then, is left in status[j]; status_at[0] is advanced past the last
-    one sent); squares, abs_max: the period log's tracking accumulators."""
+    """n steady periods from the tick due at t0 (see the module docstring); ids: TICK,
+    MEAS_1..12 (MEAS6_j when meas_dlc is 6: supply_raw, the DBC's raw supply, and cpa, the
+    counts per ampere, per board), ACTUATION_1..3 (POSREF_1..3 when local_p), STATUS_1..12;
+    player: [playback time, last wall time] (s); status_due[j]: board j's STATUS timer fires at
+    status_at[0] and every STATUS_PERIOD_NS after it, on a tick (its payload, from RAM then, is
+    left in status[j]; status_at[0] is advanced past the last one sent); squares, abs_max: the
+    period log's tracking accumulators."""
     joints = rams.shape[0]
     groups = joints // 4
     counts = np.zeros(joints, dtype=np.int64)
     payload = np.zeros(8, dtype=np.uint8)
     act = np.zeros((groups, 8), dtype=np.uint8)
+    act_raw = np.zeros((groups, 4), dtype=np.int64)
     reference = np.empty(joints)
     position = np.empty(joints)
     out = np.empty(joints)
@@ -148,7 +154,14 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, ids, bus,
             if pos < 0 or pos > 1023:
                 raise ValueError("a position outside the MEAS signal's range")
             payload[0], payload[1] = pos & 0xFF, pos >> 8
-            free = _frame(frames, data, f, ids[1 + b], 1 + b, payload, 2, free, bit_ns)
+            if meas_dlc == 6:  # BoardNode.measurement: supply, current clipped to the signal
+                amps = rams[b, m.PI_MEAS] / cpa[b]
+                amps = 7.99 if amps > 7.99 else amps
+                amps = -8.0 if amps < -8.0 else amps
+                raw = round((amps - 0.0) / IW_SCALE)
+                payload[2], payload[3] = supply_raw[b] & 0xFF, supply_raw[b] >> 8
+                payload[4], payload[5] = raw & 0xFF, (raw >> 8) & 0xFF
+            free = _frame(frames, data, f, ids[1 + b], 1 + b, payload, meas_dlc, free, bit_ns)
             last = frames[f, F_END]
             measured[b] = float(pos)
             f += 1
@@ -156,24 +169,30 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, ids, bus,
         trajectory_position(poses, starts, durations, period_s, player[0], position)
         for j in range(joints):
             reference[j] = position[j] if np.isnan(hold[j]) else hold[j]
-        pid_step(r_p, r_i, r_d, i_max, aw_mode, a_aw, integ, e_prev, reference, measured, out,
-                 saturated)
-        any_reset = False
-        for j in range(joints):
-            reset[j] = not engaged[j]
-            any_reset = any_reset or reset[j]
-            currents[i, j] = out[j] if engaged[j] else 0.0
-            if saturated[j] and engaged[j]:
-                limit_events += 1
-        if any_reset:
-            pid_reset(reset, integ, e_prev)
+            currents[i, j] = 0.0
+        if not local_p:
+            pid_step(r_p, r_i, r_d, i_max, aw_mode, a_aw, integ, e_prev, reference, measured,
+                     out, saturated)
+            any_reset = False
+            for j in range(joints):
+                reset[j] = not engaged[j]
+                any_reset = any_reset or reset[j]
+                currents[i, j] = out[j] if engaged[j] else 0.0
+                if saturated[j] and engaged[j]:
+                    limit_events += 1
+            if any_reset:
+                pid_reset(reset, integ, e_prev)
         for g in range(groups):
             for q in range(4):
-                value = currents[i, 4 * g + q]
-                if not IW_LO <= value <= IW_HI:
-                    raise ValueError("a current outside the ACTUATION signal's range")
-                raw = round((value - 0.0) / IW_SCALE)
+                j = 4 * g + q
+                if local_p:  # POSREF: x_w rounded and clamped to the pot's range
+                    raw = min(max(round(reference[j]), 0), 1023)
+                else:
+                    if not IW_LO <= currents[i, j] <= IW_HI:
+                        raise ValueError("a current outside the ACTUATION signal's range")
+                    raw = round((currents[i, j] - 0.0) / IW_SCALE)
                 act[g, 2 * q], act[g, 2 * q + 1] = raw & 0xFF, (raw >> 8) & 0xFF
+                act_raw[g, q] = raw
         g, s = 0, 0  # the next ACTUATION (queued at done) and STATUS (queued at T, period 0)
         while True:
             while s < joints and not (statuses and status_due[s]):
@@ -184,8 +203,10 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, ids, bus,
                 free = _frame(frames, data, f, ids[1 + joints + g], 1 + joints, act[g], 8,
                               max(free, done_at), bit_ns)
                 for q in range(4):
-                    board.can_actuation(rams[4 * g + q],
-                                        round(currents[i, 4 * g + q] / IW_SCALE))
+                    if local_p:
+                        board.can_posref(rams[4 * g + q], act_raw[g, q])
+                    else:
+                        board.can_actuation(rams[4 * g + q], act_raw[g, q])
                 g += 1
             else:
                 free = _frame(frames, data, f, ids[1 + joints + groups + s], 1 + s, status[s],

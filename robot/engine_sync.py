@@ -11,20 +11,21 @@ A batch of n periods from the tick due at T_0 is taken only when
 * the bus is idle: nothing queued, no arbitration pending, the wire free by T_0;
 * the host is idle and done with its period (no backlog, no computation pending, no skipped
   ticks being drained), its player has seen a tick;
-* no other event is due before T_n (the heap's next event: a STATUS timer, an operator action,
-  a pending timeout), T_n is within the run's limit, no tick drop is near and no host delay
-  fault is pending before T_n;
+* no other event is due before T_n (the heap's next event: an operator action, a pending
+  timeout, a STATUS timer not on a tick), T_n is within the run's limit, no tick drop is near
+  and no host delay fault is pending before T_n; the boards' STATUS timers that fire on a tick
+  wait for its decision (``on_status``) and run inside the batch every 100 ms;
 * a run paced to wall time (``--realtime``) takes one period per batch, so that the clock is
   paced at every period's last event and next tick, as on the LeanBus.
 
-The configuration must be one the compiled loop models (``unsupported`` says why not): cascade
-mode, 2-byte measurements, the compiled PID bank with a current limit inside the ACTUATION
-signal's range, the default supervisor, a time trigger without drift or jitter, and a host whose
-computation and frames end within the period.  The nodes' objects stay the truth: after a batch
-the supervisor replays its ticks (``on_tick`` with the period's figures), the host's counters,
-player and period number, the tick node's count and timer, the bank's clock, the bus's free
-instant and frame count are written back, and the frames are charged to the load meter and
-handed to the taps (a log writer) in order, as LeanBus delivers them.
+The configuration must be one the compiled loop models (``unsupported`` says why not; cascade or
+local-P mode, 2- or 6-byte measurements): the compiled PID bank with a current limit inside the
+ACTUATION signal's range, the default supervisor, a time trigger without drift or jitter, and a
+host whose computation and frames end within the period. The nodes' objects stay the truth:
+after a batch the supervisor takes the periods' figures (``steady_periods``), the
+host's counters, player and period number, the tick node's count and timer, the bank's clock,
+the bus's free instant and frame count are written back, and the frames are charged to the load
+meter and handed to the taps (a log writer) in order, as LeanBus delivers them.
 """
 
 from functools import partial
@@ -52,8 +53,8 @@ def _node_checks(robot: "Robot") -> list[tuple[bool, str]]:
     change the host's times after the robot is built: checked again at every batch)."""
     cfg, host, tick = robot.config, robot.host, robot.tick
     return [
-        (cfg.mode != "cascade" or host.local_p, "local-p mode"),
-        (cfg.meas_bytes != 2 or host.meas_bytes != 2, "6-byte measurements"),
+        (host.local_p != (cfg.mode == "local-p"), "a host in another mode than its boards"),
+        (host.meas_bytes != cfg.meas_bytes, "a host with another MEAS size than its boards"),
         (type(host.controller) is not PidBank, "a controller other than the compiled PID bank"),
         (not ec.IW_LO <= getattr(host.controller, "i_max", 0.0) <= ec.IW_HI,
          "a current limit outside the ACTUATION signal's range"),
@@ -79,11 +80,23 @@ def unsupported(robot: "Robot") -> str | None:
         (any(schema.codec(actuation_name(k)).layout.format != "<hhhh" or
              schema.codec(actuation_name(k)).scales != (ec.IW_SCALE,) * 4
              for k in range(1, JOINTS // 4 + 1)), "the ACTUATION layout"),
-        (any(schema.codec(meas_name(j, 2)).layout.format != "<H"
+        (any(schema.codec(meas_name(j, 2)).layout.format != "<H" or
+             schema.codec(meas_name(j, 6)).layout.format != "<HHh" or
+             schema.codec(meas_name(j, 6)).scales[2] != ec.IW_SCALE
              for j in range(1, JOINTS + 1)), "the MEAS layout"),
+        (any(schema.codec(f"POSREF_{k}").layout.format != "<HHHH"
+             for k in range(1, JOINTS // 4 + 1)), "the POSREF layout"),
     ]
     reasons = [why for failed, why in checks if failed]
     return ", ".join(reasons) + " run on the period engine" if reasons else None
+
+
+def _supply_raw(schema: Any, node: Any) -> int:
+    """The raw supply value of the board's MEAS6 frame (its DBC encoding of a constant)."""
+    codec = schema.codec(meas_name(node.joint, 6))
+    values = {f"position_{node.joint}": 0, f"supply_{node.joint}": node.rig.servo.supply_v,
+              f"current_{node.joint}": 0.0}
+    return int(codec.layout.unpack(codec.encode(values))[1])
 
 
 class CompiledEngine:
@@ -95,10 +108,17 @@ class CompiledEngine:
         self.robot = robot
         self.lean: LeanBus = None  # type: ignore[assignment]
         schema = robot.schema
-        names = [TICK, *(meas_name(j, 2) for j in range(1, JOINTS + 1)),
-                 *(actuation_name(k) for k in range(1, JOINTS // 4 + 1)),
+        cfg = robot.config
+        self.local_p = cfg.mode == "local-p"
+        self.meas_dlc = cfg.meas_bytes
+        names = [TICK, *(meas_name(j, cfg.meas_bytes) for j in range(1, JOINTS + 1)),
+                 *(f"POSREF_{k}" if self.local_p else actuation_name(k)
+                   for k in range(1, JOINTS // 4 + 1)),
                  *(f"STATUS_{j}" for j in range(1, JOINTS + 1))]
         self.ids = np.array([schema.message(n).frame_id for n in names], dtype=np.int64)
+        self.supply_raw = np.array([_supply_raw(schema, b) for b in robot.boards],
+                                   dtype=np.int64)
+        self.cpa = np.array([b.rig.counts_per_amp for b in robot.boards], dtype=float)
         self.periods = np.zeros((BATCH, 5), dtype=np.int64)
         self.refs = self.meas = self.currents = np.zeros((0, JOINTS))  # new ones per batch
         self.frames = np.zeros((BATCH * ec.FRAMES_PER_PERIOD, 7), dtype=np.int64)
@@ -182,7 +202,8 @@ class CompiledEngine:
         self.bus[ec.B_FREE] = lean.free_at
         self.player[:] = (player._t, player._last_wall)
         ec.fast_forward_c(
-            n, t0, tick.period_ns, k0, lean.bit_ns, self.ids, self.bus,
+            n, t0, tick.period_ns, k0, lean.bit_ns, self.ids, self.bus, self.meas_dlc,
+            self.supply_raw, self.cpa, self.local_p,
             bank.rams, bank.roms, bank.params, bank.states, bank.istates, bank.tables,
             bank.phase_ns, bank.done, bank.period_ns, bank._ti, bank._tf,
             player._poses, player._starts, player._durations, player._period_s, self.player,

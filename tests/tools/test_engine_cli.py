@@ -28,8 +28,9 @@ def test_bus_fault_falls_back_under_auto_and_is_an_error_for_compiled(capsys) ->
     assert main(["run", "--duration", "0.05", "--engine", "period", "--fault",
                  "node 3 silent at 10ms"]) == 2
     assert "error: engine period: bus-level faults" in capsys.readouterr().err
-    assert main(["run", "--duration", "0.05", "--engine", "compiled", "--mode", "local-p"]) == 2
-    assert "error: engine compiled: local-p mode" in capsys.readouterr().err
+    assert main(["run", "--duration", "0.05", "--engine", "compiled", "--fault",
+                 "node 3 silent at 10ms"]) == 2
+    assert "error: engine compiled: bus-level faults" in capsys.readouterr().err
 
 
 def test_robot_faults_the_engine_runs(capsys) -> None:
