@@ -86,7 +86,7 @@ def test_bus_faults_are_an_error_on_the_compiled_engine() -> None:
         Robot(RobotConfig(engine="compiled", faults=("babble 0x001 at 1ms",)))
 
 
-@settings(max_examples=8, deadline=None,
+@settings(max_examples=20, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10_000), lines=st.integers(1, 4),
        tuning=st.sampled_from(("R2", "R2b", "designed")),
