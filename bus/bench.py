@@ -5,9 +5,10 @@ each frame is delivered to 13 receivers, and every line counts a delivery only w
 has taken the frame (a listener or handler called, or ``recv()`` returned it), so all lines do
 the same work.  ``servobus``/``servobus_recv``: the reference medium (python-can's path);
 ``servobus_period``: the period engine's bus, the one ``servobus run`` uses (queues full, and
-``_depth1``: one frame queued per node, as in a robot run).  A line is one function
-``(frames per node) -> Shot`` measured by ``repeat``: frames put on the bus and deliveries
-received per wall second, min / median / max over the repeats.
+``_depth1``: one frame queued per node, as in a robot run); ``servobus_compiled``: the same
+traffic through the compiled arbiter (``bus.arbiter_compiled``), one numba call.  A line is
+one function ``(frames per node) -> Shot`` measured by ``repeat``: frames put on the bus and
+deliveries received per wall second, min / median / max over the repeats.
 """
 
 import statistics
@@ -19,6 +20,7 @@ from functools import partial
 from typing import Any, TypedDict
 
 import can
+import numpy as np
 
 from servobus.bus.medium import Medium
 from servobus.bus.period_engine import TX_QUEUE, LeanBus
@@ -132,6 +134,26 @@ def period_engine(per_node: int, depth: int = TX_QUEUE) -> Shot:
             "sim_time_s": env.now / 1e9, "received_min": min(counts)}
 
 
+def compiled_arbiter(per_node: int, depth: int = TX_QUEUE) -> Shot:
+    """The same traffic as ``period_engine`` through the compiled arbiter
+    (``bus.arbiter_compiled``, what the compiled period engine's loop does per frame): one numba
+    call, every delivery counted into the receiving node's counter."""
+    from servobus.bus.arbiter_compiled import arbitrate_c  # numba: this line only
+
+    ids = np.array([0x100 + i for i in range(NODES)], dtype=np.int64)
+    k = np.arange(per_node, dtype="<u8")
+    payloads = np.ascontiguousarray(np.broadcast_to(
+        k.view(np.uint8).reshape(per_node, 8), (NODES, per_node, 8)))
+    accepts = ~np.eye(NODES, dtype=bool)
+    counts = np.zeros(NODES, dtype=np.int64)
+    free = np.zeros(1, dtype=np.int64)
+    start = time.perf_counter()
+    frames = arbitrate_c(ids, payloads, 8, min(depth, TX_QUEUE), accepts, 1000, counts, free)
+    wall = time.perf_counter() - start
+    return {"frames": int(frames), "deliveries": int(counts.sum()), "wall_s": wall,
+            "sim_time_s": (int(free[0]) - 3000) / 1e9, "received_min": int(counts.min())}
+
+
 def python_can(interface: str, channel: Any, **kw: Any) -> Line:
     """A python-can backend as a line: 14 bus objects, each sends, each drains (a thread per
     node) what the others sent."""
@@ -221,6 +243,7 @@ def bench_bus(per_node: int = 2000, remote_port: int | None = None,
                                                 repeats) | latency("virtual", "lat")}
     result["servobus_period"] = repeat(period_engine, per_node, repeats)
     result["servobus_period_depth1"] = repeat(partial(period_engine, depth=1), per_node, repeats)
+    result["servobus_compiled"] = repeat(compiled_arbiter, per_node, repeats)
     if remote_port is not None:
         from servobus.bus.remote_server import serve_in_thread
 

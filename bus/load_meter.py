@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import can
+import numpy as np
 
 from servobus.bus import frame_bits as fb
 from servobus.bus.frame_fast import stuffed_length
@@ -107,6 +108,34 @@ class LoadMeter:
             if hi >= end:
                 return
             k += 1
+
+    def charge_batch(self, starts: np.ndarray, ends: np.ndarray, bits: np.ndarray) -> None:
+        """``charge`` of frames i = 0.. in order (all transmitted), in one compiled call
+        (``bus.load_kernel``); the meter must have charged a frame before."""
+        from servobus.bus import load_kernel as lk  # numba: the compiled engine's runs only
+
+        if self.first is None or self.last is None or self._hi is None:
+            raise ValueError("charge_batch needs a meter that has charged a frame")
+        keys = np.zeros(lk.MAX_OPEN, dtype=np.int64)
+        values = np.zeros(lk.MAX_OPEN, dtype=np.int64)
+        opened = sorted(self._open)
+        keys[:len(opened)] = opened
+        values[:len(opened)] = [self._open[k] for k in opened]
+        ints = np.array([self.first, self.last, self.overlapping, self.frames, self.bits,
+                         self.busy_ns, self._done, self._lo, self._hi, self._window_ns,
+                         len(opened)], dtype=np.int64)
+        floats = np.array([self._closed_sum, self._closed_max])
+        gaps = np.zeros((len(starts) + 1, 2))
+        n_gaps = lk.charge_frames_c(starts, ends, bits, ints, floats, keys, values, gaps)
+        (_, self.last, self.overlapping, self.frames, self.bits, self.busy_ns, self._done,
+         self._lo, self._hi, _, n_open) = ints.tolist()
+        self._closed_sum, self._closed_max = floats.tolist()
+        self._open = dict(zip(keys[:n_open].tolist(), values[:n_open].tolist(), strict=True))
+        if self.keep_windows:
+            for empty, pct in gaps[:n_gaps].tolist():
+                if len(self._closed) < MAX_WINDOWS:
+                    self._closed.extend([0.0] * min(int(empty), MAX_WINDOWS))
+                    self._closed.append(pct)
 
     def _gaps(self, limit: int) -> Gaps:
         """The open windows below `limit`, in order, each after the empty ones before it."""

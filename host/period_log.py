@@ -49,6 +49,20 @@ class PeriodLog:
             np.maximum(self._abs_max, np.abs(err), out=self._abs_max)
         self.count += 1
 
+    def accumulators(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The running sums of squared errors and the maximum absolute errors, for a caller that
+        adds periods itself (the compiled engine: ``s += e * e``, ``m = max(m, |e|)`` per
+        period in order, numpy's arithmetic); None before the first record."""
+        if self._squares is None or self._abs_max is None:
+            return None
+        return self._squares, self._abs_max
+
+    def extend_accumulated(self, records: list[Record], count: int) -> None:
+        """`count` periods whose errors the caller has added to the accumulators; `records`,
+        the latest of them (at least the last ``keep``), are kept."""
+        self._recent.extend(records)
+        self.count += count
+
     def tracking(self, joints: int) -> tuple[list[float], list[float]]:
         """Per joint RMS and maximum absolute error (LSB, 3 decimals) over every period."""
         if self._squares is None or self._abs_max is None:

@@ -39,9 +39,10 @@ from servobus.plant.board_node import BoardNode
 from servobus.plant.build import PlantOptions
 from servobus.presets.board import DEFAULT_BOARD, Sensing
 from servobus.robot.engine_run import log_tap, wire
+from servobus.robot.engine_sync import CompiledEngine, unsupported
 
 BOARD_MODES = {"cascade": m.MODE_CURRENT, "local-p": m.MODE_LOCAL_P}
-ENGINES = ("auto", "period", "reference")
+ENGINES = ("auto", "compiled", "period", "reference")
 
 
 ACTIONS = ("release", "engage", "freeze", "pause", "resume", "scrub")
@@ -154,6 +155,7 @@ class Robot:
         self.engine, self.engine_fallback = self._choose_engine(bus_faults)
         self.medium: Medium | None = None
         self.lean: LeanBus | None = None
+        self.compiled: CompiledEngine | None = None
         if self.engine == "reference":
             self.medium = Medium(self.env, self.schema.bitrate, faults=FaultPlan(seed=cfg.seed))
             self.medium.taps.append(self.meter.tap)
@@ -162,7 +164,11 @@ class Robot:
             apply_script(self.medium, bus_faults, self.schema.sent_ids(cfg.meas_bytes),
                          self.schema.tick_period_ns)
         else:
+            if self.engine == "compiled":
+                self.compiled = CompiledEngine(self)
             self.lean = wire(self)
+            if self.compiled is not None:
+                self.compiled.lean = self.lean
         for line in cfg.actions:
             self._schedule_action(line)
         # last, so that a bad fault or action line leaves no half-written log behind
@@ -179,11 +185,16 @@ class Robot:
         cfg = self.config
         why = ("bus-level faults (error frames, silent nodes) run on the reference path"
                if bus_faults else None)
-        if cfg.engine == "period" and why is not None:
-            raise ValueError(f"engine period: {why}; use --engine auto or reference")
+        if cfg.engine in ("compiled", "period") and why is not None:
+            raise ValueError(f"engine {cfg.engine}: {why}; use --engine auto or reference")
         if cfg.engine == "reference" or why is not None:
             return "reference", why if cfg.engine == "auto" else None
-        return "period", None
+        if cfg.engine == "period":
+            return "period", None
+        why = unsupported(self)
+        if cfg.engine == "compiled" and why is not None:
+            raise ValueError(f"engine compiled: {why}; use --engine auto or period")
+        return ("period", why) if why is not None else ("compiled", None)
 
     @property
     def frames(self) -> int:
@@ -237,14 +248,22 @@ class Robot:
             self.env.schedule(at, lambda: setattr(player, "paused", verb == "pause"))
 
     def run(self, duration_s: float, chunk_s: float = 0.1, progress=None) -> None:
-        """Advance the simulation; the log is closed even when interrupted."""
+        """Advance the simulation; the log is closed even when interrupted.  `progress` hears
+        every `chunk_s` (on the compiled engine every max(chunk_s, 1 s), each pause just before
+        a tick, so that a compiled batch is never cut short by a pause)."""
         if duration_s <= 0:
             raise ValueError(f"duration must be positive, got {duration_s}")
         end = self.env.now + round(duration_s * NS_PER_S)
+        period = self.tick.period_ns
         try:
             while self.env.now < end:
                 before = self.env.now
-                self.env.run(until=min(end, self.env.now + round(chunk_s * NS_PER_S)))
+                chunk = max(chunk_s, 1.0) if self.compiled is not None else chunk_s
+                until = min(end, self.env.now + round(chunk * NS_PER_S))
+                if self.compiled is not None and until < end and until // period * period - 1 > \
+                        before:  # pause before a tick, not inside its period (same events)
+                    until = until // period * period - 1
+                self.env.run(until=until)
                 if progress is not None:
                     progress((self.env.now - before) / NS_PER_S)
         finally:
@@ -299,5 +318,6 @@ class Robot:
             sum(b.tx_faults for b in self.boards),
             "error_frames": self.medium.error_frames if self.medium is not None else 0,
             "engine": self.engine,
+            **({"engine_periods": dict(self.compiled.counts)} if self.compiled else {}),
             **({"engine_fallback": self.engine_fallback} if self.engine_fallback else {}),
         }

@@ -56,9 +56,11 @@ def add_subparser(sub: Commands) -> None:
                         default=None, metavar="FACTOR",
                         help="pace simulated time to wall time (factor 0.01..100)")
     parser.add_argument("--engine", choices=ENGINES, default="auto",
-                        help="the period engine (a lean bus of bytes; boards and host step "
-                             "compiled) or the reference (python-can) path; auto: the engine "
-                             "unless a bus fault needs the reference path")
+                        help="compiled: steady periods in one numba call per batch, the rest "
+                             "on the period engine; period: the period engine (a lean bus of "
+                             "bytes); reference: the python-can path; auto: compiled where "
+                             "supported (cascade, 2-byte MEAS), else period, else reference "
+                             "(bus faults)")
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(func=_do_run)
@@ -82,9 +84,11 @@ def _do_run(args: argparse.Namespace) -> None:
                          engine=args.engine,
                          trajectory=load(args.trajectory) if args.trajectory else None)
     # Robot() compiles what is not cached yet
+    # (the period engine's loop compiles with them on a first run; checked alone, a cold engine
+    # cache after an edit of its sources would print this before every error message)
     if not args.json and not is_cached(run_bank_lean_fast, can_tick_fast, tick_all, *HOST_STEP):
-        print("compiling the board kernels and the host step (first run only, cached) ...",
-              file=sys.stderr)
+        print("compiling the board kernels, the host step and the period engine "
+              "(first run only, cached) ...", file=sys.stderr)
     robot = Robot(config)
     bar = tqdm(total=args.duration, unit="sim s", disable=args.no_progress or args.json,
                file=sys.stderr, bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} sim s "

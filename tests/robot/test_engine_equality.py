@@ -109,7 +109,8 @@ def test_random_runs_equal(tmp_path: Path, seed: int, lines: int, tuning: str, s
 def test_engine_choice() -> None:
     """auto runs the engine unless a bus fault needs the reference path; asking for the engine
     then is an error."""
-    assert Robot(RobotConfig()).engine == "period"
+    assert Robot(RobotConfig()).engine == "compiled"
+    assert Robot(RobotConfig(engine="period")).engine == "period"
     auto = Robot(RobotConfig(faults=("node 5 silent at 10ms",)))
     assert auto.engine == "reference"
     assert "reference path" in auto.report(1.0)["engine_fallback"]
@@ -124,7 +125,7 @@ def test_realtime_runs_on_the_engine_paced_and_unchanged(tmp_path: Path) -> None
     0.2 simulated s at 4x take at least 50 ms of wall time, and the log is the unpaced one."""
     paced, fast = tmp_path / "paced.log", tmp_path / "fast.log"
     robot = Robot(RobotConfig(realtime_factor=4.0, log_path=str(paced)))
-    assert robot.engine == "period"
+    assert robot.engine == "compiled"
     start = time.perf_counter()
     robot.run(0.2)
     assert time.perf_counter() - start >= 0.049

@@ -1,4 +1,4 @@
-"""`servobus run --engine`: the period engine by default, the reference path on request or for
+"""`servobus run --engine`: the compiled engine by default, the reference path on request or for
 what only it runs, and a clear error when the engine is asked for that."""
 
 import json
@@ -16,7 +16,7 @@ def _report(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
 def test_engine_by_default_and_reference_on_request(capsys) -> None:
     engine = _report(capsys)
     reference = _report(capsys, "--engine", "reference")
-    assert engine["engine"] == "period" and reference["engine"] == "reference"
+    assert engine["engine"] == "compiled" and reference["engine"] == "reference"
     assert "engine_fallback" not in engine and "engine_fallback" not in reference
     assert engine["ticks"] == reference["ticks"] == 13
     assert engine["tracking_rms_lsb"] == reference["tracking_rms_lsb"]
@@ -28,6 +28,9 @@ def test_bus_fault_falls_back_under_auto_and_is_an_error_for_compiled(capsys) ->
     assert main(["run", "--duration", "0.05", "--engine", "period", "--fault",
                  "node 3 silent at 10ms"]) == 2
     assert "error: engine period: bus-level faults" in capsys.readouterr().err
+    assert main(["run", "--duration", "0.05", "--engine", "compiled", "--fault",
+                 "node 3 silent at 10ms"]) == 2
+    assert "error: engine compiled: bus-level faults" in capsys.readouterr().err
 
 
 def test_robot_faults_the_engine_runs(capsys) -> None:

@@ -1,0 +1,260 @@
+"""The hand-over between the robot's Python nodes and the compiled period engine.
+
+The robot runs on the period engine's bus (``robot.engine_run``); the time trigger's timer calls
+``CompiledEngine.on_tick`` instead of ``TickNode._tick``.  At a tick due now it decides how many
+whole periods may run compiled (``fast_forward``): none unless this instant is a steady period
+boundary, and then only up to the next event Python must handle.  Otherwise the tick runs in
+Python on the LeanBus (``engine_periods["period"]`` counts those).
+
+A batch of n periods from the tick due at T_0 is taken only when
+
+* the bus is idle: nothing queued, no arbitration pending, the wire free by T_0;
+* the host is idle and done with its period (no backlog, no computation pending, no skipped
+  ticks being drained), its player has seen a tick;
+* no other event is due before T_n (the heap's next event: an operator action, a pending
+  timeout, a STATUS timer not on a tick), T_n is within the run's limit, no tick drop is near
+  and no host delay fault is pending before T_n; the boards' STATUS timers that fire on a tick
+  wait for its decision (``on_status``) and run inside the batch every 100 ms;
+* a run paced to wall time (``--realtime``) takes one period per batch, so that the clock is
+  paced at every period's last event and next tick, as on the LeanBus.
+
+The configuration must be one the compiled loop models (``unsupported`` says why not; cascade or
+local-P mode, 2- or 6-byte measurements): the compiled PID bank with a current limit inside the
+ACTUATION signal's range, the default supervisor, a time trigger without drift or jitter, and a
+host whose computation and frames end within the period. The nodes' objects stay the truth:
+after a batch the supervisor takes the periods' figures (``steady_periods``), the
+host's counters, player and period number, the tick node's count and timer, the bank's clock,
+the bus's free instant and frame count are written back, and the frames are charged to the load
+meter and handed to the taps (a log writer) in order, as LeanBus delivers them.
+"""
+
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from servobus.bus import frame_bits as fb
+from servobus.bus.period_engine import LeanBus
+from servobus.bus.schema import JOINTS, MODE_NAMES, TICK, actuation_name, meas_name
+from servobus.host.host_node import PeriodRecord
+from servobus.host.pid import ANTI_WINDUP, PidBank
+from servobus.plant.board_node import STATUS_PERIOD_NS, BoardNode
+from servobus.robot import engine_compiled as ec
+
+if TYPE_CHECKING:
+    from servobus.robot.assembly import Robot
+
+BATCH = 256  # periods per compiled call at most (about 1 s)
+FRAME_BUDGET_NS = 1_600_000  # the period's 16 frames at their longest, with interframe spaces
+
+
+def _node_checks(robot: "Robot") -> list[tuple[bool, str]]:
+    """What the nodes must be for a compiled period (a caller may swap the controller or
+    change the host's times after the robot is built: checked again at every batch)."""
+    cfg, host, tick = robot.config, robot.host, robot.tick
+    return [
+        (host.local_p != (cfg.mode == "local-p"), "a host in another mode than its boards"),
+        (host.meas_bytes != cfg.meas_bytes, "a host with another MEAS size than its boards"),
+        (type(host.controller) is not PidBank, "a controller other than the compiled PID bank"),
+        (not ec.IW_LO <= getattr(host.controller, "i_max", 0.0) <= ec.IW_HI,
+         "a current limit outside the ACTUATION signal's range"),
+        (host.supervisor.expected != frozenset(range(1, JOINTS + 1)), "a partial supervisor"),
+        (tick.jitter_ns != 0 or tick.drift_ppm != 0.0, "a time trigger with jitter or drift"),
+        (host.compute_ns < 0 or host.compute_ns + FRAME_BUDGET_NS >= tick.period_ns,
+         "a host computation that may not end within the period"),
+        (host.meas_timeout_ns >= tick.period_ns, "a measurement timeout beyond the period"),
+    ]
+
+
+def unsteady(robot: "Robot") -> bool:
+    """Whether the nodes are, at this moment, not what a compiled period models."""
+    return any(failed for failed, _ in _node_checks(robot))
+
+
+def unsupported(robot: "Robot") -> str | None:
+    """Why the compiled engine cannot run this robot's periods (None: it can)."""
+    schema = robot.schema
+    checks = [
+        *_node_checks(robot),
+        (schema.codec(TICK).layout.format != "<B", "the TICK layout"),
+        (any(schema.codec(actuation_name(k)).layout.format != "<hhhh" or
+             schema.codec(actuation_name(k)).scales != (ec.IW_SCALE,) * 4
+             for k in range(1, JOINTS // 4 + 1)), "the ACTUATION layout"),
+        (any(schema.codec(meas_name(j, 2)).layout.format != "<H" or
+             schema.codec(meas_name(j, 6)).layout.format != "<HHh" or
+             schema.codec(meas_name(j, 6)).scales[2] != ec.IW_SCALE
+             for j in range(1, JOINTS + 1)), "the MEAS layout"),
+        (any(schema.codec(f"POSREF_{k}").layout.format != "<HHHH"
+             for k in range(1, JOINTS // 4 + 1)), "the POSREF layout"),
+    ]
+    reasons = [why for failed, why in checks if failed]
+    return ", ".join(reasons) + " run on the period engine" if reasons else None
+
+
+def _supply_raw(schema: Any, node: Any) -> int:
+    """The raw supply value of the board's MEAS6 frame (its DBC encoding of a constant)."""
+    codec = schema.codec(meas_name(node.joint, 6))
+    values = {f"position_{node.joint}": 0, f"supply_{node.joint}": node.rig.servo.supply_v,
+              f"current_{node.joint}": 0.0}
+    return int(codec.layout.unpack(codec.encode(values))[1])
+
+
+class CompiledEngine:
+    """Runs the robot's steady periods in compiled batches, the rest on its LeanBus."""
+
+    def __init__(self, robot: "Robot") -> None:
+        """Take over the time trigger's and the boards' STATUS timers (before the nodes start,
+        so that their first timers come here too); ``lean`` is set once the robot is wired."""
+        self.robot = robot
+        self.lean: LeanBus = None  # type: ignore[assignment]
+        schema = robot.schema
+        cfg = robot.config
+        self.local_p = cfg.mode == "local-p"
+        self.meas_dlc = cfg.meas_bytes
+        names = [TICK, *(meas_name(j, cfg.meas_bytes) for j in range(1, JOINTS + 1)),
+                 *(f"POSREF_{k}" if self.local_p else actuation_name(k)
+                   for k in range(1, JOINTS // 4 + 1)),
+                 *(f"STATUS_{j}" for j in range(1, JOINTS + 1))]
+        self.ids = np.array([schema.message(n).frame_id for n in names], dtype=np.int64)
+        self.supply_raw = np.array([_supply_raw(schema, b) for b in robot.boards],
+                                   dtype=np.int64)
+        self.cpa = np.array([b.rig.counts_per_amp for b in robot.boards], dtype=float)
+        self.periods = np.zeros((BATCH, 5), dtype=np.int64)
+        self.refs = self.meas = self.currents = np.zeros((0, JOINTS))  # new ones per batch
+        self.frames = np.zeros((BATCH * ec.FRAMES_PER_PERIOD, 7), dtype=np.int64)
+        self.data = np.zeros((BATCH * ec.FRAMES_PER_PERIOD, 8), dtype=np.uint8)
+        self.bus = np.zeros(3, dtype=np.int64)
+        self.player = np.zeros(2)
+        self.counts = {"compiled": 0, "period": 0}
+        self.status = np.zeros((JOINTS, 4), dtype=np.uint8)
+        self.status_due = np.zeros(JOINTS, dtype=bool)
+        self.status_at = np.zeros(1, dtype=np.int64)
+        self._due: list[Any] = []  # boards whose STATUS timer fired at this tick's instant
+        self._python_tick = robot.tick._tick
+        robot.tick._tick = self.on_tick  # type: ignore[method-assign]  # its next timers
+        for node in robot.boards:
+            node._status = partial(self.on_status, node)  # type: ignore[method-assign]
+
+    def on_status(self, node: Any) -> None:
+        """A board's STATUS timer: at a tick's instant the frame waits for that tick's decision
+        (compiled, or sent first on the LeanBus); else it goes out now."""
+        tick = self.robot.tick
+        if tick.due(tick._k) + tick._jitter == self.robot.env.now:
+            self._due.append(node)
+        else:
+            BoardNode._status(node)
+
+    def on_tick(self) -> None:
+        """The time trigger's timer: a compiled batch from here, or this period in Python."""
+        n = self._batch()
+        if n == 0:
+            self.counts["period"] += 1
+            due, self._due = self._due, []
+            for node in due:  # in timer order, as they fired (each re-arms)
+                BoardNode._status(node)
+            self._python_tick()
+            return
+        self.counts["compiled"] += n
+        self._run(n)
+
+    def _batch(self) -> int:
+        """How many periods from now may run compiled (see the module docstring)."""
+        robot, lean = self.robot, self.lean
+        env, tick, host, sup = robot.env, robot.tick, robot.host, robot.host.supervisor
+        now, period = env.now, tick.period_ns
+        if unsteady(robot) or tick.due(tick._k) != now or lean._pool or \
+                lean._arbitration is not None or lean._busy or lean.free_at > now or \
+                not host.idle(now) or host._pending != host._period or \
+                host._period_end is not None or sup.seq is None or \
+                host.player._last_wall is None:
+            return 0
+        # every event of a period comes before the next tick: a period may end at until + 1
+        bounds = [x for x in (env.peek(), None if env.until is None else env.until + 1)
+                  if x is not None]
+        limit = min(bounds) if bounds else now + BATCH * period
+        for at in tick.skip_at_ns:
+            if at + period > now:
+                limit = min(limit, at - period)
+        for at, _ in robot._delays:
+            limit = min(limit, at)
+        if self._due and (STATUS_PERIOD_NS % period or any(
+                node.joint != node.index + 1 for node in self._due)):
+            limit = min(limit, now + STATUS_PERIOD_NS)  # only this instant's in the loop
+        most = 1 if env.realtime_factor is not None else BATCH  # paced period by period
+        return max(0, min(most, (limit - now) // period))
+
+    def _run(self, n: int) -> None:
+        """Run n periods compiled and write their results back into the nodes."""
+        robot, lean = self.robot, self.lean
+        env, tick, host, bank = robot.env, robot.tick, robot.host, robot.bank
+        ctl: Any = host.controller
+        player: Any = host.player
+        sup = host.supervisor
+        k0, t0 = tick._k, env.now
+        due, self._due = self._due, []
+        self.status_due[:] = False
+        for node in due:
+            self.status_due[node.index] = True
+        self.status_at[0] = t0 if due else -1
+        accumulators = host.records.accumulators()
+        assert accumulators is not None  # a period was recorded before (sup.seq is set)
+        self.refs, self.meas, self.currents = (np.empty((n, JOINTS)) for _ in range(3))
+        self.bus[ec.B_FREE] = lean.free_at
+        self.player[:] = (player._t, player._last_wall)
+        ec.fast_forward_c(
+            n, t0, tick.period_ns, k0, lean.bit_ns, self.ids, self.bus, self.meas_dlc,
+            self.supply_raw, self.cpa, self.local_p,
+            bank.rams, bank.roms, bank.params, bank.states, bank.istates, bank.tables,
+            bank.phase_ns, bank.done, bank.period_ns, bank._ti, bank._tf,
+            player._poses, player._starts, player._durations, player._period_s, self.player,
+            player.paused, host.hold, host.engaged, host.measured, ctl.r_p, ctl.r_i, ctl.r_d,
+            float(ctl.i_max), ANTI_WINDUP.index(ctl.anti_windup), float(ctl.a_aw), ctl.integ,
+            ctl.e_prev, ctl.saturated, host.compute_ns, self.status, self.status_due,
+            self.status_at, *accumulators, self.periods, self.refs, self.meas,
+            self.currents, self.frames, self.data)
+        count = int(self.bus[ec.B_FRAMES])
+        self._deliver(count)
+        periods = self.periods[:n].tolist()
+        tick_end, last, ready, sent, _ = (list(c) for c in zip(*periods, strict=True))
+        sup.steady_periods(k0 & 0xFF, tick_end, last, ready, sent)
+        keep = host.records.keep
+        first = 0 if keep is None else max(0, n - keep)
+        host.records.extend_accumulated(
+            [PeriodRecord(tick_end[i], self.refs[i], self.meas[i], self.currents[i])
+             for i in range(first, n)], n)
+        host._period += n
+        host._pending = host._period
+        host._busy_until = periods[-1][ec.P_SENT]
+        host._fresh[:] = True
+        host.limit_events += int(self.bus[ec.B_LIMIT])
+        player._t, player._last_wall = float(self.player[0]), float(self.player[1])
+        bank._last_t = periods[-1][ec.P_TICK_END]
+        lean.free_at = int(self.bus[ec.B_FREE])
+        lean.frames += count
+        env.advance(periods[-1][ec.P_LAST_EVENT])
+        for node in due:  # as BoardNode._status re-arms, before the tick's timer
+            host.board_modes[node.index] = MODE_NAMES[int(self.status[node.index, 0])]
+            env.call_at(int(self.status_at[0]), node._status)
+        tick._k += n
+        tick.sent += n
+        tick._arm()
+
+    def _deliver(self, count: int) -> None:
+        """The batch's frames to the load meter and the taps, in order (as LeanBus._deliver)."""
+        lean, meter = self.lean, self.robot.meter
+        frames = self.frames[:count]
+        extra = fb.TRAILER_BITS + fb.IFS_BITS
+        for charge in lean.charges:
+            if charge == meter.charge and meter.first is not None:
+                meter.charge_batch(frames[:, ec.F_START], frames[:, ec.F_BUSY],
+                                   frames[:, ec.F_BITS] + extra)
+                continue
+            for start, busy, bits in frames[:, [ec.F_START, ec.F_BUSY, ec.F_BITS]].tolist():
+                charge(start, busy, bits + extra, True)
+        if lean.taps:
+            rows = frames.tolist()
+            data = self.data[:count]
+            for f, (start, end, busy, can_id, sender, _, dlc) in enumerate(rows):
+                payload = data[f, :dlc].tobytes()
+                for tap in lean.taps:
+                    tap(start, end, busy, can_id, payload, sender)
