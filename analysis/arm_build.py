@@ -23,8 +23,8 @@ ISAS = ("arm", "thumb")
 ENTRY_POINTS = ("decimator_push", "measured_current", "set_reference", "pi_step", "pot_sample",
                 "encoder_read", "protection_check", "p_sample", "p_step", "adc_isr", "pwm_isr",
                 "can_tick", "can_actuation")
-CFLAGS = ("-mcpu=arm7tdmi", "-O2", "-ffreestanding", "-fwrapv", "-std=c99", "-Wall", "-Wextra",
-          "-Werror")
+CFLAGS = ("-mcpu=arm7tdmi", "-O2", "-fomit-frame-pointer", "-ffreestanding", "-fwrapv",
+          "-std=c99", "-Wall", "-Wextra", "-Werror")
 LINKER_SCRIPT = """SECTIONS {
   . = 0x00000000;
   .text : { *(.text .text.*) *(.rodata .rodata.*) }
