@@ -120,7 +120,8 @@ class CycleCounter:
         pc = ARM_REG_PC
         base = insn.insn_name()
         if base in _MUL_EXTRA:
-            return _Insn("mul", insn.cc, rs=self._reg(insn, ops[-1].reg),
+            rs = ops[2] if base in ("mul", "mla") else ops[3]  # Thumb MULS Rd,Rm,Rd: Rs=Rd
+            return _Insn("mul", insn.cc, rs=self._reg(insn, rs.reg),
                          mul_extra=_MUL_EXTRA[base], unsigned=base.startswith("u"))
         if base in ("b", "bl", "bx", "blx"):
             return _Insn("bl_thumb" if thumb and size == 4 else "branch", insn.cc)

@@ -16,9 +16,7 @@ from typing import Any
 import numpy as np
 
 from servobus.analysis.arm_build import INSTALL_HINT, Image, OracleUnavailable, load
-from servobus.firmware import board, current_loop, decimator, encoder, local_p, position
-from servobus.firmware import memory as m
-from servobus.firmware import protection
+from servobus.firmware import board, current_loop, decimator, encoder, local_p, position, protection
 
 FLASH_BASE, FLASH_SIZE = 0x00000000, 128 * 1024
 RAM_BASE, RAM_SIZE_BYTES = 0x40000000, 16 * 1024
@@ -55,7 +53,7 @@ ROUTINES: dict[str, Routine] = {
 }
 
 
-def _pack(words: Sequence[int]) -> bytes:
+def _pack(words: Sequence[int] | np.ndarray) -> bytes:
     return struct.pack(f"<{len(words)}i", *(int(w) for w in words))
 
 

@@ -125,7 +125,7 @@ def machine_code_dict(hw: BoardHardware, ticks: int, costs: list[IsrCost]) -> di
     rates = rates_hz(hw)
     out: dict = {"cycle_model": "ARM7TDMI TRM S/N/I per executed instruction, zero wait states"}
     for isa, found in per_isa.items():
-        isrs = {}
+        isrs: dict[str, dict] = {}
         for name, mc in found.items():
             total = mc.mean_cycles + fixed_cycles(name)
             isrs[name] = {"instructions_per_call": mc.mean_instructions,
@@ -136,6 +136,6 @@ def machine_code_dict(hw: BoardHardware, ticks: int, costs: list[IsrCost]) -> di
                           "hand_table_cycles_per_call": hand[name],
                           "machine_minus_hand_cycles": total - hand[name],
                           "cpu_pct": 100.0 * rates[name] * total / hw.pclk_hz}
-        load = sum(rates[n] * v["cycles_per_call"] for n, v in isrs.items()) / hw.pclk_hz
+        load = sum(rates[n] * float(v["cycles_per_call"]) for n, v in isrs.items()) / hw.pclk_hz
         out[isa] = {"interrupts": isrs, "cpu_utilization_pct": 100.0 * load}
     return out
