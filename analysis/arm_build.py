@@ -56,6 +56,7 @@ def cache_dir() -> Path:
 
 
 def _zig_version() -> str:
+    """The installed ziglang wheel's version (part of the cache key), or OracleUnavailable."""
     try:
         import ziglang  # noqa: F401  (presence check; the version pins the cache key)
     except ImportError as exc:
@@ -66,6 +67,7 @@ def _zig_version() -> str:
 
 
 def _sources() -> list[Path]:
+    """The C firmware's files, in a stable order."""
     return sorted([*C_DIR.glob("*.c"), *C_DIR.glob("*.h")])
 
 

@@ -9,7 +9,7 @@ Cycle Timings) in sequential (S), non-sequential (N) and internal (I) cycles:
                         m = 1..4 by the significant bytes of the multiplier operand Rs
     LDR                 1S+1N+1I (2S+2N+1I into the PC);  STR 2N
     LDM / POP           nS+1N+1I ((n+1)S+2N+1I with the PC);  STM / PUSH (n-1)S+2N
-    B, BL, BX           2S+1N (Thumb BL: its two halves 1S, then 2S+1N)
+    B, BL, BX           2S+1N (Thumb BL, one 32-bit step for unicorn: 1S, then 2S+1N)
     condition failed    1S
 
 Cycles are S+N+I: zero flash wait states (MAM fully on), the hand table's assumption.
@@ -48,7 +48,9 @@ class Cost:
 
 @dataclass(frozen=True)
 class _Insn:
-    kind: str  # dp, mul, ldr, str, ldm, stm, branch, bl_prefix, bl_thumb
+    """An instruction's timing class, decoded once per address."""
+
+    kind: str  # dp, mul, ldr, str, ldm, stm, branch, bl_thumb
     cond: int  # capstone ARM_CC_*; 15 (AL) or 0 (none) always executes
     writes_pc: bool = False
     reg_shift: bool = False
@@ -68,6 +70,7 @@ def _multiplier_m(value: int, unsigned: bool) -> int:
 
 
 def _condition_passes(cond: int, cpsr: int) -> bool:
+    """Whether a capstone ARM_CC_* condition holds for the CPSR flags N Z C V."""
     n, z, c, v = (cpsr >> 31) & 1, (cpsr >> 30) & 1, (cpsr >> 29) & 1, (cpsr >> 28) & 1
     table = {1: z, 2: not z, 3: c, 4: not c, 5: n, 6: not n, 7: v, 8: not v,
              9: c and not z, 10: not c or z, 11: n == v, 12: n != v,
@@ -105,13 +108,13 @@ class CycleCounter:
         return after, r0, self._cost
 
     def _reg(self, insn: Any, reg: int) -> int:
+        """unicorn's id of a capstone register (by name: r0..r12, sb, sl, fp, ip, sp, lr, pc)."""
         return int(getattr(self._uc_regs, f"UC_ARM_REG_{insn.reg_name(reg).upper()}"))
 
     def _decode(self, uc: Any, address: int, size: int) -> _Insn:
+        """Classify the instruction at `address` (ARM or Thumb by the CPSR's T bit)."""
         code = bytes(uc.mem_read(address, size))
         thumb = bool(uc.reg_read(self._uc_regs.UC_ARM_REG_CPSR) & 0x20)
-        if thumb and size == 2 and code[1] & 0xF8 == 0xF0:  # first half of a Thumb BL
-            return _Insn("bl_prefix", 0)
         md = self._disasm[thumb]
         insn = next(md.disasm(code, address, 1), None)
         if insn is None:
@@ -142,6 +145,7 @@ class CycleCounter:
         return _Insn("dp", insn.cc, writes_pc=writes_pc, reg_shift=reg_shift)
 
     def _on_code(self, uc: Any, address: int, size: int, _data: Any) -> None:
+        """unicorn's code hook: charge the instruction about to execute."""
         if not self.enabled:
             return
         insn = self._decoded.get(address)
@@ -174,8 +178,6 @@ def _timing(insn: _Insn, uc: Any) -> tuple[int, int, int]:
         return (insn.nregs + 1, 2, 1) if insn.writes_pc else (insn.nregs, 1, 1)
     if insn.kind == "stm":
         return insn.nregs - 1, 2, 0
-    if insn.kind == "bl_prefix":
-        return 1, 0, 0
     if insn.kind == "bl_thumb":  # both halves in one hook call: 1S, then 2S+1N
         return 3, 1, 0
     return 2, 1, 0  # branch

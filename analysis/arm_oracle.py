@@ -54,10 +54,12 @@ ROUTINES: dict[str, Routine] = {
 
 
 def _pack(words: Sequence[int] | np.ndarray) -> bytes:
+    """int32 words as little-endian bytes (the struct's memory image)."""
     return struct.pack(f"<{len(words)}i", *(int(w) for w in words))
 
 
 def _signed(value: int) -> int:
+    """A 32-bit register value as a signed integer."""
     return ((value + 0x80000000) & 0xFFFFFFFF) - 0x80000000
 
 
