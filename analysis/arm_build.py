@@ -20,9 +20,10 @@ import servobus.firmware
 
 C_DIR = Path(servobus.firmware.__file__).parent / "c"
 ISAS = ("arm", "thumb")
-ENTRY_POINTS = ("decimator_push", "measured_current", "set_reference", "pi_step", "pot_sample",
-                "encoder_read", "protection_check", "p_sample", "p_step", "adc_isr", "pwm_isr",
-                "can_tick", "can_actuation")
+ENTRY_POINTS = ("decimator_push", "decimator_fill", "measured_current", "set_reference",
+                "pi_step", "pot_sample", "encoder_read", "protection_check", "p_sample", "p_step",
+                "board_reset", "set_mode", "adc_isr", "pwm_isr", "can_tick", "can_actuation",
+                "can_posref")
 CFLAGS = ("-mcpu=arm7tdmi", "-O2", "-fomit-frame-pointer", "-ffreestanding", "-fwrapv",
           "-std=c99", "-Wall", "-Wextra", "-Werror")
 LINKER_SCRIPT = """SECTIONS {

@@ -38,6 +38,7 @@ class Routine:
 
 ROUTINES: dict[str, Routine] = {
     "decimator_push": Routine(decimator.push, False, 1, False),
+    "decimator_fill": Routine(decimator.fill, False, 1, False),
     "measured_current": Routine(current_loop.measured_current, True, 0, True),
     "set_reference": Routine(current_loop.set_reference, True, 1, False),
     "pi_step": Routine(current_loop.pi_step, True, 1, True),
@@ -46,10 +47,13 @@ ROUTINES: dict[str, Routine] = {
     "protection_check": Routine(protection.check, True, 2, True),
     "p_sample": Routine(local_p.p_sample, True, 1, True),
     "p_step": Routine(local_p.p_step, True, 0, True),
+    "board_reset": Routine(board.reset, True, 1, False),
+    "set_mode": Routine(board.set_mode, False, 1, False),
     "adc_isr": Routine(board.adc_isr, False, 1, False),
     "pwm_isr": Routine(board.pwm_isr, True, 4, False),
     "can_tick": Routine(board.can_tick, True, 0, False),
     "can_actuation": Routine(board.can_actuation, False, 1, False),
+    "can_posref": Routine(board.can_posref, False, 1, False),
 }
 
 

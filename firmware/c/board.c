@@ -1,6 +1,25 @@
 /* The servo board's interrupt handlers and CAN commands, composed from the routines. */
 #include "servo.h"
 
+void board_reset(ram_t *ram, const rom_t *rom, int32_t mode)
+{
+    int32_t *word = (int32_t *)ram;
+    uint32_t k;
+    for (k = 0; k < sizeof(ram_t) / sizeof(int32_t); k++)
+        word[k] = 0;
+    decimator_fill(ram, rom->adc_zero_sum / MA_LEN);
+    set_mode(ram, mode);
+}
+
+void set_mode(ram_t *ram, int32_t mode)
+{
+    ram->mode = mode;
+    ram->pi_integ = 0;
+    ram->duty_ref = 0;
+    ram->p_sum = 0;
+    ram->p_count = 0;
+}
+
 void adc_isr(ram_t *ram, int32_t code)
 {
     decimator_push(ram, code);
@@ -61,5 +80,11 @@ void can_tick(ram_t *ram, const rom_t *rom)
 void can_actuation(ram_t *ram, int32_t iw_q12)
 {
     ram->iw_pending = iw_q12;
+    ram->act_silent = 0;
+}
+
+void can_posref(ram_t *ram, int32_t xw)
+{
+    ram->xw_ref = xw;
     ram->act_silent = 0;
 }

@@ -30,6 +30,15 @@ void decimator_push(ram_t *ram, int32_t sample)
     ram->ma_head = head;
 }
 
+void decimator_fill(ram_t *ram, int32_t sample)
+{
+    int32_t k;
+    for (k = 0; k < MA_LEN; k++)
+        ram->ma_buf[k] = sample;
+    ram->ma_sum = sample * MA_LEN;
+    ram->ma_head = 0;
+}
+
 int32_t measured_current(const ram_t *ram, const rom_t *rom)
 {
     int32_t s = ram->ma_sum - rom->adc_zero_sum;

@@ -56,6 +56,7 @@ enum { STATUS_OVER_CURRENT = 1, STATUS_OVER_TEMPERATURE = 2 };
 enum { ACT_TIMEOUT_PERIODS = 3 };
 
 void decimator_push(ram_t *ram, int32_t sample);
+void decimator_fill(ram_t *ram, int32_t sample);
 int32_t measured_current(const ram_t *ram, const rom_t *rom);
 void set_reference(ram_t *ram, const rom_t *rom, int32_t iw_q12);
 int32_t pi_step(ram_t *ram, const rom_t *rom, int32_t meas);
@@ -64,10 +65,13 @@ void encoder_read(ram_t *ram, int32_t counter, int32_t index);
 int32_t protection_check(ram_t *ram, const rom_t *rom, int32_t meas, int32_t temp_code);
 int32_t p_sample(ram_t *ram, const rom_t *rom, int32_t code);
 int32_t p_step(ram_t *ram, const rom_t *rom);
+void board_reset(ram_t *ram, const rom_t *rom, int32_t mode);
+void set_mode(ram_t *ram, int32_t mode);
 void adc_isr(ram_t *ram, int32_t code);
 void pwm_isr(ram_t *ram, const rom_t *rom, int32_t pot_code, int32_t enc_counter,
              int32_t enc_index, int32_t temp_code);
 void can_tick(ram_t *ram, const rom_t *rom);
 void can_actuation(ram_t *ram, int32_t iw_q12);
+void can_posref(ram_t *ram, int32_t xw);
 
 #endif

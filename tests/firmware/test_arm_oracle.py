@@ -127,6 +127,12 @@ BOUNDARIES = [  # (routine, RAM cells, ROM cells, arguments): the edges named in
     ("p_step", {m.XW_REF: INT32_MAX, m.P_SUM: INT32_MIN}, {m.P_GAIN_Q8: -1}, []),
     ("can_tick", {m.MODE: m.MODE_DUTY, m.IW_PENDING: INT32_MIN, m.ACT_SILENT: INT32_MIN}, {}, []),
     ("pwm_isr", {m.MODE: m.MODE_CURRENT, m.MA_SUM: INT32_MAX, m.PWM_PREV: -1}, {}, [-1, 0, 1, 0]),
+    ("board_reset", {m.STATUS: 3}, {m.ADC_ZERO_SUM: -13}, [m.MODE_CURRENT]),  # /12 by SMULL
+    ("board_reset", {}, {m.ADC_ZERO_SUM: -11}, [m.MODE_DUTY]),  # truncates to 0
+    ("board_reset", {}, {m.ADC_ZERO_SUM: INT32_MIN}, [INT32_MIN]),
+    ("board_reset", {}, {m.ADC_ZERO_SUM: INT32_MAX}, [-1]),
+    ("decimator_fill", {m.MA_HEAD: 7}, {}, [INT32_MAX]),  # the 12-sample sum wraps
+    ("decimator_fill", {}, {}, [-178956971]),  # 12 * x just below -2^31
 ]
 
 
