@@ -5,7 +5,9 @@ with CAN ticks and actuations every 4 ms) under ``OpCounter``; each interrupt's 
 operation counts are converted to cycles with the table below and weighted by its rate.
 
 The cycle table CYCLES is the ARM7TDMI TRM's S/N/I cycle counts, worst case, with zero flash
-wait states assumed (MAM fully enabled); `servobus budget --cpu` prints it with the result.
+wait states assumed (MAM fully enabled); `servobus budget --cpu` prints it with the result, and
+beside it the figure counted from the C firmware's machine code on the same workload
+(``arm_budget``, when the `oracle` extra is installed; docs/cpu-budget.md explains the gap).
 """
 
 from dataclasses import dataclass
@@ -52,25 +54,39 @@ def _cycles(ops: dict[str, float]) -> float:
     return sum(CYCLES[op] * n for op, n in ops.items())
 
 
+def run_workload(rig: BoardRig, hw: BoardHardware, ticks: int) -> None:
+    """The budget's workload: +-0.8 A references reversing every 5 ticks, reference path."""
+    for iw in np.where(np.arange(ticks) % 10 < 5, 0.8, -0.8):
+        rig.command_current(float(iw))
+        rig.run(hw.periods_per_tick, record=False, fast=False)
+
+
+def rates_hz(hw: BoardHardware) -> dict[str, float]:
+    """How often each interrupt runs."""
+    return {"adc_isr": hw.adc_hz, "pwm_isr": hw.pwm_hz, "can_tick": hw.can_hz,
+            "can_actuation": hw.can_hz}
+
+
+def fixed_cycles(name: str) -> int:
+    """Cycles of an interrupt outside the firmware routine: IRQ entry/exit, CAN driver."""
+    driver = {"can_tick": CAN_DRIVER_CYCLES["rx_frame"] + CAN_DRIVER_CYCLES["tx_frame"],
+              "can_actuation": CAN_DRIVER_CYCLES["rx_frame"]}
+    return ISR_OVERHEAD_CYCLES + driver.get(name, 0)
+
+
 def measure(hw: BoardHardware = DEFAULT_BOARD, ticks: int = 25) -> tuple[list[IsrCost], float]:
     """Count the firmware over `ticks` CAN periods; return the ISR costs and CPU utilisation."""
     rig = BoardRig(hw=hw, options=PlantOptions(rotor="free"))
-    refs = np.where(np.arange(ticks) % 10 < 5, 0.8, -0.8)
     with OpCounter(CYCLES) as counter:
         rig.ram = counter.watch(rig.ram, "ram")
         rig.rom = counter.watch(rig.rom, "rom")
-        for iw in refs:
-            rig.command_current(float(iw))
-            rig.run(hw.periods_per_tick, record=False, fast=False)
-    rates = {"adc_isr": hw.adc_hz, "pwm_isr": hw.pwm_hz, "can_tick": hw.can_hz,
-             "can_actuation": hw.can_hz}
-    driver = {"can_tick": CAN_DRIVER_CYCLES["rx_frame"] + CAN_DRIVER_CYCLES["tx_frame"],
-              "can_actuation": CAN_DRIVER_CYCLES["rx_frame"]}
+        run_workload(rig, hw, ticks)
+    rates = rates_hz(hw)
     costs = []
     for name in ISRS:
         calls = counter.calls[name]
         mean_ops = {op: n / calls for op, n in sorted(counter.per_isr[name].items())}
-        fixed = ISR_OVERHEAD_CYCLES + driver.get(name, 0)
+        fixed = fixed_cycles(name)
         worst = counter.cost(counter.worst[name])
         costs.append(IsrCost(name=name, rate_hz=rates[name], calls=calls, mean_ops=mean_ops,
                              mean_cycles=_cycles(mean_ops) + fixed, max_cycles=worst + fixed))
@@ -91,3 +107,35 @@ def budget_dict(costs: list[IsrCost], utilization_pct: float, hw: BoardHardware)
         "cycle_table": CYCLES,
         "cpu_utilization_pct": utilization_pct,
     }
+
+
+def machine_code_dict(hw: BoardHardware, ticks: int, costs: list[IsrCost]) -> dict:
+    """The cycles counted from the C firmware's ARM and Thumb machine code on the same workload,
+    beside the hand table's; or how to get them when the oracle extra is missing."""
+    from servobus.analysis.arm_build import INSTALL_HINT, OracleUnavailable
+
+    try:
+        from servobus.analysis.arm_budget import record_workload, replay
+
+        calls, rom = record_workload(hw, ticks)
+        per_isa = {isa: replay(calls, rom, isa) for isa in ("arm", "thumb")}
+    except (ImportError, OracleUnavailable):
+        return {"unavailable": f"machine-code cycles need the oracle extra: {INSTALL_HINT}"}
+    hand = {c.name: c.mean_cycles for c in costs}
+    rates = rates_hz(hw)
+    out: dict = {"cycle_model": "ARM7TDMI TRM S/N/I per executed instruction, zero wait states"}
+    for isa, found in per_isa.items():
+        isrs: dict[str, dict] = {}
+        for name, mc in found.items():
+            total = mc.mean_cycles + fixed_cycles(name)
+            isrs[name] = {"instructions_per_call": mc.mean_instructions,
+                          "instruction_mix_per_call": mc.mix,
+                          "routine_cycles_per_call": mc.mean_cycles,
+                          "cycles_per_call": total,
+                          "worst_cycles_per_call": mc.max_cycles + fixed_cycles(name),
+                          "hand_table_cycles_per_call": hand[name],
+                          "machine_minus_hand_cycles": total - hand[name],
+                          "cpu_pct": 100.0 * rates[name] * total / hw.pclk_hz}
+        load = sum(rates[n] * float(v["cycles_per_call"]) for n, v in isrs.items()) / hw.pclk_hz
+        out[isa] = {"interrupts": isrs, "cpu_utilization_pct": 100.0 * load}
+    return out

@@ -2,7 +2,6 @@
 
 import argparse
 
-from servobus.analysis.cpu_budget import budget_dict, measure
 from servobus.presets.board import DEFAULT_BOARD
 from servobus.tools import units
 from servobus.tools.cli import Commands
@@ -16,6 +15,8 @@ def add_subparser(sub: Commands) -> None:
     parser.add_argument("--cpu", action="store_true", help="firmware CPU budget")
     parser.add_argument("--ticks", type=units.integer(1, 10_000), default=25,
                         help="CAN periods of counted workload, 1 .. 10000")
+    parser.add_argument("--hand-only", action="store_true",
+                        help="skip the machine-code cycle count (oracle extra) beside the table")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(func=_do_budget)
 
@@ -23,5 +24,10 @@ def add_subparser(sub: Commands) -> None:
 def _do_budget(args: argparse.Namespace) -> None:
     if not args.cpu:
         raise ServobusError("say which budget: --cpu")
+    from servobus.analysis.cpu_budget import budget_dict, machine_code_dict, measure
+
     costs, pct = measure(DEFAULT_BOARD, args.ticks)
-    emit(budget_dict(costs, pct, DEFAULT_BOARD), args.json, title="firmware CPU budget")
+    result = budget_dict(costs, pct, DEFAULT_BOARD)
+    if not args.hand_only:
+        result["machine_code"] = machine_code_dict(DEFAULT_BOARD, args.ticks, costs)
+    emit(result, args.json, title="firmware CPU budget")

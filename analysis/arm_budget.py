@@ -1,0 +1,94 @@
+"""The CPU budget from the machine code: the budget's workload replayed on the C firmware.
+
+Every interrupt the reference path runs in ``cpu_budget.run_workload`` is recorded with the RAM
+it found and its arguments; each call is then run on the ARM7TDMI emulator from that RAM, its
+cycles counted (``arm_cycles``), and its RAM afterwards checked against the Python firmware's
+(so the budget workload is one more oracle run).  The fixed costs the C routines do not contain
+(IRQ entry and exit, the CAN driver) are the hand table's, added to both figures alike.
+"""
+
+from collections import Counter
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from servobus.analysis.op_counter import ISRS
+from servobus.firmware import board
+from servobus.plant.build import PlantOptions
+from servobus.plant.rig import BoardRig
+from servobus.presets.board import BoardHardware
+
+Call = tuple[str, np.ndarray, tuple[int, ...], np.ndarray]  # name, RAM before, args, RAM after
+
+
+@dataclass(frozen=True)
+class MachineCost:
+    """Executed instructions and cycles of one interrupt's C routine over the workload."""
+
+    calls: int
+    mean_instructions: float
+    mean_cycles: float
+    max_cycles: int
+    mix: dict[str, float]  # executed instructions per call by class (arm_cycles' kinds)
+
+
+@contextmanager
+def recording(calls: list[Call]) -> Any:
+    """Record every board interrupt call (RAM before and after, integer arguments)."""
+    saved = {name: getattr(board, name) for name in ISRS}
+
+    def recorder(name: str, fn: Callable) -> Callable:
+        def record(ram: np.ndarray, *rest: Any) -> Any:
+            before = np.array(ram, dtype=np.int64)
+            result = fn(ram, *rest)
+            args = tuple(int(a) for a in rest if not isinstance(a, np.ndarray))
+            calls.append((name, before, args, np.array(ram, dtype=np.int64)))
+            return result
+
+        return record
+
+    for name, fn in saved.items():
+        setattr(board, name, recorder(name, fn))
+    try:
+        yield calls
+    finally:
+        for name, fn in saved.items():
+            setattr(board, name, fn)
+
+
+def record_workload(hw: BoardHardware, ticks: int) -> tuple[list[Call], np.ndarray]:
+    """The interrupt calls of the budget workload and the board's ROM."""
+    from servobus.analysis.cpu_budget import run_workload
+
+    rig = BoardRig(hw=hw, options=PlantOptions(rotor="free"))
+    calls: list[Call] = []
+    with recording(calls):
+        run_workload(rig, hw, ticks)
+    return calls, rig.rom
+
+
+def replay(calls: list[Call], rom: np.ndarray, isa: str) -> dict[str, MachineCost]:
+    """Run each recorded call on the machine code; RAM must match the Python firmware's."""
+    from servobus.analysis.arm_cycles import CycleCounter
+    from servobus.analysis.arm_oracle import ROUTINES, Machine
+
+    counter = CycleCounter(Machine(isa))
+    cycles: dict[str, list[int]] = {name: [] for name in ISRS}
+    instructions: dict[str, int] = dict.fromkeys(ISRS, 0)
+    mix: dict[str, Counter[str]] = {name: Counter() for name in ISRS}
+    for name, before, args, after in calls:
+        got, _, cost = counter.run(name, before, rom if ROUTINES[name].takes_rom else None, args)
+        if not np.array_equal(got, after):
+            cells = np.flatnonzero(got != after).tolist()
+            raise RuntimeError(f"machine code ({isa}) and Python firmware differ after {name}"
+                               f"{args} at RAM cells {cells}")
+        cycles[name].append(cost.cycles)
+        instructions[name] += cost.instructions
+        mix[name].update(cost.classes)
+    return {name: MachineCost(calls=len(c), mean_instructions=instructions[name] / len(c),
+                              mean_cycles=float(np.mean(c)), max_cycles=int(max(c)),
+                              mix={k: n / len(c) for k, n in sorted(mix[name].items())})
+            for name, c in cycles.items() if c}
