@@ -1,11 +1,16 @@
-"""Shared fixtures: firmware ROM images of the default board, one per sensing variant."""
+"""Shared fixtures: firmware ROM images of the default board, one per sensing variant; no
+hypothesis deadline (a wall-clock limit per example fails at random on a loaded machine)."""
 
 import numpy as np
 import pytest
+from hypothesis import settings
 
 from servobus.presets.board import DEFAULT_BOARD, SENSING_CHOICES
 from servobus.presets.firmware_image import build_rom
 from servobus.presets.servos import HSR_5995TG
+
+settings.register_profile("servobus", deadline=None)
+settings.load_profile("servobus")
 
 ROMS = {s: build_rom(HSR_5995TG, DEFAULT_BOARD, s) for s in SENSING_CHOICES}
 
