@@ -33,7 +33,13 @@ from servobus.host.pid import AntiWindup, PidBank
 from servobus.host.position_loop import PositionPlant
 from servobus.host.supervisor import Supervisor
 from servobus.host.trajectory import Player, Trajectory, default_gait
-from servobus.host.tunings import DEFAULT_ROBOT_KP, DEFAULT_ROBOT_Q, DEFAULT_TUNING, tuning
+from servobus.host.tunings import (
+    DEFAULT_ROBOT_KP,
+    DEFAULT_ROBOT_Q,
+    DEFAULT_TUNING,
+    Tuning,
+    tuning,
+)
 from servobus.plant.board_bank import BoardBank
 from servobus.plant.board_node import BoardNode
 from servobus.plant.build import PlantOptions
@@ -90,7 +96,7 @@ class RobotConfig:
     realtime_factor: float | None = None
     meas_bytes: int = 2
     anti_windup: AntiWindup = "soft"
-    tuning: str = DEFAULT_TUNING
+    tuning: str | Tuning = DEFAULT_TUNING  # a name of host.tunings.TUNINGS, or a Tuning
     trajectory: Trajectory | None = None
     compute_ns: int = 200_000
     actions: Sequence[str] = ()
@@ -137,7 +143,7 @@ class Robot:
         self.bank = BoardBank(options, [BOARD_MODES[cfg.mode]] * JOINTS, seed=cfg.seed)
         for rig, x in zip(self.bank.rigs, start, strict=True):
             rig.ram[m.XW_REF] = int(x)
-        self.tuning = tuning(cfg.tuning)
+        self.tuning = cfg.tuning if isinstance(cfg.tuning, Tuning) else tuning(cfg.tuning)
         nominal = default_plant()
         self.gains = self.tuning.gains(nominal.kp, nominal.f)
         self.tick = TickNode(self.schema, self.schema.tick_period_ns, seed=cfg.seed)

@@ -3,13 +3,14 @@ reduced to the sweep's metrics.  Runs on a Dask worker (anything it needs travel
 
 import math
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from servobus.sweep import measures
 from servobus.sweep.spec import SweepSpec
+
+if TYPE_CHECKING:
+    from servobus.host.tunings import Tuning
 
 RUN_REPORT_EXCLUDED = ("wall_time_s", "rtf")  # wall-clock figures: not reproducible
 _DURATION = re.compile(r"([0-9]*\.?[0-9]+(?:e-?[0-9]+)?)(s|ms)?")
@@ -61,26 +62,19 @@ def options(task: Task) -> dict[str, Any]:
     return opts
 
 
-@contextmanager
-def point_tuning(opts: dict[str, Any]) -> Iterator[str]:
-    """The tuning name for the run: the base tuning, or (omega_d / omega_i / k_kp axes) a
-    tuning registered under a generated name for the time the robot is built."""
+def point_tuning(opts: dict[str, Any]) -> "str | Tuning":
+    """The run's tuning: the base tuning's name, or (omega_d / omega_i / k_kp axes) the base
+    tuning with those fields replaced."""
     from servobus.host import tunings
 
     name = str(opts.get("tuning", tunings.DEFAULT_TUNING))
     fields = {k: float(opts[k]) for k in ("omega_d", "omega_i", "k_kp") if k in opts}
     if not fields:
-        yield name
-        return
+        return name
     base = tunings.tuning(name)
     wd, wi = fields.get("omega_d", base.omega_d), fields.get("omega_i", base.omega_i)
     k_kp = fields.get("k_kp", base.k_kp)
-    custom = tunings.Tuning(f"{name}[wd={wd:g},wi={wi:g},k={k_kp:g}]", wd, wi, k_kp)
-    tunings.TUNINGS[custom.name] = custom
-    try:
-        yield custom.name
-    finally:
-        del tunings.TUNINGS[custom.name]
+    return tunings.Tuning(f"{name}[wd={wd:g},wi={wi:g},k={k_kp:g}]", wd, wi, k_kp)
 
 
 def build(task: Task) -> tuple[Any, float]:
@@ -94,16 +88,15 @@ def build(task: Task) -> tuple[Any, float]:
     traj = (parse(task.trajectory_text, str(opts["trajectory"]))
             if task.trajectory_text is not None else None)
     needs_records = "oscillation" in task.metrics
-    with point_tuning(opts) as tuning_name:
-        config = RobotConfig(mode=opts.get("mode", "cascade"),
-                             sensing=opts.get("sensing", "supply-unipolar"),
-                             plant=opts.get("plant", "switching"), alphas=alphas,
-                             seed=int(opts["seed"]), faults=list(opts["fault"]),
-                             meas_bytes=int(opts.get("meas_bytes", 2)),
-                             anti_windup=opts.get("anti_windup", "soft"), tuning=tuning_name,
-                             actions=list(opts.get("do", [])), keep_records=needs_records,
-                             engine=opts.get("engine", "auto"), trajectory=traj)
-        robot = Robot(config)
+    config = RobotConfig(mode=opts.get("mode", "cascade"),
+                         sensing=opts.get("sensing", "supply-unipolar"),
+                         plant=opts.get("plant", "switching"), alphas=alphas,
+                         seed=int(opts["seed"]), faults=list(opts["fault"]),
+                         meas_bytes=int(opts.get("meas_bytes", 2)),
+                         anti_windup=opts.get("anti_windup", "soft"), tuning=point_tuning(opts),
+                         actions=list(opts.get("do", [])), keep_records=needs_records,
+                         engine=opts.get("engine", "auto"), trajectory=traj)
+    robot = Robot(config)
     return robot, seconds(opts.get("duration", 1.0))
 
 

@@ -99,11 +99,11 @@ def test_fault_axes_become_fault_lines_and_a_tuning_is_registered_for_the_build(
     assert opts["fault"] == ["tick drop at 1s", "random-corrupt 0.01",
                              "node 3 silent at 0.25s for 20ms"]
     assert opts["seed"] == 5 and "corrupt_rate" not in opts
-    from servobus.host.tunings import TUNINGS
+    from servobus.host.tunings import TUNINGS, Tuning
 
-    with point_tuning(opts) as name:
-        assert (TUNINGS[name].omega_d, TUNINGS[name].omega_i) == (40.0, 3.12)
-    assert name not in TUNINGS
+    custom = point_tuning(opts)
+    assert isinstance(custom, Tuning) and (custom.omega_d, custom.omega_i) == (40.0, 3.12)
+    assert custom.name not in TUNINGS and point_tuning({"tuning": "R2"}) == "R2"
     assert options(Task(0, {"silence_ms": 0, "corrupt_rate": 0.0}, 1, {}, [], {}, None))[
         "fault"] == []
 
