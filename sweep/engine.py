@@ -148,13 +148,13 @@ def _compute(todo: list[Task], scheduler: str | None, workers: int, progress: bo
 
     with _client(scheduler, workers) as client:
         futures = {client.submit(runner, task, key=f"sweep-point-{point_key(task.point)}",
-                                 retries=1, pure=False): task for task in todo}
+                                 pure=False): task for task in todo}
         with tqdm(total=len(todo), unit="point", disable=not progress) as bar:
             for future in as_completed(futures):
                 task = futures[future]
                 try:
                     row = future.result()
-                except Exception as err:  # KilledWorker after the retry, lost connection, ...
+                except Exception as err:  # KilledWorker after the rerun, lost connection, ...
                     row = {"point": task.index, **task.point, "seed": task.seed,
                            "status": f"error: {type(err).__name__}: {err}"}
                 finish(task, row)

@@ -15,16 +15,19 @@ import numpy as np
 
 from servobus.bus.scheduler import NS_PER_S
 
-DEFAULT_WINDOW_S = 1.0
-DEFAULT_THRESHOLD_LSB = 8.0
-DEFAULT_MIN_GROWTH = 0.9
+# every [measure] key of a sweep file and its default (spec.parse merges the file's on top)
+MEASURE_DEFAULTS: dict[str, Any] = {
+    "window_s": 1.0, "threshold_lsb": 8.0, "min_growth": 0.9,  # oscillation
+    "joint": 5, "at_s": 0.5,  # the silenced joint and when (fault axes, fault_detection)
+    "value": "max_tracking_rms_lsb",  # the heat map's column
+}
 
 
 def oscillation(robot: Any, measure: dict[str, Any]) -> dict[str, Any]:
     """Peak-to-peak error (LSB, worst joint) in the last window, its growth, and `stable`."""
-    window = float(measure.get("window_s", DEFAULT_WINDOW_S))
-    threshold = float(measure.get("threshold_lsb", DEFAULT_THRESHOLD_LSB))
-    min_growth = float(measure.get("min_growth", DEFAULT_MIN_GROWTH))
+    m = {**MEASURE_DEFAULTS, **measure}
+    window, threshold = float(m["window_s"]), float(m["threshold_lsb"])
+    min_growth = float(m["min_growth"])
     records = list(robot.host.records)
     t = np.array([r.tick_ns for r in records], dtype=float) / NS_PER_S
     err = np.array([r.reference - r.measured for r in records])
@@ -44,7 +47,8 @@ def fault_detection(robot: Any, measure: dict[str, Any], silence_ms: float) -> d
     """Servo-fault periods of the silenced joint inside its silence (detected) against the
     periods it was silent (injected); fault periods anywhere else are false alarms; recovery
     is the time from the silence's end to the last fault period of that joint, plus one."""
-    joint, at = int(measure.get("joint", 5)), float(measure.get("at_s", 0.5))
+    m = {**MEASURE_DEFAULTS, **measure}
+    joint, at = int(m["joint"]), float(m["at_s"])
     sup = robot.host.supervisor
     if sup.fault_period_count > len(sup.fault_periods):
         raise ValueError("fault_detection: more fault periods than the supervisor lists")

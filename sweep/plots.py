@@ -44,7 +44,7 @@ def _alpha_scan(plt: Any, rows: Rows, measure: dict[str, Any]) -> Any:
         ax.axvline(lim["alpha_max_linear_identified_q"], color=color, ls=":",
                    label=f"{name}: linear, identified q "
                          f"{lim['alpha_max_linear_identified_q']:.3g}")
-    ax.axhline(float(measure.get("threshold_lsb", 8.0)), color="grey", lw=0.8,
+    ax.axhline(float(measure["threshold_lsb"]), color="grey", lw=0.8,
                label="instability threshold")
     ax.set_xscale("log")
     ax.set_yscale("symlog", linthresh=1.0)
@@ -59,7 +59,7 @@ def _alpha_scan(plt: Any, rows: Rows, measure: dict[str, Any]) -> Any:
 def _heatmap(plt: Any, rows: Rows, measure: dict[str, Any]) -> Any:
     import numpy as np
 
-    value = str(measure.get("value", "max_tracking_rms_lsb"))
+    value = str(measure["value"])
     wd = sorted({r["omega_d"] for r in rows})
     wi = sorted({r["omega_i"] for r in rows})
     grid = np.full((len(wi), len(wd)), math.nan)

@@ -22,13 +22,17 @@ from typing import Any
 
 import numpy as np
 
+from servobus.bus.faults import FaultScriptError, parse_duration
+from servobus.bus.scheduler import NS_PER_S
+from servobus.sweep.measures import MEASURE_DEFAULTS
+
 RUN_OPTIONS = ("duration", "trajectory", "mode", "sensing", "plant", "alpha", "tuning",
                "anti_windup", "meas_bytes", "seed", "fault", "do", "engine")
 TUNING_AXES = ("omega_d", "omega_i", "k_kp")  # override the base tuning's fields
 FAULT_AXES = ("corrupt_rate", "silence_ms")  # become fault lines (see task.fault_lines)
 LABEL_AXES = ("replicate",)  # only changes the point, hence its seed
 REDUCTIONS = ("max", "sum", "mean")
-DERIVED = ("oscillation", "fault_detection", "bus_off_events", "servo_faults_total")
+RUN_REPORT_EXCLUDED = ("wall_time_s", "rtf")  # wall-clock figures: not reproducible
 PLOTS = ("alpha-scan", "heatmap", "fault-campaign", "none")
 SEED_MAX = 2**32 - 1
 
@@ -121,6 +125,8 @@ def parse(raw: dict[str, Any], path: Path) -> SweepSpec:
     for key in base:
         if key not in RUN_OPTIONS:
             raise SweepError(f"{path}: base option {key!r}: use {', '.join(RUN_OPTIONS)}")
+    if "duration" in base:
+        _duration(path, base["duration"])
     text = None
     if "trajectory" in base:
         traj = Path(base["trajectory"])
@@ -134,6 +140,7 @@ def parse(raw: dict[str, Any], path: Path) -> SweepSpec:
             for name, value in raw.get("axes", {}).items()}
     if not axes:
         raise SweepError(f"{path}: [axes] is empty: a sweep needs at least one axis")
+    _check_choices(path, base, axes)
     metrics = raw.get("metrics", [])
     if not isinstance(metrics, list) or not metrics:
         raise SweepError(f"{path}: metrics must be a non-empty list of names")
@@ -142,8 +149,50 @@ def parse(raw: dict[str, Any], path: Path) -> SweepSpec:
     plot = raw.get("plot", {}).get("kind", "none")
     if plot not in PLOTS:
         raise SweepError(f"{path}: plot kind {plot!r}: use {', '.join(PLOTS)}")
+    measure = raw.get("measure", {})
+    unknown = set(measure) - set(MEASURE_DEFAULTS)
+    if unknown:
+        raise SweepError(f"{path}: [measure] keys {sorted(unknown)}: use "
+                         f"{', '.join(MEASURE_DEFAULTS)}")
     return SweepSpec(str(raw.get("name", path.stem)), seed, base, axes, list(metrics),
-                     dict(raw.get("measure", {})), plot, text)
+                     {**MEASURE_DEFAULTS, **measure}, plot, text)
+
+
+def seconds(value: Any) -> float:
+    """A duration: a number of seconds, or a time with its unit ('500ms', '2s', '300us')."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return parse_duration(str(value)) / NS_PER_S
+
+
+def _duration(path: Path, value: Any) -> None:
+    """Refuse a duration that is not a positive time."""
+    try:
+        ok = seconds(value) > 0
+    except FaultScriptError as err:
+        raise SweepError(f"{path}: duration {value!r}: {err}") from err
+    if not ok:
+        raise SweepError(f"{path}: duration {value!r} must be positive")
+
+
+def _check_choices(path: Path, base: dict[str, Any], axes: dict[str, list[Any]]) -> None:
+    """Refuse a mode, sensing, plant, engine, anti-windup or tuning the robot does not know
+    (base or axis values), so a bad name fails once here, not on every point."""
+    from servobus.host.pid import ANTI_WINDUP
+    from servobus.host.tunings import TUNINGS
+    from servobus.presets.board import SENSING_CHOICES
+    from servobus.robot.assembly import BOARD_MODES, ENGINES
+
+    choices: dict[str, tuple[str, ...]] = {
+        "mode": tuple(BOARD_MODES), "sensing": SENSING_CHOICES,
+        "plant": ("switching", "averaged"), "engine": ENGINES, "anti_windup": ANTI_WINDUP,
+        "tuning": tuple(TUNINGS)}
+    for name, allowed in choices.items():
+        for value in ([base[name]] if name in base else []) + axes.get(name, []):
+            if value not in allowed:
+                raise SweepError(f"{path}: {name} {value!r}: use {', '.join(allowed)}")
+    for value in axes.get("duration", []):
+        _duration(path, value)
 
 
 def _axis(path: Path, name: str, value: Any, seed: int) -> list[Any]:
@@ -175,6 +224,12 @@ def _axis(path: Path, name: str, value: Any, seed: int) -> list[Any]:
                          f"{{random = [lo, hi], count = N}} or {{count = N}}")
     if not values:
         raise SweepError(f"{path}: axis {name!r} has no values")
+    seen: set[str] = set()
+    for v in values:
+        if canonical(v) in seen:
+            raise SweepError(f"{path}: axis {name!r} repeats the value {v!r}: two identical "
+                             f"points would share one key, seed and result")
+        seen.add(canonical(v))
     return values
 
 
@@ -199,6 +254,9 @@ def _round(value: float) -> float:
 def _check_metric(path: Path, metric: Any) -> None:
     if not isinstance(metric, str) or not metric:
         raise SweepError(f"{path}: metric {metric!r} is not a name")
-    how, sep, _ = metric.partition(":")
+    how, sep, key = metric.partition(":")
     if sep and how not in REDUCTIONS:
         raise SweepError(f"{path}: metric {metric!r}: reductions are {', '.join(REDUCTIONS)}")
+    if (key if sep else how) in RUN_REPORT_EXCLUDED:
+        raise SweepError(f"{path}: metric {metric!r} is wall-clock: a sweep keeps reproducible "
+                         f"figures")

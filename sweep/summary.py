@@ -85,7 +85,7 @@ def summarise(kind: str, rows: Rows, measure: dict[str, Any]) -> Any:
     if kind == "alpha-scan":
         return alpha_scan(rows)
     if kind == "heatmap":
-        return heatmap(rows, str(measure.get("value", "max_tracking_rms_lsb")))
+        return heatmap(rows, str(measure["value"]))
     if kind == "fault-campaign":
         return fault_campaign(rows)
     return None

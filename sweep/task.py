@@ -2,18 +2,14 @@
 reduced to the sweep's metrics.  Runs on a Dask worker (anything it needs travels in `Task`)."""
 
 import math
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from servobus.sweep import measures
-from servobus.sweep.spec import SweepSpec
+from servobus.sweep.spec import SweepSpec, seconds
 
 if TYPE_CHECKING:
     from servobus.host.tunings import Tuning
-
-RUN_REPORT_EXCLUDED = ("wall_time_s", "rtf")  # wall-clock figures: not reproducible
-_DURATION = re.compile(r"([0-9]*\.?[0-9]+(?:e-?[0-9]+)?)(s|ms)?")
 
 
 @dataclass(frozen=True)
@@ -35,16 +31,6 @@ def tasks(spec: SweepSpec) -> list[Task]:
                  spec.trajectory_text) for k, p in enumerate(spec.points())]
 
 
-def seconds(value: Any) -> float:
-    """A duration: a number of seconds or '500ms' / '2s'."""
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    mt = _DURATION.fullmatch(str(value).strip())
-    if mt is None:
-        raise ValueError(f"duration {value!r}: use seconds, '500ms' or '2s'")
-    return float(mt.group(1)) / (1000.0 if mt.group(2) == "ms" else 1.0)
-
-
 def options(task: Task) -> dict[str, Any]:
     """Base options with the point's run options on top; fault axes become fault lines."""
     opts = {**task.base, **{k: v for k, v in task.point.items()
@@ -56,7 +42,8 @@ def options(task: Task) -> dict[str, Any]:
         faults.append(f"random-corrupt {rate:g}")
     silence = float(task.point.get("silence_ms", 0.0))
     if silence > 0:
-        joint, at = task.measure.get("joint", 5), task.measure.get("at_s", 0.5)
+        m = {**measures.MEASURE_DEFAULTS, **task.measure}
+        joint, at = m["joint"], m["at_s"]
         faults.append(f"node {joint} silent at {at}s for {silence:g}ms")
     opts["fault"] = faults
     return opts
@@ -156,6 +143,4 @@ def _measure(robot: Any, report: dict[str, Any], task: Task, name: str) -> dict[
         return {name: measures.bus_off_events(robot)}
     if name == "servo_faults_total":
         return {name: sum(report["servo_faults"].values())}
-    if name in RUN_REPORT_EXCLUDED:
-        raise ValueError(f"metric {name!r} is wall-clock: a sweep keeps reproducible figures")
     return {name.replace(":", "_"): metric(report, name)}

@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from servobus.sweep import measures
-from servobus.sweep.spec import SweepError, load, parse, point_key, shipped
-from servobus.sweep.task import Task, metric, options, point_tuning, seconds, status
+from servobus.sweep.spec import SweepError, load, parse, point_key, seconds, shipped
+from servobus.sweep.task import Task, metric, options, point_tuning, status
 
 FILE = Path("/tmp/sweep.toml")
 
@@ -75,6 +75,20 @@ def test_the_fingerprint_follows_base_and_metrics_not_axes() -> None:
     ({"seed": -1}, "seed must be"),
     ({"plot": {"kind": "pie"}}, "plot kind 'pie'"),
     ({"colour": "red"}, "unknown keys"),
+    ({"metrics": ["slips", "wall_time_s"]}, "'wall_time_s' is wall-clock"),
+    ({"metrics": ["max:rtf"]}, "'max:rtf' is wall-clock"),
+    ({"base": {"duration": "2 minutes"}}, "duration '2 minutes'"),
+    ({"base": {"duration": "2"}}, "duration '2'"),
+    ({"base": {"duration": 0}}, "must be positive"),
+    ({"axes": {"duration": ["1s", "1h"]}}, "duration '1h'"),
+    ({"base": {"mode": "local_p"}}, "mode 'local_p': use cascade, local-p"),
+    ({"base": {"engine": "fast"}}, "engine 'fast'"),
+    ({"base": {"sensing": "bipolar"}}, "sensing 'bipolar'"),
+    ({"base": {"anti-windup": "none"}}, "anti_windup 'none'"),
+    ({"axes": {"tuning": ["R2", "R3"]}}, "tuning 'R3'"),
+    ({"measure": {"windows_s": 2.0}}, r"\[measure\] keys \['windows_s'\]"),
+    ({"axes": {"alpha": [1, 2, 1]}}, "axis 'alpha' repeats the value 1"),
+    ({"axes": {"alpha": {"grid": [1, 1.000001], "num": 5}}}, "repeats the value"),
 ])
 def test_bad_sweep_files_are_errors_naming_the_problem(raw: dict, message: str) -> None:
     with pytest.raises(SweepError, match=message):
@@ -91,7 +105,7 @@ def test_shipped_sweeps_load_by_name_with_their_trajectory() -> None:
         load("alpha-scna")
 
 
-def test_fault_axes_become_fault_lines_and_a_tuning_is_registered_for_the_build() -> None:
+def test_fault_axes_become_fault_lines_and_tuning_axes_a_tuning_object_unregistered() -> None:
     task = Task(0, {"corrupt_rate": 0.01, "silence_ms": 20.0, "omega_d": 40.0}, 5,
                 {"fault": ["tick drop at 1s"], "tuning": "R2b"}, ["slips"],
                 {"joint": 3, "at_s": 0.25}, None)
@@ -120,6 +134,7 @@ def test_metrics_reduce_lists_and_dicts_and_refuse_what_is_not_a_figure() -> Non
     with pytest.raises(ValueError, match="no 'slip'"):
         metric(report, "slip")
     assert seconds("500ms") == 0.5 and seconds(2) == 2.0 and seconds("1.5s") == 1.5
+    assert seconds("300us") == 0.0003 and seconds("4.5s") == 4.5
     healthy = {"servo_faults": {}, "trips": {}, "slips": 0, "deadline_misses": 0,
                "actuation_timeouts": {}}
     assert status(healthy) == "ok" and status({**healthy, "slips": 1}) == "fault"
