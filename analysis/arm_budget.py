@@ -28,7 +28,6 @@ Call = tuple[str, np.ndarray, tuple[int, ...], np.ndarray]  # name, RAM before, 
 class MachineCost:
     """Executed instructions and cycles of one interrupt's C routine over the workload."""
 
-    calls: int
     mean_instructions: float
     mean_cycles: float
     max_cycles: int
@@ -88,7 +87,7 @@ def replay(calls: list[Call], rom: np.ndarray, isa: str) -> dict[str, MachineCos
         cycles[name].append(cost.cycles)
         instructions[name] += cost.instructions
         mix[name].update(cost.classes)
-    return {name: MachineCost(calls=len(c), mean_instructions=instructions[name] / len(c),
+    return {name: MachineCost(mean_instructions=instructions[name] / len(c),
                               mean_cycles=float(np.mean(c)), max_cycles=int(max(c)),
                               mix={k: n / len(c) for k, n in sorted(mix[name].items())})
             for name, c in cycles.items() if c}

@@ -17,6 +17,7 @@ import numpy as np
 
 from servobus.analysis.arm_build import INSTALL_HINT, Image, OracleUnavailable, load
 from servobus.firmware import board, current_loop, decimator, encoder, local_p, position, protection
+from servobus.firmware.int32 import wrap32
 
 FLASH_BASE, FLASH_SIZE = 0x00000000, 128 * 1024
 RAM_BASE, RAM_SIZE_BYTES = 0x40000000, 16 * 1024
@@ -60,11 +61,6 @@ ROUTINES: dict[str, Routine] = {
 def _pack(words: Sequence[int] | np.ndarray) -> bytes:
     """int32 words as little-endian bytes (the struct's memory image)."""
     return struct.pack(f"<{len(words)}i", *(int(w) for w in words))
-
-
-def _signed(value: int) -> int:
-    """A 32-bit register value as a signed integer."""
-    return ((value + 0x80000000) & 0xFFFFFFFF) - 0x80000000
 
 
 class Machine:
@@ -113,7 +109,7 @@ class Machine:
         if self.uc.reg_read(r.UC_ARM_REG_PC) != RETURN_ADDR:
             raise RuntimeError(f"{name} did not return within 100000 instructions")
         out = np.frombuffer(self.uc.mem_read(RAM_ADDR, 4 * len(ram)), dtype="<i4")
-        return out.astype(np.int64), _signed(self.uc.reg_read(r.UC_ARM_REG_R0))
+        return out.astype(np.int64), wrap32(self.uc.reg_read(r.UC_ARM_REG_R0))
 
 
 def run_python(name: str, ram: np.ndarray, rom: np.ndarray,

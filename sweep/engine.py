@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from servobus.sweep.spec import SweepError, SweepSpec, point_key
-from servobus.sweep.task import Task, run_point, tasks
+from servobus.sweep.task import Task, is_error, run_point, tasks
 
 ALLOWED_FAILURES = 1  # worker deaths a task survives before it is an error
 # one task per worker thread at a time: a dying worker then takes only its running point down
@@ -116,7 +116,7 @@ def run_sweep(spec: SweepSpec, out: Path, *, scheduler: str | None = None, worke
     todo = []
     for task in todo_all:
         row = finished.get(point_key(task.point))
-        if row is not None and not str(row["status"]).startswith("error"):
+        if row is not None and not is_error(str(row["status"])):
             rows[task.index] = {**row, "point": task.index}
         else:
             todo.append(task)

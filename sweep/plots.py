@@ -5,6 +5,7 @@ import math
 from typing import Any
 
 from servobus.sweep.summary import Rows, alpha_scan, fault_campaign
+from servobus.sweep.task import finished
 
 
 def plot(kind: str, rows: Rows, measure: dict[str, Any], path: str, title: str) -> None:
@@ -17,7 +18,7 @@ def plot(kind: str, rows: Rows, measure: dict[str, Any], path: str, title: str) 
     draw = {"alpha-scan": _alpha_scan, "heatmap": _heatmap, "fault-campaign": _faults}.get(kind)
     if draw is None:
         raise ValueError(f"sweep {title!r} has no plot (its [plot] kind is {kind!r})")
-    good = [r for r in rows if r.get("status") in ("ok", "fault")]
+    good = finished(rows)
     if not good:
         raise ValueError("no finished point to plot")
     fig = draw(plt, good, measure)

@@ -4,11 +4,9 @@ one, the tuning map's best and worst cells, the fault campaign's detection table
 from collections import defaultdict
 from typing import Any
 
+from servobus.sweep.task import finished
+
 Rows = list[dict[str, Any]]
-
-
-def _ok(rows: Rows) -> Rows:
-    return [r for r in rows if r.get("status") in ("ok", "fault")]
 
 
 def linear_alpha_max(tuning_name: str) -> dict[str, float]:
@@ -30,7 +28,7 @@ def alpha_scan(rows: Rows) -> dict[str, Any]:
     the linear alpha_max."""
     result: dict[str, Any] = {}
     for name in sorted({r["tuning"] for r in rows}):
-        scan = sorted((r for r in _ok(rows) if r["tuning"] == name), key=lambda r: r["alpha"])
+        scan = sorted((r for r in finished(rows) if r["tuning"] == name), key=lambda r: r["alpha"])
         first_bad = next((r["alpha"] for r in scan if not r["stable"]), None)
         stable = [r["alpha"] for r in scan if r["stable"]
                   and (first_bad is None or r["alpha"] < first_bad)]
@@ -45,7 +43,7 @@ def alpha_scan(rows: Rows) -> dict[str, Any]:
 
 def heatmap(rows: Rows, value: str) -> dict[str, Any]:
     """The best and worst cell of the map by `value`."""
-    good = [r for r in _ok(rows) if r.get(value) is not None]
+    good = [r for r in finished(rows) if r.get(value) is not None]
     if not good:
         return {}
     best, worst = min(good, key=lambda r: r[value]), max(good, key=lambda r: r[value])
@@ -58,7 +56,7 @@ def fault_campaign(rows: Rows) -> list[dict[str, Any]]:
     periods, false-alarm periods, slips, deadline misses, bus-off per run, mean recovery (None
     where a figure does not apply: no silence injected)."""
     groups: dict[tuple[float, float], Rows] = defaultdict(list)
-    for r in _ok(rows):
+    for r in finished(rows):
         groups[(float(r.get("corrupt_rate", 0.0)), float(r.get("silence_ms", 0.0)))].append(r)
     table = []
     for (rate, silence), group in sorted(groups.items()):

@@ -2,14 +2,19 @@
 reduced to the sweep's metrics.  Runs on a Dask worker (anything it needs travels in `Task`)."""
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from servobus.bus.schema import JOINTS
 from servobus.sweep import measures
-from servobus.sweep.spec import SweepSpec, seconds
+from servobus.sweep.spec import FAULT_AXES, LABEL_AXES, TUNING_AXES, SweepSpec, seconds
 
 if TYPE_CHECKING:
     from servobus.host.tunings import Tuning
+
+
+DEFAULT_DURATION_S = 1.0  # a sweep point's run when the file gives no duration (docs/sweeps.md)
+PASSED = ("mode", "sensing", "plant", "anti_windup", "engine")  # to RobotConfig as they are
 
 
 @dataclass(frozen=True)
@@ -34,7 +39,7 @@ def tasks(spec: SweepSpec) -> list[Task]:
 def options(task: Task) -> dict[str, Any]:
     """Base options with the point's run options on top; fault axes become fault lines."""
     opts = {**task.base, **{k: v for k, v in task.point.items()
-                            if k not in ("corrupt_rate", "silence_ms", "replicate")}}
+                            if k not in (*FAULT_AXES, *LABEL_AXES)}}
     opts["seed"] = task.seed
     faults = list(opts.get("fault", []))
     rate = float(task.point.get("corrupt_rate", 0.0))
@@ -55,13 +60,11 @@ def point_tuning(opts: dict[str, Any]) -> "str | Tuning":
     from servobus.host import tunings
 
     name = str(opts.get("tuning", tunings.DEFAULT_TUNING))
-    fields = {k: float(opts[k]) for k in ("omega_d", "omega_i", "k_kp") if k in opts}
+    fields: dict[str, Any] = {k: float(opts[k]) for k in TUNING_AXES if k in opts}
     if not fields:
         return name
-    base = tunings.tuning(name)
-    wd, wi = fields.get("omega_d", base.omega_d), fields.get("omega_i", base.omega_i)
-    k_kp = fields.get("k_kp", base.k_kp)
-    return tunings.Tuning(f"{name}[wd={wd:g},wi={wi:g},k={k_kp:g}]", wd, wi, k_kp)
+    t = replace(tunings.tuning(name), **fields)
+    return replace(t, name=f"{name}[wd={t.omega_d:g},wi={t.omega_i:g},k={t.k_kp:g}]")
 
 
 def build(task: Task) -> tuple[Any, float]:
@@ -70,21 +73,19 @@ def build(task: Task) -> tuple[Any, float]:
     from servobus.robot.assembly import Robot, RobotConfig
 
     opts = options(task)
-    alpha = opts.get("alpha", 1.0)
-    alphas = [float(a) for a in alpha] if isinstance(alpha, list) else [float(alpha)] * 12
-    traj = (parse(task.trajectory_text, str(opts["trajectory"]))
-            if task.trajectory_text is not None else None)
-    needs_records = "oscillation" in task.metrics
-    config = RobotConfig(mode=opts.get("mode", "cascade"),
-                         sensing=opts.get("sensing", "supply-unipolar"),
-                         plant=opts.get("plant", "switching"), alphas=alphas,
-                         seed=int(opts["seed"]), faults=list(opts["fault"]),
-                         meas_bytes=int(opts.get("meas_bytes", 2)),
-                         anti_windup=opts.get("anti_windup", "soft"), tuning=point_tuning(opts),
-                         actions=list(opts.get("do", [])), keep_records=needs_records,
-                         engine=opts.get("engine", "auto"), trajectory=traj)
-    robot = Robot(config)
-    return robot, seconds(opts.get("duration", 1.0))
+    given: dict[str, Any] = {k: opts[k] for k in PASSED if k in opts}
+    if "meas_bytes" in opts:
+        given["meas_bytes"] = int(opts["meas_bytes"])
+    if "alpha" in opts:
+        alpha = opts["alpha"]
+        given["alphas"] = ([float(a) for a in alpha] if isinstance(alpha, list)
+                           else [float(alpha)] * JOINTS)
+    if task.trajectory_text is not None:
+        given["trajectory"] = parse(task.trajectory_text, str(opts["trajectory"]))
+    config = RobotConfig(seed=int(opts["seed"]), faults=list(opts["fault"]),
+                         actions=list(opts.get("do", [])), tuning=point_tuning(opts),
+                         keep_records="oscillation" in task.metrics, **given)
+    return Robot(config), seconds(opts.get("duration", DEFAULT_DURATION_S))
 
 
 def status(report: dict[str, Any]) -> str:
@@ -93,6 +94,16 @@ def status(report: dict[str, Any]) -> str:
     faulty = (report["servo_faults"] or report["trips"] or report["slips"]
               or report["deadline_misses"] or report["actuation_timeouts"])
     return "fault" if faulty else "ok"
+
+
+def is_error(status_text: str) -> bool:
+    """Is a row's status an error (the run raised or its worker died), not `ok`/`fault`?"""
+    return status_text.startswith("error")
+
+
+def finished(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows whose run finished (`ok` or `fault`): the ones with figures."""
+    return [r for r in rows if not is_error(str(r.get("status", "error")))]
 
 
 def metric(report: dict[str, Any], name: str) -> Any:

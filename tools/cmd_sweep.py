@@ -40,6 +40,7 @@ def _do_sweep(args: argparse.Namespace) -> None:
     from servobus.sweep import spec as sweep_spec
     from servobus.sweep.engine import parts_dir, run_sweep
     from servobus.sweep.summary import summarise
+    from servobus.sweep.task import is_error
 
     if args.scheduler is not None and args.workers is not None:
         raise ServobusError("--workers sizes the embedded cluster; with --scheduler the "
@@ -52,7 +53,7 @@ def _do_sweep(args: argparse.Namespace) -> None:
     report: dict[str, Any] = {
         "sweep": spec.name, "points": len(rows), "computed": outcome.computed,
         "reused": outcome.reused,
-        "status": dict(Counter(_status_word(r["status"]) for r in rows)),
+        "status": dict(Counter("error" if is_error(r["status"]) else r["status"] for r in rows)),
         "table": str(outcome.table), "csv": str(outcome.csv), "parts": str(parts_dir(out)),
         "wall_s": round(outcome.wall_s, 3),
         "points_per_minute": (round(60.0 * outcome.computed / outcome.wall_s, 2)
@@ -63,8 +64,7 @@ def _do_sweep(args: argparse.Namespace) -> None:
     summary = summarise(spec.plot, rows, spec.measure)
     if summary is not None:
         report["summary"] = summary
-    errors = [f"point {r['point']}: {r['status']}" for r in rows if _status_word(r["status"])
-              == "error"]
+    errors = [f"point {r['point']}: {r['status']}" for r in rows if is_error(r["status"])]
     if errors:
         report["errors"] = errors[:10]
     plot_error = None
@@ -87,10 +87,6 @@ def _do_sweep(args: argparse.Namespace) -> None:
         _print_rows("head", rows[:HEAD_ROWS])
     if plot_error is not None:
         raise ServobusError(f"plot {args.plot}: {plot_error}")
-
-
-def _status_word(status: str) -> str:
-    return "error" if status.startswith("error") else status
 
 
 def _print_rows(title: str, rows: list[dict[str, Any]]) -> None:

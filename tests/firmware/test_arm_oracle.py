@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from servobus.analysis.arm_build import C_DIR, ISAS
 from servobus.analysis.arm_oracle import ROUTINES, Machine, compare
 from servobus.firmware import memory as m
+from servobus.firmware.int32 import INT32_MAX, INT32_MIN, wrap32
 from tests.conftest import ROMS
 
-INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 EXAMPLES = int(os.environ.get("SERVOBUS_ORACLE_EXAMPLES", "300"))
 EDGES = (INT32_MIN, INT32_MIN + 1, INT32_MAX, INT32_MAX - 1, -1, 0, 1, 1 << 15, -(1 << 15),
          (1 << 15) - 1, 1 << 16, 0xFFFF, 0x8000, -0x8000, 1 << 30, -(1 << 30), 3000, -3000)
@@ -73,7 +73,7 @@ def states(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray]:
             rom[m.POS_BLOCK] = draw(WORD.filter(lambda v: v != 0))
     for cell, limit in ((m.POS_COUNT, m.POS_BLOCK), (m.P_COUNT, m.P_BLOCK)):
         if draw(st.booleans()):  # one short of the block end: the branch that divides / steps
-            ram[cell] = (int(rom[limit]) - 1 + (1 << 31)) % (1 << 32) - (1 << 31)
+            ram[cell] = wrap32(int(rom[limit]) - 1)
     return ram, rom
 
 

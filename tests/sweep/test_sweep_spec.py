@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from servobus.sweep import measures
 from servobus.sweep.spec import SweepError, load, parse, point_key, seconds, shipped
-from servobus.sweep.task import Task, metric, options, point_tuning, status
+from servobus.sweep.task import Task, finished, is_error, metric, options, point_tuning, status
 
 FILE = Path("/tmp/sweep.toml")
 
@@ -138,6 +138,9 @@ def test_metrics_reduce_lists_and_dicts_and_refuse_what_is_not_a_figure() -> Non
     healthy = {"servo_faults": {}, "trips": {}, "slips": 0, "deadline_misses": 0,
                "actuation_timeouts": {}}
     assert status(healthy) == "ok" and status({**healthy, "slips": 1}) == "fault"
+    rows = [{"status": "ok"}, {"status": "error: KilledWorker: x"}, {"status": "fault"}, {}]
+    assert [is_error(r.get("status", "error")) for r in rows] == [False, True, False, True]
+    assert finished(rows) == [{"status": "ok"}, {"status": "fault"}]
 
 
 def _records(error: np.ndarray) -> SimpleNamespace:
