@@ -72,14 +72,14 @@ def record_workload(hw: BoardHardware, ticks: int) -> tuple[list[Call], np.ndarr
 def replay(calls: list[Call], rom: np.ndarray, isa: str) -> dict[str, MachineCost]:
     """Run each recorded call on the machine code; RAM must match the Python firmware's."""
     from servobus.analysis.arm_cycles import CycleCounter
-    from servobus.analysis.arm_oracle import ROUTINES, Machine
+    from servobus.analysis.arm_oracle import Machine
 
     counter = CycleCounter(Machine(isa))
     cycles: dict[str, list[int]] = {name: [] for name in ISRS}
     instructions: dict[str, int] = dict.fromkeys(ISRS, 0)
     mix: dict[str, Counter[str]] = {name: Counter() for name in ISRS}
     for name, before, args, after in calls:
-        got, _, cost = counter.run(name, before, rom if ROUTINES[name].takes_rom else None, args)
+        got, _, cost = counter.run(name, before, rom, args)
         if not np.array_equal(got, after):
             cells = np.flatnonzero(got != after).tolist()
             raise RuntimeError(f"machine code ({isa}) and Python firmware differ after {name}"

@@ -4,8 +4,9 @@
 flash address 0; the EABI software divide ``__aeabi_idiv`` comes from zig's compiler_rt, built
 for the same CPU and instruction set (the LPC2119 has no divide instruction; the thesis'
 GCC toolchain would link libgcc's, same contract).  ELFs are cached under the user cache dir,
-keyed by the sources, flags and zig version (never committed); the loader below reads the
-loadable segments and the function symbols with a small ELF32 parser.
+keyed by the sources, compile and link flags, linker script and zig version (never
+committed); the loader below reads the loadable segments and the function symbols with a
+small ELF32 parser.
 """
 
 import hashlib
@@ -13,17 +14,15 @@ import os
 import struct
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import servobus.firmware
+from servobus.plant.kernel_cache import sources_digest
 
 C_DIR = Path(servobus.firmware.__file__).parent / "c"
 ISAS = ("arm", "thumb")
-ENTRY_POINTS = ("decimator_push", "decimator_fill", "measured_current", "set_reference",
-                "pi_step", "pot_sample", "encoder_read", "protection_check", "p_sample", "p_step",
-                "board_reset", "set_mode", "adc_isr", "pwm_isr", "can_tick", "can_actuation",
-                "can_posref")
 CFLAGS = ("-mcpu=arm7tdmi", "-O2", "-fomit-frame-pointer", "-ffreestanding", "-fwrapv",
           "-std=c99", "-Wall", "-Wextra", "-Werror")
 LINKER_SCRIPT = """SECTIONS {
@@ -67,30 +66,24 @@ def _zig_version() -> str:
     return version("ziglang")
 
 
-def _sources() -> list[Path]:
-    """The C firmware's files, in a stable order."""
-    return sorted([*C_DIR.glob("*.c"), *C_DIR.glob("*.h")])
-
-
-def build(isa: str) -> Path:
-    """The ELF of the C firmware for `isa` ('arm' or 'thumb'), compiled if not cached."""
+def build(isa: str, entry_points: Sequence[str]) -> Path:
+    """The ELF of the C firmware for `isa` ('arm' or 'thumb') keeping `entry_points` (zig
+    links with --gc-sections: a function no -u names is dropped), compiled if not cached."""
     if isa not in ISAS:
         raise ValueError(f"isa must be one of {ISAS}, not {isa!r}")
     target = "arm-freestanding-eabi" if isa == "arm" else "thumb-freestanding-eabi"
-    digest = hashlib.sha256(f"{_zig_version()} {target} {CFLAGS}".encode())
-    for source in _sources():
-        digest.update(source.name.encode() + b"\0" + source.read_bytes())
-    out = cache_dir() / f"servo-{isa}-{digest.hexdigest()[:16]}.elf"
+    flags = ["-target", target, *CFLAGS, "-Wl,--no-entry",
+             *(f"-Wl,-u,{name}" for name in sorted(entry_points))]
+    key = f"{_zig_version()} {flags} {LINKER_SCRIPT} {sources_digest([C_DIR], ('*.c', '*.h'))}"
+    out = cache_dir() / f"servo-{isa}-{hashlib.sha256(key.encode()).hexdigest()[:16]}.elf"
     if out.exists():
         return out
     out.parent.mkdir(parents=True, exist_ok=True)
     script = out.with_suffix(".ld")
     script.write_text(LINKER_SCRIPT)
-    undefined = [f"-Wl,-u,{name}" for name in ENTRY_POINTS]
     tmp = out.with_suffix(f".{os.getpid()}.tmp")
-    cmd = [sys.executable, "-m", "ziglang", "cc", "-target", target, *CFLAGS,
-           "-Wl,--no-entry", f"-Wl,-T,{script}", "-Wl,--gc-sections", *undefined,
-           *(str(s) for s in _sources() if s.suffix == ".c"), "-o", str(tmp)]
+    cmd = [sys.executable, "-m", "ziglang", "cc", *flags, f"-Wl,-T,{script}",
+           *(str(s) for s in sorted(C_DIR.glob("*.c"))), "-o", str(tmp)]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"zig cc failed ({done.returncode}):\n{done.stderr}")
@@ -127,6 +120,6 @@ def read_elf(path: Path, isa: str) -> Image:
     return Image(isa=isa, segments=tuple(segments), symbols=symbols)
 
 
-def load(isa: str) -> Image:
-    """Build (or reuse) and parse the firmware image for `isa`."""
-    return read_elf(build(isa), isa)
+def load(isa: str, entry_points: Sequence[str]) -> Image:
+    """Build (or reuse) and parse the firmware image for `isa` with `entry_points`."""
+    return read_elf(build(isa, entry_points), isa)

@@ -99,7 +99,7 @@ class CycleCounter:
 
     def run(self, name: str, ram: np.ndarray, rom: np.ndarray | None,
             args: Sequence[int] = ()) -> tuple[np.ndarray, int, Cost]:
-        """Machine.call (pass rom only to routines that take it) with its cost counted."""
+        """Machine.call (which passes rom to the routines that take it) with its cost counted."""
         self._cost, self.enabled = Cost(), True
         try:
             after, r0 = self.machine.call(name, ram, rom, args)

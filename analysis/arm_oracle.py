@@ -72,7 +72,7 @@ class Machine:
             from unicorn import arm_const
         except ImportError as exc:
             raise OracleUnavailable(f"the ARM oracle needs unicorn: {INSTALL_HINT}") from exc
-        self.image = image or load(isa)
+        self.image = image or load(isa, tuple(ROUTINES))
         self.isa = self.image.isa
         self._regs = arm_const
         self.uc = unicorn.Uc(unicorn.UC_ARCH_ARM, unicorn.UC_MODE_ARM)
@@ -89,11 +89,13 @@ class Machine:
 
     def call(self, name: str, ram: np.ndarray, rom: np.ndarray | None,
              args: Sequence[int] = ()) -> tuple[np.ndarray, int]:
-        """Run routine `name` on a copy of `ram` (and `rom`); return the RAM after and r0."""
+        """Run routine `name` on a copy of `ram`, and `rom` when the routine takes it (a name
+        outside ROUTINES gets `rom` when one is given); return the RAM after and r0."""
         r = self._regs
         self.uc.mem_write(RAM_ADDR, _pack(ram))
         params = [RAM_ADDR]
-        if rom is not None:
+        routine = ROUTINES.get(name)
+        if rom is not None and (routine is None or routine.takes_rom):
             self.uc.mem_write(ROM_ADDR, _pack(rom))
             params.append(ROM_ADDR)
         params += [int(a) & 0xFFFFFFFF for a in args]
@@ -126,7 +128,7 @@ def compare(machine: Machine, name: str, ram: np.ndarray, rom: np.ndarray,
             args: Sequence[int] = ()) -> str | None:
     """Run one case both ways; None if the RAM (and result) agree, else what differs."""
     want, want_r0 = run_python(name, ram, rom, args)
-    got, got_r0 = machine.call(name, ram, rom if ROUTINES[name].takes_rom else None, args)
+    got, got_r0 = machine.call(name, ram, rom, args)
     diff = [k for k in range(len(want)) if want[k] != got[k]]
     if diff:
         cells = ", ".join(f"[{k}] python {want[k]} machine {got[k]}" for k in diff)

@@ -20,11 +20,11 @@ import servobus.plant
 KERNEL_SOURCES = (Path(servobus.firmware.__file__).parent, Path(servobus.plant.__file__).parent)
 
 
-def sources_digest(folders: Sequence[Path]) -> str:
-    """SHA-256 over the names and contents of the .py files in `folders`."""
+def sources_digest(folders: Sequence[Path], patterns: Sequence[str] = ("*.py",)) -> str:
+    """SHA-256 over the names and contents of the files matching `patterns` in `folders`."""
     digest = hashlib.sha256()
     for folder in folders:
-        for source in sorted(folder.glob("*.py")):
+        for source in sorted(p for pattern in patterns for p in folder.glob(pattern)):
             digest.update(source.name.encode() + b"\0" + source.read_bytes())
     return digest.hexdigest()
 
