@@ -10,16 +10,13 @@ cycles counted (``arm_cycles``), and its RAM afterwards checked against the Pyth
 from collections import Counter
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from servobus.analysis.op_counter import ISRS
 from servobus.firmware import board
-from servobus.plant.build import PlantOptions
-from servobus.plant.rig import BoardRig
-from servobus.presets.board import BoardHardware
 
 Call = tuple[str, np.ndarray, tuple[int, ...], np.ndarray]  # name, RAM before, args, RAM after
 
@@ -58,15 +55,23 @@ def recording(calls: list[Call]) -> Any:
             setattr(board, name, fn)
 
 
-def record_workload(hw: BoardHardware, ticks: int) -> tuple[list[Call], np.ndarray]:
-    """The interrupt calls of the budget workload and the board's ROM."""
-    from servobus.analysis.cpu_budget import run_workload
+@dataclass
+class Recording:
+    """The interrupt calls of one budget workload and the board's ROM (cpu_budget.measure)."""
 
-    rig = BoardRig(hw=hw, options=PlantOptions(rotor="free"))
-    calls: list[Call] = []
-    with recording(calls):
-        run_workload(rig, hw, ticks)
-    return calls, rig.rom
+    calls: list[Call] = field(default_factory=list)
+    rom: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+
+
+def recording_if_available() -> Recording | None:
+    """An empty Recording to hand to cpu_budget.measure, or None without the oracle."""
+    from servobus.analysis.arm_build import OracleUnavailable, require
+
+    try:
+        require()
+    except OracleUnavailable:
+        return None
+    return Recording()
 
 
 def replay(calls: list[Call], rom: np.ndarray, isa: str) -> dict[str, MachineCost]:

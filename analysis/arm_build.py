@@ -32,7 +32,8 @@ LINKER_SCRIPT = """SECTIONS {
   .data : { *(.data .data.* .bss .bss.* COMMON) }
 }
 """
-INSTALL_HINT = "pip install 'servobus[oracle]' (the ziglang and unicorn wheels)"
+INSTALL_HINT = "pip install 'servobus[oracle]' (the ziglang, unicorn and capstone wheels)"
+ORACLE_PACKAGES = ("ziglang", "unicorn", "capstone")
 
 
 class OracleUnavailable(RuntimeError):
@@ -46,6 +47,16 @@ class Image:
     isa: str
     segments: tuple[tuple[int, bytes], ...]
     symbols: dict[str, int]  # Thumb functions have bit 0 set, as in the ELF
+
+
+def require() -> None:
+    """OracleUnavailable naming what to install unless the oracle's packages are importable
+    (checked before any work that only the oracle needs)."""
+    from importlib.util import find_spec
+
+    missing = [name for name in ORACLE_PACKAGES if find_spec(name) is None]
+    if missing:
+        raise OracleUnavailable(f"the ARM oracle needs {', '.join(missing)}: {INSTALL_HINT}")
 
 
 def cache_dir() -> Path:

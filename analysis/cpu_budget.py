@@ -10,7 +10,9 @@ beside it the figure counted from the C firmware's machine code on the same work
 (``arm_budget``, when the `oracle` extra is installed; docs/cpu-budget.md explains the gap).
 """
 
+from contextlib import ExitStack
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,6 +20,9 @@ from servobus.analysis.op_counter import ISRS, OpCounter
 from servobus.plant.build import PlantOptions
 from servobus.plant.rig import BoardRig
 from servobus.presets.board import DEFAULT_BOARD, BoardHardware
+
+if TYPE_CHECKING:
+    from servobus.analysis.arm_budget import Recording
 
 CYCLES = {
     "add": 1, "sub": 1, "bit_or": 1, "bit_and": 1, "asr": 1,  # data processing, barrel shifter
@@ -74,10 +79,17 @@ def fixed_cycles(name: str) -> int:
     return ISR_OVERHEAD_CYCLES + driver.get(name, 0)
 
 
-def measure(hw: BoardHardware = DEFAULT_BOARD, ticks: int = 25) -> tuple[list[IsrCost], float]:
-    """Count the firmware over `ticks` CAN periods; return the ISR costs and CPU utilisation."""
+def measure(hw: BoardHardware = DEFAULT_BOARD, ticks: int = 25,
+            record: "Recording | None" = None) -> tuple[list[IsrCost], float]:
+    """Count the firmware over `ticks` CAN periods; return the ISR costs and CPU utilisation
+    (and, given `record`, record every interrupt call of that same run for arm_budget.replay)."""
     rig = BoardRig(hw=hw, options=PlantOptions(rotor="free"))
-    with OpCounter(CYCLES) as counter:
+    with OpCounter(CYCLES) as counter, ExitStack() as stack:
+        if record is not None:
+            from servobus.analysis.arm_budget import recording
+
+            record.rom = np.array(rig.rom, dtype=np.int64)
+            stack.enter_context(recording(record.calls))
         rig.ram = counter.watch(rig.ram, "ram")
         rig.rom = counter.watch(rig.rom, "rom")
         run_workload(rig, hw, ticks)
@@ -109,16 +121,19 @@ def budget_dict(costs: list[IsrCost], utilization_pct: float, hw: BoardHardware)
     }
 
 
-def machine_code_dict(hw: BoardHardware, ticks: int, costs: list[IsrCost]) -> dict:
-    """The cycles counted from the C firmware's ARM and Thumb machine code on the same workload,
-    beside the hand table's; or how to get them when the oracle extra is missing."""
-    from servobus.analysis.arm_build import INSTALL_HINT, OracleUnavailable
+def machine_code_dict(hw: BoardHardware, costs: list[IsrCost],
+                      record: "Recording | None") -> dict:
+    """The cycles counted from the C firmware's ARM and Thumb machine code on the workload
+    `record` holds, beside the hand table's; or how to get them when the oracle extra is
+    missing (`record` None)."""
+    from servobus.analysis.arm_build import INSTALL_HINT, ISAS, OracleUnavailable
 
     try:
-        from servobus.analysis.arm_budget import record_workload, replay
+        if record is None:
+            raise OracleUnavailable("not recorded")
+        from servobus.analysis.arm_budget import replay
 
-        calls, rom = record_workload(hw, ticks)
-        per_isa = {isa: replay(calls, rom, isa) for isa in ("arm", "thumb")}
+        per_isa = {isa: replay(record.calls, record.rom, isa) for isa in ISAS}
     except (ImportError, OracleUnavailable):
         return {"unavailable": f"machine-code cycles need the oracle extra: {INSTALL_HINT}"}
     hand = {c.name: c.mean_cycles for c in costs}

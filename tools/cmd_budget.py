@@ -24,10 +24,12 @@ def add_subparser(sub: Commands) -> None:
 def _do_budget(args: argparse.Namespace) -> None:
     if not args.cpu:
         raise ServobusError("say which budget: --cpu")
+    from servobus.analysis.arm_budget import recording_if_available
     from servobus.analysis.cpu_budget import budget_dict, machine_code_dict, measure
 
-    costs, pct = measure(DEFAULT_BOARD, args.ticks)
+    record = None if args.hand_only else recording_if_available()
+    costs, pct = measure(DEFAULT_BOARD, args.ticks, record)  # one run: counted and recorded
     result = budget_dict(costs, pct, DEFAULT_BOARD)
     if not args.hand_only:
-        result["machine_code"] = machine_code_dict(DEFAULT_BOARD, args.ticks, costs)
+        result["machine_code"] = machine_code_dict(DEFAULT_BOARD, costs, record)
     emit(result, args.json, title="firmware CPU budget")

@@ -3,14 +3,17 @@ budget's machine-code figure beside the hand table."""
 
 import json
 import struct
+from collections import Counter
 
 import numpy as np
 import pytest
 
 from servobus.analysis import cpu_budget
+from servobus.analysis.arm_budget import Recording
 from servobus.analysis.arm_build import Image, OracleUnavailable
 from servobus.analysis.arm_cycles import CycleCounter, _multiplier_m
 from servobus.analysis.arm_oracle import Machine
+from servobus.firmware import memory as m
 from servobus.presets.board import DEFAULT_BOARD
 from servobus.tools.cli import main
 
@@ -89,16 +92,43 @@ def test_budget_without_oracle_says_what_to_install(monkeypatch: pytest.MonkeyPa
         raise OracleUnavailable("no zig")
 
     monkeypatch.setattr("servobus.analysis.arm_budget.replay", missing)
-    costs, _ = cpu_budget.measure(DEFAULT_BOARD, 1)
-    got = cpu_budget.machine_code_dict(DEFAULT_BOARD, 1, costs)
+    record = Recording()
+    costs, _ = cpu_budget.measure(DEFAULT_BOARD, 1, record)
+    got = cpu_budget.machine_code_dict(DEFAULT_BOARD, costs, record)
     assert "pip install 'servobus[oracle]'" in got["unavailable"]
+    assert cpu_budget.machine_code_dict(DEFAULT_BOARD, costs, None) == got
+
+
+def test_oracle_packages_are_checked_before_any_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A missing package is named with the install line, before the workload runs."""
+    import importlib.util
+
+    from servobus.analysis import arm_budget, arm_build
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "capstone" else real(name, *a))
+    with pytest.raises(OracleUnavailable, match=r"needs capstone: pip install"):
+        arm_build.require()
+    assert arm_budget.recording_if_available() is None
+
+
+def test_one_run_counts_and_records_the_same_calls() -> None:
+    """The recorded workload is the counted one: as many calls of each interrupt."""
+    record = Recording()
+    costs, _ = cpu_budget.measure(DEFAULT_BOARD, 2, record)
+    recorded = Counter(name for name, *_ in record.calls)
+    assert recorded == {c.name: c.calls for c in costs} and recorded["can_tick"] == 2
+    assert len(record.rom) == m.ROM_SIZE
 
 
 def test_replay_checks_ram_against_python() -> None:
     """A recorded call whose Python RAM differs from the machine's is reported, not averaged."""
-    from servobus.analysis.arm_budget import record_workload, replay
+    from servobus.analysis.arm_budget import replay
 
-    calls, rom = record_workload(DEFAULT_BOARD, 1)
+    record = Recording()
+    cpu_budget.measure(DEFAULT_BOARD, 1, record)
+    calls, rom = record.calls, record.rom
     name, before, args, after = calls[3]
     after = after.copy()
     after[5] += 1
