@@ -16,18 +16,32 @@ Cycles are S+N+I: zero flash wait states (MAM fully on), the hand table's assump
 """
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from capstone.arm_const import ARM_REG_PC
 
+from servobus.analysis.arm_build import INSTALL_HINT, OracleUnavailable
 from servobus.analysis.arm_oracle import Machine
+
+try:
+    import capstone
+    from capstone.arm_const import ARM_REG_PC
+except ImportError as exc:  # the same message as a missing zig or unicorn
+    raise OracleUnavailable(f"the ARM cycle count needs capstone: {INSTALL_HINT}") from exc
 
 _MUL_EXTRA = {"mul": 0, "mla": 1, "smull": 1, "umull": 1, "smlal": 2, "umlal": 2}
 _SHIFTS = {"asr", "lsl", "lsr", "ror"}
 _REG_SHIFT_TYPES = {6, 7, 8, 9, 10}  # capstone ARM_SFT_*_REG
+# capstone ARM_CC_EQ .. ARM_CC_LE as tests of the flags N, Z, C, V (AL and none: always)
+_CONDITIONS: dict[int, Callable[[int, int, int, int], Any]] = {
+    1: lambda n, z, c, v: z, 2: lambda n, z, c, v: not z, 3: lambda n, z, c, v: c,
+    4: lambda n, z, c, v: not c, 5: lambda n, z, c, v: n, 6: lambda n, z, c, v: not n,
+    7: lambda n, z, c, v: v, 8: lambda n, z, c, v: not v,
+    9: lambda n, z, c, v: c and not z, 10: lambda n, z, c, v: not c or z,
+    11: lambda n, z, c, v: n == v, 12: lambda n, z, c, v: n != v,
+    13: lambda n, z, c, v: not z and n == v, 14: lambda n, z, c, v: z or n != v}
 
 
 @dataclass
@@ -71,18 +85,15 @@ def _multiplier_m(value: int, unsigned: bool) -> int:
 
 def _condition_passes(cond: int, cpsr: int) -> bool:
     """Whether a capstone ARM_CC_* condition holds for the CPSR flags N Z C V."""
-    n, z, c, v = (cpsr >> 31) & 1, (cpsr >> 30) & 1, (cpsr >> 29) & 1, (cpsr >> 28) & 1
-    table = {1: z, 2: not z, 3: c, 4: not c, 5: n, 6: not n, 7: v, 8: not v,
-             9: c and not z, 10: not c or z, 11: n == v, 12: n != v,
-             13: not z and n == v, 14: z or n != v}
-    return bool(table.get(cond, True))
+    test = _CONDITIONS.get(cond)
+    return True if test is None else bool(test(
+        (cpsr >> 31) & 1, (cpsr >> 30) & 1, (cpsr >> 29) & 1, (cpsr >> 28) & 1))
 
 
 class CycleCounter:
     """Counts what a Machine executes while `run` calls its routines."""
 
     def __init__(self, machine: Machine) -> None:
-        import capstone
         from unicorn import UC_HOOK_CODE, arm_const
 
         self.machine = machine

@@ -38,8 +38,6 @@ class Outcome:
     computed: int
     reused: int
     wall_s: float
-    table: Path
-    csv: Path
 
 
 def parts_dir(out: Path) -> Path:
@@ -67,17 +65,20 @@ def _write_part(folder: Path, fingerprint: str, task: Task, row: dict[str, Any])
     os.replace(tmp, path)
 
 
-def write_table(rows: list[dict[str, Any]], out: Path) -> Path:
-    """The rows as Parquet at `out` and CSV next to it; the CSV's path."""
+def csv_path(out: Path) -> Path:
+    """The CSV written next to the Parquet table `out`."""
+    return out.with_suffix(".csv")
+
+
+def write_table(rows: list[dict[str, Any]], out: Path) -> None:
+    """The rows as Parquet at `out` and CSV next to it."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
     import pyarrow.parquet as pq
 
     table = pa.Table.from_pylist(rows)
     pq.write_table(table, out)
-    csv = out.with_suffix(".csv")
-    pcsv.write_csv(table, csv)
-    return csv
+    pcsv.write_csv(table, csv_path(out))
 
 
 @contextmanager
@@ -133,10 +134,10 @@ def run_sweep(spec: SweepSpec, out: Path, *, scheduler: str | None = None, worke
             _compute(todo, scheduler, workers, progress, finish, runner)
     finally:
         done = [rows[k] for k in sorted(rows)]
-        csv = write_table(done, out) if done else out.with_suffix(".csv")
+        if done:
+            write_table(done, out)
 
-    return Outcome(done, len(todo), len(todo_all) - len(todo), time.perf_counter() - start,
-                   out, csv)
+    return Outcome(done, len(todo), len(todo_all) - len(todo), time.perf_counter() - start)
 
 
 def _compute(todo: list[Task], scheduler: str | None, workers: int, progress: bool,
@@ -155,7 +156,6 @@ def _compute(todo: list[Task], scheduler: str | None, workers: int, progress: bo
                 try:
                     row = future.result()
                 except Exception as err:  # KilledWorker after the rerun, lost connection, ...
-                    row = {"point": task.index, **task.point, "seed": task.seed,
-                           "status": f"error: {type(err).__name__}: {err}"}
+                    row = {**task.row_head(), "status": f"error: {type(err).__name__}: {err}"}
                 finish(task, row)
                 bar.update(1)

@@ -29,6 +29,10 @@ class Task:
     measure: dict[str, Any]
     trajectory_text: str | None
 
+    def row_head(self) -> dict[str, Any]:
+        """The first columns of this point's row: index, axis values, run seed."""
+        return {"point": self.index, **self.point, "seed": self.seed}
+
 
 def tasks(spec: SweepSpec) -> list[Task]:
     """The sweep's points as tasks, in point order."""
@@ -128,7 +132,7 @@ def metric(report: dict[str, Any], name: str) -> Any:
 def run_point(task: Task) -> dict[str, Any]:
     """Run one point; its result row (axes, seed, status, metrics).  Any error of the run is
     the row's status `error: ...` (the sweep goes on)."""
-    row: dict[str, Any] = {"point": task.index, **task.point, "seed": task.seed}
+    row = task.row_head()
     try:
         robot, duration = build(task)
         robot.run(duration)

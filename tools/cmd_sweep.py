@@ -1,7 +1,6 @@
 """`servobus sweep`: many runs of the robot as one Dask job (sweep files: docs/sweeps.md)."""
 
 import argparse
-import math
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -9,7 +8,7 @@ from typing import Any
 from servobus.tools import units
 from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError
-from servobus.tools.output import emit
+from servobus.tools.output import emit, emit_rows
 
 HEAD_ROWS = 8
 
@@ -38,7 +37,7 @@ def add_subparser(sub: Commands) -> None:
 
 def _do_sweep(args: argparse.Namespace) -> None:
     from servobus.sweep import spec as sweep_spec
-    from servobus.sweep.engine import parts_dir, run_sweep
+    from servobus.sweep.engine import csv_path, parts_dir, run_sweep
     from servobus.sweep.summary import summarise
     from servobus.sweep.task import is_error
 
@@ -54,7 +53,7 @@ def _do_sweep(args: argparse.Namespace) -> None:
         "sweep": spec.name, "points": len(rows), "computed": outcome.computed,
         "reused": outcome.reused,
         "status": dict(Counter("error" if is_error(r["status"]) else r["status"] for r in rows)),
-        "table": str(outcome.table), "csv": str(outcome.csv), "parts": str(parts_dir(out)),
+        "table": str(out), "csv": str(csv_path(out)), "parts": str(parts_dir(out)),
         "wall_s": round(outcome.wall_s, 3),
         "points_per_minute": (round(60.0 * outcome.computed / outcome.wall_s, 2)
                               if outcome.computed else None),
@@ -83,28 +82,7 @@ def _do_sweep(args: argparse.Namespace) -> None:
         emit({k: v for k, v in report.items() if k != "summary" or isinstance(v, dict)}, False,
              title=f"sweep {spec.name}")
         if isinstance(summary, list):
-            _print_rows("summary", summary)
-        _print_rows("head", rows[:HEAD_ROWS])
+            emit_rows("summary", summary)
+        emit_rows("head", rows[:HEAD_ROWS])
     if plot_error is not None:
         raise ServobusError(f"plot {args.plot}: {plot_error}")
-
-
-def _print_rows(title: str, rows: list[dict[str, Any]]) -> None:
-    """Rows as an aligned text table."""
-    if not rows:
-        return
-    columns = list(dict.fromkeys(k for r in rows for k in r))
-    cells = [[_cell(r.get(c)) for c in columns] for r in rows]
-    widths = [max(len(c), *(len(row[k]) for row in cells)) for k, c in enumerate(columns)]
-    print(f"{title}:")
-    print("  " + "  ".join(c.rjust(w) for c, w in zip(columns, widths, strict=True)))
-    for row in cells:
-        print("  " + "  ".join(v.rjust(w) for v, w in zip(row, widths, strict=True)))
-
-
-def _cell(value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return str(value)

@@ -42,6 +42,19 @@ def _table(result: dict[str, Any], indent: int) -> None:
             print(" " * indent + f"{key:<{width}}  {_fmt(value)}")
 
 
+def emit_rows(title: str, rows: list[dict[str, Any]]) -> None:
+    """Rows (dicts, the union of their keys as columns) as an aligned text table, cells as
+    `emit` writes values."""
+    if not rows:
+        return
+    columns = list(dict.fromkeys(k for r in rows for k in r))
+    cells = [[_fmt(r.get(c)) for c in columns] for r in rows]
+    widths = [max(len(c), *(len(row[k]) for row in cells)) for k, c in enumerate(columns)]
+    print(f"{title}:")
+    for line in ([*columns], *cells):
+        print("  " + "  ".join(v.rjust(w) for v, w in zip(line, widths, strict=True)))
+
+
 def warn(text: str) -> None:
     """A `warning: ...` line on stderr (the result is still printed)."""
     print(f"warning: {text}", file=sys.stderr)

@@ -134,3 +134,17 @@ def test_replay_checks_ram_against_python() -> None:
     after[5] += 1
     with pytest.raises(RuntimeError, match="differ after"):
         replay([(name, before, args, after)], rom, "arm")
+
+
+@pytest.mark.parametrize("cond, flags, passes", [
+    (1, 0b0100, True), (1, 0b0000, False),  # EQ: Z
+    (3, 0b0010, True), (4, 0b0010, False),  # CS / CC: C
+    (9, 0b0010, True), (9, 0b0110, False),  # HI: C and not Z
+    (11, 0b1001, True), (12, 0b1000, True), (12, 0b1001, False),  # GE / LT: N == V / N != V
+    (13, 0b0000, True), (13, 0b0100, False), (14, 0b1000, True),  # GT / LE
+    (0, 0b0000, True), (15, 0b1111, True)])  # none, AL: always
+def test_conditions_read_the_cpsr_flags(cond: int, flags: int, passes: bool) -> None:
+    """N Z C V are CPSR bits 31..28; each ARM condition passes on the TRM's flag test."""
+    from servobus.analysis.arm_cycles import _condition_passes
+
+    assert _condition_passes(cond, flags << 28) is passes

@@ -84,7 +84,7 @@ def test_machine_code_matches_python(isa: str, name: str) -> None:
     mc = machine(isa)
     nargs = ROUTINES[name].nargs
 
-    @settings(max_examples=EXAMPLES, deadline=None, database=None,
+    @settings(max_examples=EXAMPLES, database=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
     @given(state=states(), args=words(nargs))
     def check(state: tuple[np.ndarray, np.ndarray], args: list[int]) -> None:
@@ -164,3 +164,13 @@ def test_ram_struct_follows_memory_map() -> None:
     assert cells[:m.MA_LEN] == ["MA_BUF"] * m.MA_LEN and m.MA_BUF0 == 0
     for index in range(m.MA_LEN, m.RAM_SIZE):
         assert getattr(m, cells[index]) == index, cells[index]
+
+
+def test_rom_struct_follows_memory_map() -> None:
+    """rom_t's fields are firmware/memory.py's ROM cells, in order, one int32 word each."""
+    header = (C_DIR / "servo.h").read_text()
+    body = header[header.rindex("typedef struct {", 0, header.index("} rom_t;")):
+                  header.index("} rom_t;")]
+    fields = re.findall(r"\w+", body.removeprefix("typedef struct {").replace("int32_t", ""))
+    assert len(fields) == m.ROM_SIZE
+    assert [getattr(m, f.upper()) for f in fields] == list(range(m.ROM_SIZE))

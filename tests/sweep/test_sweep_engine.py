@@ -113,7 +113,7 @@ def die_on_alpha_3(attempts: Path, task: Task) -> dict[str, Any]:
     (attempts / f"{task.index}-{uuid.uuid4().hex}").touch()
     if task.point["alpha"] == 3.0:
         os._exit(1)
-    return {"point": task.index, **task.point, "seed": task.seed, "status": "ok"}
+    return {**task.row_head(), "status": "ok"}
 
 
 def test_a_point_whose_worker_dies_is_rerun_once_then_an_error(tmp_path: Path) -> None:
