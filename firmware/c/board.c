@@ -70,7 +70,7 @@ void can_tick(ram_t *ram, const rom_t *rom)
     actuation_watch(ram);
     if (ram->mode == MODE_DUTY) {  /* the pending value is the duty, Q12 of full duty */
         int32_t duty = (ram->iw_pending * rom->u_max) >> 12;
-        ram->duty_ref = duty < -rom->u_max ? -rom->u_max : (duty > rom->u_max ? rom->u_max : duty);
+        ram->duty_ref = clamp(duty, -rom->u_max, rom->u_max);
     } else {
         set_reference(ram, rom, ram->iw_pending);
     }

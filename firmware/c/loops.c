@@ -1,15 +1,6 @@
 /* Current path of the servo board: moving-sum decimator, PI with hard anti-windup, local P. */
 #include "servo.h"
 
-static int32_t clamp(int32_t x, int32_t lo, int32_t hi)
-{
-    if (x < lo)
-        return lo;
-    if (x > hi)
-        return hi;
-    return x;
-}
-
 static int32_t sat32(int64_t s)
 {
     if (s > INT32_MAX)

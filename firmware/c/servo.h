@@ -55,6 +55,16 @@ enum { BRIDGE_PWM = 0, BRIDGE_FLOAT = 1 };
 enum { STATUS_OVER_CURRENT = 1, STATUS_OVER_TEMPERATURE = 2 };
 enum { ACT_TIMEOUT_PERIODS = 3 };
 
+/* x limited to [lo, hi] (the current reference, the PI integrator and output, the duty) */
+static inline int32_t clamp(int32_t x, int32_t lo, int32_t hi)
+{
+    if (x < lo)
+        return lo;
+    if (x > hi)
+        return hi;
+    return x;
+}
+
 void decimator_push(ram_t *ram, int32_t sample);
 void decimator_fill(ram_t *ram, int32_t sample);
 int32_t measured_current(const ram_t *ram, const rom_t *rom);
