@@ -28,13 +28,14 @@ the bus's free instant and frame count are written back, and the frames are char
 meter and handed to the taps (a log writer) in order, as LeanBus delivers them.
 """
 
-from functools import partial
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from servobus.bus import frame_bits as fb
 from servobus.bus.period_engine import LeanBus
+from servobus.bus.scheduler import NS_PER_S
 from servobus.bus.schema import JOINTS, MODE_NAMES, TICK, actuation_name, meas_name
 from servobus.host.host_node import PeriodRecord
 from servobus.host.pid import ANTI_WINDUP, PidBank
@@ -45,7 +46,27 @@ if TYPE_CHECKING:
     from servobus.robot.assembly import Robot
 
 BATCH = 256  # periods per compiled call at most (about 1 s)
-FRAME_BUDGET_NS = 1_600_000  # the period's 16 frames at their longest, with interframe spaces
+
+
+@cache
+def frame_bits(schema: Any, meas_bytes: int, local_p: bool) -> tuple[int, int]:
+    """The period's frames (TICK, 12 MEAS, 3 ACTUATION or POSREF) and one STATUS frame at
+    their longest (``worst_case_bits``, interframe space included), in bits."""
+    names = [TICK, *(meas_name(j, meas_bytes) for j in range(1, JOINTS + 1)),
+             *(f"POSREF_{k}" if local_p else actuation_name(k)
+               for k in range(1, JOINTS // 4 + 1))]
+    period = sum(fb.worst_case_bits(schema.message(n).length) for n in names)
+    return period, max(fb.worst_case_bits(schema.message(f"STATUS_{j}").length)
+                       for j in range(1, JOINTS + 1))
+
+
+def frame_budget_ns(robot: "Robot", statuses: int = 0) -> int:
+    """How long the period's frames and `statuses` STATUS frames may hold the wire: once the
+    computation ends the wire is busy until the last of them, so a period whose computation
+    plus this budget ends before the next tick has every frame sent before that TICK."""
+    cfg = robot.config
+    period, status = frame_bits(robot.schema, cfg.meas_bytes, cfg.mode == "local-p")
+    return (period + statuses * status) * (NS_PER_S // robot.schema.bitrate)
 
 
 def _node_checks(robot: "Robot") -> list[tuple[bool, str]]:
@@ -60,7 +81,7 @@ def _node_checks(robot: "Robot") -> list[tuple[bool, str]]:
          "a current limit outside the ACTUATION signal's range"),
         (host.supervisor.expected != frozenset(range(1, JOINTS + 1)), "a partial supervisor"),
         (tick.jitter_ns != 0 or tick.drift_ppm != 0.0, "a time trigger with jitter or drift"),
-        (host.compute_ns < 0 or host.compute_ns + FRAME_BUDGET_NS >= tick.period_ns,
+        (host.compute_ns < 0 or host.compute_ns + frame_budget_ns(robot) >= tick.period_ns,
          "a host computation that may not end within the period"),
         (host.meas_timeout_ns >= tick.period_ns, "a measurement timeout beyond the period"),
     ]
@@ -180,6 +201,8 @@ class CompiledEngine:
         if self._due and (STATUS_PERIOD_NS % period or any(
                 node.joint != node.index + 1 for node in self._due)):
             limit = min(limit, now + STATUS_PERIOD_NS)  # only this instant's in the loop
+        if self._due and host.compute_ns + frame_budget_ns(robot, len(self._due)) >= period:
+            return 0  # STATUS frames that may end after the next tick: this period in Python
         most = 1 if env.realtime_factor is not None else BATCH  # paced period by period
         return max(0, min(most, (limit - now) // period))
 
