@@ -82,7 +82,7 @@ def _status_payload(ram, out):
     out[0] = mode
     out[1] = (1 if ram[m.STATUS] & m.STATUS_OVER_CURRENT != 0 else 0) | \
         (2 if ram[m.STATUS] & m.STATUS_OVER_TEMPERATURE != 0 else 0) | \
-        (4 if ram[m.ACT_SILENT] > m.ACT_TIMEOUT_PERIODS else 0)
+        (4 if board.actuation_timed_out(ram) else 0)
     out[2], out[3] = 0, 0
 
 
