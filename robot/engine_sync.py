@@ -77,7 +77,7 @@ def _node_checks(robot: "Robot") -> list[tuple[bool, str]]:
         (host.local_p != (cfg.mode == "local-p"), "a host in another mode than its boards"),
         (host.meas_bytes != cfg.meas_bytes, "a host with another MEAS size than its boards"),
         (type(host.controller) is not PidBank, "a controller other than the compiled PID bank"),
-        (not ec.IW_LO <= getattr(host.controller, "i_max", 0.0) <= ec.IW_HI,
+        (not _iw_range(robot.schema, getattr(host.controller, "i_max", 0.0)),
          "a current limit outside the ACTUATION signal's range"),
         (host.supervisor.expected != frozenset(range(1, JOINTS + 1)), "a partial supervisor"),
         (tick.jitter_ns != 0 or tick.drift_ppm != 0.0, "a time trigger with jitter or drift"),
@@ -85,6 +85,63 @@ def _node_checks(robot: "Robot") -> list[tuple[bool, str]]:
          "a host computation that may not end within the period"),
         (host.meas_timeout_ns >= tick.period_ns, "a measurement timeout beyond the period"),
     ]
+
+
+def _iw_range(schema: Any, i_max: float) -> bool:
+    """Whether currents within +-i_max fit the ACTUATION signal's range."""
+    lo, hi = schema.codec(actuation_name(1)).limits[0]
+    return bool(lo <= -i_max and i_max <= hi)
+
+
+def signals(schema: Any) -> np.ndarray:
+    """The DBC's iw signal (scale, offset, range) and MEAS6 current (scale, offset), as
+    ``fast_forward`` takes them (``unsupported`` checks that every joint's are the same)."""
+    iw, meas6 = schema.codec(actuation_name(1)), schema.codec(meas_name(1, 6))
+    return np.array([iw.scales[0], iw.offsets[0], *iw.limits[0], meas6.scales[2],
+                     meas6.offsets[2]])
+
+
+def _ids_in_order(schema: Any, meas_bytes: int, local_p: bool) -> bool:
+    """The arbitration order the loop assumes: MEAS, ACTUATION (POSREF) and STATUS ascending
+    with the joint or group, the TICK, every MEAS and ACTUATION below every STATUS."""
+    def ids(names: list[str]) -> list[int]:
+        return [schema.message(n).frame_id for n in names]
+    meas = ids([meas_name(j, meas_bytes) for j in range(1, JOINTS + 1)])
+    act = ids([f"POSREF_{k}" if local_p else actuation_name(k)
+               for k in range(1, JOINTS // 4 + 1)])
+    status = ids([f"STATUS_{j}" for j in range(1, JOINTS + 1)])
+    return all(row == sorted(set(row)) for row in (meas, act, status)) and \
+        max(schema.message(TICK).frame_id, *meas, *act) < min(status)
+
+
+def _status_as_packed(schema: Any) -> bool:
+    """Whether STATUS_j encodes as ``_status_payload`` packs it: mode, then over-current,
+    over-temperature and watchdog in bits 0..2, then CAN state, TEC and REC (0 here)."""
+    for j in range(1, JOINTS + 1):
+        for mode, flags in ((3, 0), (0, 1), (0, 2), (0, 4), (2, 7)):
+            values = {f"mode_{j}": mode, f"over_current_{j}": flags & 1,
+                      f"over_temperature_{j}": flags >> 1 & 1, f"watchdog_{j}": flags >> 2,
+                      f"can_state_{j}": 0, f"tec_{j}": 0, f"rec_{j}": 0}
+            try:
+                if schema.encode_data(f"STATUS_{j}", values)[1] != bytes((mode, flags, 0, 0)):
+                    return False
+            except ValueError:
+                return False
+    return True
+
+
+def _same_signals(schema: Any) -> bool:
+    """Whether every joint's iw and MEAS6 current signals are the first joint's, and the
+    integer signals (seq, position, supply's format, x_w) unscaled."""
+    iw = [(c.scales, c.offsets, c.limits) for c in
+          (schema.codec(actuation_name(k)) for k in range(1, JOINTS // 4 + 1))]
+    meas6 = [schema.codec(meas_name(j, 6)) for j in range(1, JOINTS + 1)]
+    ints = [schema.codec(TICK), *(schema.codec(meas_name(j, 2)) for j in range(1, JOINTS + 1)),
+            *(schema.codec(f"POSREF_{k}") for k in range(1, JOINTS // 4 + 1))]
+    return all(x == (iw[0][0][:1] * 4, iw[0][1][:1] * 4, iw[0][2][:1] * 4) for x in iw) and \
+        all((c.scales[0], c.offsets[0], c.scales[2], c.offsets[2]) ==
+            (1.0, 0.0, meas6[0].scales[2], meas6[0].offsets[2]) for c in meas6) and \
+        all(set(c.scales) == {1.0} and set(c.offsets) == {0.0} for c in ints)
 
 
 def unsteady(robot: "Robot") -> bool:
@@ -98,13 +155,15 @@ def unsupported(robot: "Robot") -> str | None:
     checks = [
         *_node_checks(robot),
         (schema.codec(TICK).layout.format != "<B", "the TICK layout"),
-        (any(schema.codec(actuation_name(k)).layout.format != "<hhhh" or
-             schema.codec(actuation_name(k)).scales != (ec.IW_SCALE,) * 4
+        (any(schema.codec(actuation_name(k)).layout.format != "<hhhh"
              for k in range(1, JOINTS // 4 + 1)), "the ACTUATION layout"),
         (any(schema.codec(meas_name(j, 2)).layout.format != "<H" or
-             schema.codec(meas_name(j, 6)).layout.format != "<HHh" or
-             schema.codec(meas_name(j, 6)).scales[2] != ec.IW_SCALE
+             schema.codec(meas_name(j, 6)).layout.format != "<HHh"
              for j in range(1, JOINTS + 1)), "the MEAS layout"),
+        (not _same_signals(schema), "signals scaled differently per joint"),
+        (not _ids_in_order(schema, robot.config.meas_bytes, robot.config.mode == "local-p"),
+         "IDs in another arbitration order"),
+        (not _status_as_packed(schema), "the STATUS layout"),
         (any(schema.codec(f"POSREF_{k}").layout.format != "<HHHH"
              for k in range(1, JOINTS // 4 + 1)), "the POSREF layout"),
     ]
@@ -140,6 +199,7 @@ class CompiledEngine:
         self.supply_raw = np.array([_supply_raw(schema, b) for b in robot.boards],
                                    dtype=np.int64)
         self.cpa = np.array([b.rig.counts_per_amp for b in robot.boards], dtype=float)
+        self.signals = signals(schema)
         self.periods = np.zeros((BATCH, 5), dtype=np.int64)
         self.refs = self.meas = self.currents = np.zeros((0, JOINTS))  # new ones per batch
         self.frames = np.zeros((BATCH * ec.FRAMES_PER_PERIOD, 7), dtype=np.int64)
@@ -234,7 +294,7 @@ class CompiledEngine:
             float(ctl.i_max), ANTI_WINDUP.index(ctl.anti_windup), float(ctl.a_aw), ctl.integ,
             ctl.e_prev, ctl.saturated, host.compute_ns, self.status, self.status_due,
             self.status_at, *accumulators, self.periods, self.refs, self.meas,
-            self.currents, self.frames, self.data)
+            self.currents, self.frames, self.data, self.signals)
         count = int(self.bus[ec.B_FRAMES])
         self._deliver(count)
         periods = self.periods[:n].tolist()
