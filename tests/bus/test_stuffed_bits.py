@@ -5,10 +5,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from servobus.bus import frame_bits as fb
 from servobus.bus.arbiter_compiled import stuffed_bits
 from servobus.bus.frame_fast import stuffed_length
 from servobus.plant.kernel_cache import cached_njit
 from servobus.robot.engine_compiled import ENGINE_SOURCES
+from tests.bus.canutils_oracle import cfl_exact
 
 stuffed_bits_c = cached_njit(stuffed_bits, sources=ENGINE_SOURCES)
 
@@ -22,11 +24,15 @@ def test_one_pass_stuffed_length_equals_frame_fast(can_id: int, data: bytes) -> 
 
 
 def test_known_lengths() -> None:
-    """All-zero payloads stuff the most; an ID and data of alternating bits not at all."""
+    """An 8-byte standard frame has 98 bits SOF..CRC unstuffed; ID 0 with zero data adds 16
+    stuff bits, ID 0x555 with 0x55 data (alternating bits) one (in its CRC): can-utils'
+    canframelen counts the same plus trailer and interframe space."""
+    trailer = fb.TRAILER_BITS + fb.IFS_BITS
     zeros = np.zeros(8, dtype=np.uint8)
-    assert stuffed_bits_c(0x000, zeros, 8) == stuffed_length(0, bytes(8), False) > 98 + 15
+    assert stuffed_bits_c(0x000, zeros, 8) == 98 + 16 == cfl_exact(0, bytes(8)) - trailer
     alternating = np.full(8, 0x55, dtype=np.uint8)
-    assert stuffed_bits_c(0x555, alternating, 8) == stuffed_length(0x555, b"\x55" * 8, False)
+    assert stuffed_bits_c(0x555, alternating, 8) == 98 + 1 == \
+        cfl_exact(0x555, b"\x55" * 8) - trailer
 
 
 def test_compiled_arbiter_equals_the_lean_bus() -> None:
