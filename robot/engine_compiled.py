@@ -25,7 +25,7 @@ steady period (the events in their order, every time in integer ns):
                  the host only notes the board's mode (Python, afterwards)
 
 It writes what Python needs afterwards into arrays: per period the tick's end of frame, the last
-measurement, the start of the computation and the actuation time (the supervisor's figures),
+measurement (the supervisor's figures, with the computation's length) and the last frame's end,
 the reference, measured positions and currents (the period records), and every frame (start,
 end, busy until, ID, sender, stuffed bits, DLC, data) for the load meter and a log writer.  The
 state it advances lives in the arrays the Python objects already hold (the bank's rows, the PID
@@ -51,7 +51,7 @@ ENGINE_SOURCES = tuple(Path(__file__).parent.parent / folder  # what the loop in
                        for folder in ("firmware", "plant", "host", "bus", "robot", "presets"))
 FRAMES_PER_PERIOD = 28  # TICK, 12 MEAS, 3 ACTUATION, 12 STATUS
 # per-period columns of `periods`
-P_TICK_END, P_LAST_MEAS, P_READY, P_SENT, P_LAST_EVENT = range(5)
+P_TICK_END, P_LAST_MEAS, P_LAST_EVENT = range(3)
 # per-frame columns of `frames`
 F_START, F_END, F_BUSY, F_ID, F_SENDER, F_BITS, F_DLC = range(7)
 # `bus` state: free_at (in/out), frames written (out), limit events (out)
@@ -218,7 +218,6 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, ids, bus, meas_dlc, supply_raw, cpa
             periods[i, P_LAST_EVENT] = frames[f, F_END]
             f += 1
         periods[i, P_TICK_END], periods[i, P_LAST_MEAS] = tick_end, last
-        periods[i, P_READY], periods[i, P_SENT] = last, done_at
         for j in range(joints):
             refs[i, j] = reference[j]
             meas[i, j] = measured[j]

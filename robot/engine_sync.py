@@ -200,7 +200,7 @@ class CompiledEngine:
                                    dtype=np.int64)
         self.cpa = np.array([b.rig.counts_per_amp for b in robot.boards], dtype=float)
         self.signals = signals(schema)
-        self.periods = np.zeros((BATCH, 5), dtype=np.int64)
+        self.periods = np.zeros((BATCH, 3), dtype=np.int64)
         self.refs = self.meas = self.currents = np.zeros((0, JOINTS))  # new ones per batch
         self.frames = np.zeros((BATCH * ec.FRAMES_PER_PERIOD, 7), dtype=np.int64)
         self.data = np.zeros((BATCH * ec.FRAMES_PER_PERIOD, 8), dtype=np.uint8)
@@ -298,8 +298,8 @@ class CompiledEngine:
         count = int(self.bus[ec.B_FRAMES])
         self._deliver(count)
         periods = self.periods[:n].tolist()
-        tick_end, last, ready, sent, _ = (list(c) for c in zip(*periods, strict=True))
-        sup.steady_periods(k0 & 0xFF, tick_end, last, ready, sent)
+        tick_end, last, _ = (list(c) for c in zip(*periods, strict=True))
+        sup.steady_periods(k0 & 0xFF, tick_end, last, host.compute_ns)
         keep = host.records.keep
         first = 0 if keep is None else max(0, n - keep)
         host.records.extend_accumulated(
@@ -307,7 +307,7 @@ class CompiledEngine:
              for i in range(first, n)], n)
         host._period += n
         host._pending = host._period
-        host._busy_until = periods[-1][ec.P_SENT]
+        host._busy_until = last[-1] + host.compute_ns
         host._fresh[:] = True
         host.limit_events += int(self.bus[ec.B_LIMIT])
         player._t, player._last_wall = float(self.player[0]), float(self.player[1])
@@ -323,17 +323,12 @@ class CompiledEngine:
         tick._arm()
 
     def _deliver(self, count: int) -> None:
-        """The batch's frames to the load meter and the taps, in order (as LeanBus._deliver)."""
-        lean, meter = self.lean, self.robot.meter
+        """The batch's frames to the load meter and the taps, in order (as LeanBus._deliver;
+        the robot's only charge is its meter's, which has charged the boot period's frames)."""
+        lean = self.lean
         frames = self.frames[:count]
-        extra = fb.TRAILER_BITS + fb.IFS_BITS
-        for charge in lean.charges:
-            if charge == meter.charge and meter.first is not None:
-                meter.charge_batch(frames[:, ec.F_START], frames[:, ec.F_BUSY],
-                                   frames[:, ec.F_BITS] + extra)
-                continue
-            for start, busy, bits in frames[:, [ec.F_START, ec.F_BUSY, ec.F_BITS]].tolist():
-                charge(start, busy, bits + extra, True)
+        self.robot.meter.charge_batch(frames[:, ec.F_START], frames[:, ec.F_BUSY],
+                                      frames[:, ec.F_BITS] + fb.TRAILER_BITS + fb.IFS_BITS)
         if lean.taps:
             rows = frames.tolist()
             data = self.data[:count]
