@@ -38,7 +38,8 @@ from pathlib import Path
 import numpy as np
 from numba.extending import register_jitable
 
-from servobus.bus.arbiter_compiled import IFS_BITS, TRAILER_BITS, stuffed_bits
+from servobus.bus.frame_bits import IFS_BITS, TRAILER_BITS
+from servobus.bus.frame_fast import stuffed_bits
 from servobus.firmware import board
 from servobus.firmware import memory as m
 from servobus.host.host_step import pid_reset, pid_step, trajectory_position
@@ -63,7 +64,7 @@ S_IW_SCALE, S_IW_OFFSET, S_IW_LO, S_IW_HI, S_CUR_SCALE, S_CUR_OFFSET = range(6)
 @register_jitable
 def _frame(frames, data, f, can_id, sender, payload, dlc, start, bit_ns):
     """Write frame f (transmitted from `start`) and return the wire's free instant after it."""
-    bits = stuffed_bits(can_id, payload, dlc)
+    bits = stuffed_bits(can_id, payload, dlc, False)
     end = start + (bits + TRAILER_BITS) * bit_ns
     busy = end + IFS_BITS * bit_ns
     frames[f, F_START], frames[f, F_END], frames[f, F_BUSY] = start, end, busy
