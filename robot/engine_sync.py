@@ -28,6 +28,7 @@ the bus's free instant and frame count are written back, and the frames are char
 meter and handed to the taps (a log writer) in order, as LeanBus delivers them.
 """
 
+from collections.abc import Iterator
 from functools import cache, partial
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
     from servobus.robot.assembly import Robot
 
 BATCH = 256  # periods per compiled call at most (about 1 s)
+ALL_JOINTS = frozenset(range(1, JOINTS + 1))
 
 
 @cache
@@ -69,22 +71,26 @@ def frame_budget_ns(robot: "Robot", statuses: int = 0) -> int:
     return (period + statuses * status) * (NS_PER_S // robot.schema.bitrate)
 
 
-def _node_checks(robot: "Robot") -> list[tuple[bool, str]]:
-    """What the nodes must be for a compiled period (a caller may swap the controller or
-    change the host's times after the robot is built: checked again at every batch)."""
+def _node_faults(robot: "Robot") -> Iterator[str]:
+    """What the nodes are not, of what a compiled period needs, lazily (a caller may swap the
+    controller or change the host's times after the robot is built: checked at every batch)."""
     cfg, host, tick = robot.config, robot.host, robot.tick
-    return [
-        (host.local_p != (cfg.mode == "local-p"), "a host in another mode than its boards"),
-        (host.meas_bytes != cfg.meas_bytes, "a host with another MEAS size than its boards"),
-        (type(host.controller) is not PidBank, "a controller other than the compiled PID bank"),
-        (not _iw_range(robot.schema, getattr(host.controller, "i_max", 0.0)),
-         "a current limit outside the ACTUATION signal's range"),
-        (host.supervisor.expected != frozenset(range(1, JOINTS + 1)), "a partial supervisor"),
-        (tick.jitter_ns != 0 or tick.drift_ppm != 0.0, "a time trigger with jitter or drift"),
-        (host.compute_ns < 0 or host.compute_ns + frame_budget_ns(robot) >= tick.period_ns,
-         "a host computation that may not end within the period"),
-        (host.meas_timeout_ns >= tick.period_ns, "a measurement timeout beyond the period"),
-    ]
+    if host.local_p != (cfg.mode == "local-p"):
+        yield "a host in another mode than its boards"
+    if host.meas_bytes != cfg.meas_bytes:
+        yield "a host with another MEAS size than its boards"
+    if type(host.controller) is not PidBank:
+        yield "a controller other than the compiled PID bank"
+    elif not _iw_range(robot.schema, host.controller.i_max):
+        yield "a current limit outside the ACTUATION signal's range"
+    if host.supervisor.expected != ALL_JOINTS:
+        yield "a partial supervisor"
+    if tick.jitter_ns != 0 or tick.drift_ppm != 0.0:
+        yield "a time trigger with jitter or drift"
+    if host.compute_ns < 0 or host.compute_ns + frame_budget_ns(robot) >= tick.period_ns:
+        yield "a host computation that may not end within the period"
+    if host.meas_timeout_ns >= tick.period_ns:
+        yield "a measurement timeout beyond the period"
 
 
 def _iw_range(schema: Any, i_max: float) -> bool:
@@ -146,14 +152,16 @@ def _same_signals(schema: Any) -> bool:
 
 def unsteady(robot: "Robot") -> bool:
     """Whether the nodes are, at this moment, not what a compiled period models."""
-    return any(failed for failed, _ in _node_checks(robot))
+    return next(_node_faults(robot), None) is not None
 
 
 def unsupported(robot: "Robot") -> str | None:
     """Why the compiled engine cannot run this robot's periods (None: it can)."""
     schema = robot.schema
     checks = [
-        *_node_checks(robot),
+        (STATUS_PERIOD_NS % robot.tick.period_ns != 0,
+         "a tick period that does not divide the STATUS period"),
+        (any(node.joint != node.index + 1 for node in robot.boards), "boards out of joint order"),
         (schema.codec(TICK).layout.format != "<B", "the TICK layout"),
         (any(schema.codec(actuation_name(k)).layout.format != "<hhhh"
              for k in range(1, JOINTS // 4 + 1)), "the ACTUATION layout"),
@@ -167,7 +175,7 @@ def unsupported(robot: "Robot") -> str | None:
         (any(schema.codec(f"POSREF_{k}").layout.format != "<HHHH"
              for k in range(1, JOINTS // 4 + 1)), "the POSREF layout"),
     ]
-    reasons = [why for failed, why in checks if failed]
+    reasons = [*_node_faults(robot), *(why for failed, why in checks if failed)]
     return ", ".join(reasons) + " run on the period engine" if reasons else None
 
 
@@ -258,9 +266,6 @@ class CompiledEngine:
                 limit = min(limit, at - period)
         for at, _ in robot._delays:
             limit = min(limit, at)
-        if self._due and (STATUS_PERIOD_NS % period or any(
-                node.joint != node.index + 1 for node in self._due)):
-            limit = min(limit, now + STATUS_PERIOD_NS)  # only this instant's in the loop
         if self._due and host.compute_ns + frame_budget_ns(robot, len(self._due)) >= period:
             return 0  # STATUS frames that may end after the next tick: this period in Python
         most = 1 if env.realtime_factor is not None else BATCH  # paced period by period
