@@ -209,7 +209,6 @@ class CompiledEngine:
         self.cpa = np.array([b.rig.counts_per_amp for b in robot.boards], dtype=float)
         self.signals = signals(schema)
         self.periods = np.zeros((BATCH, 3), dtype=np.int64)
-        self.refs = self.meas = self.currents = np.zeros((0, JOINTS))  # new ones per batch
         self.frames = np.zeros((BATCH * ec.FRAMES_PER_PERIOD, 7), dtype=np.int64)
         self.data = np.zeros((BATCH * ec.FRAMES_PER_PERIOD, 8), dtype=np.uint8)
         self.bus = np.zeros(3, dtype=np.int64)
@@ -286,7 +285,7 @@ class CompiledEngine:
         self.status_at[0] = t0 if due else -1
         accumulators = host.records.accumulators()
         assert accumulators is not None  # a period was recorded before (sup.seq is set)
-        self.refs, self.meas, self.currents = (np.empty((n, JOINTS)) for _ in range(3))
+        refs, meas, currents = (np.empty((n, JOINTS)) for _ in range(3))  # kept by the log
         self.bus[ec.B_FREE] = lean.free_at
         self.player[:] = (player._t, player._last_wall)
         ec.fast_forward_c(
@@ -298,8 +297,8 @@ class CompiledEngine:
             player.paused, host.hold, host.engaged, host.measured, ctl.r_p, ctl.r_i, ctl.r_d,
             float(ctl.i_max), ANTI_WINDUP.index(ctl.anti_windup), float(ctl.a_aw), ctl.integ,
             ctl.e_prev, ctl.saturated, host.compute_ns, self.status, self.status_due,
-            self.status_at, *accumulators, self.periods, self.refs, self.meas,
-            self.currents, self.frames, self.data, self.signals)
+            self.status_at, *accumulators, self.periods, refs, meas, currents, self.frames,
+            self.data, self.signals)
         count = int(self.bus[ec.B_FRAMES])
         self._deliver(count)
         periods = self.periods[:n].tolist()
@@ -308,7 +307,7 @@ class CompiledEngine:
         keep = host.records.keep
         first = 0 if keep is None else max(0, n - keep)
         host.records.extend_accumulated(
-            [PeriodRecord(tick_end[i], self.refs[i], self.meas[i], self.currents[i])
+            [PeriodRecord(tick_end[i], refs[i], meas[i], currents[i])
              for i in range(first, n)], n)
         host._period += n
         host._pending = host._period
