@@ -44,6 +44,7 @@ from servobus.firmware import board
 from servobus.firmware import memory as m
 from servobus.host.host_step import pid_reset, pid_step, trajectory_position
 from servobus.plant.bank_kernel import run_bank_lean
+from servobus.plant.board_bank import due_counts
 from servobus.plant.board_node import STATUS_PERIOD_NS
 from servobus.plant.kernel_cache import cached_njit
 from servobus.presets.firmware_image import Q12_AMP
@@ -93,12 +94,7 @@ def _status_payload(ram, out):
 def _advance_bank(t, rams, roms, params, states, istates, tables, phase, done, pwm_ns, counts,
                   ti, tf):
     """``BoardBank.advance_to(t)``: every board through its PWM periods that start before t."""
-    due_any = False
-    for b in range(rams.shape[0]):
-        c = -((phase[b] - t) // pwm_ns) - done[b]
-        counts[b] = c if c > 0 else 0
-        due_any = due_any or c > 0
-    if due_any:
+    if due_counts(phase, done, t, pwm_ns, counts):
         run_bank_lean(rams, roms, params, states, istates, tables, counts, ti, tf)
         for b in range(rams.shape[0]):
             done[b] += counts[b]
