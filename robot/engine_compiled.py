@@ -104,15 +104,15 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, ids, bus, meas_dlc, supply_raw, cpa
                  rams, roms, params, states, istates, tables, phase, done, pwm_ns, ti, tf,
                  poses, starts, durations, period_s, player, paused,
                  hold, engaged, measured, r_p, r_i, r_d, i_max, aw_mode, a_aw, integ, e_prev,
-                 saturated, compute_ns, status, status_due, status_at, squares, abs_max, periods,
-                 refs, meas, currents, frames, data, signals):
+                 saturated, compute_ns, status, status_due, status_at, periods, refs, meas,
+                 currents, frames, data, signals):
     """n steady periods from the tick due at t0 (see the module docstring); ids: TICK,
     MEAS_1..12 (MEAS6_j when meas_dlc is 6: supply_raw, the DBC's raw supply, and cpa, the
     counts per ampere, per board), ACTUATION_1..3 (POSREF_1..3 when local_p), STATUS_1..12;
     player: [playback time, last wall time] (s); status_due[j]: board j's STATUS timer fires at
     status_at[0] and every STATUS_PERIOD_NS after it, on a tick (its payload, from RAM then, is
-    left in status[j]; status_at[0] is advanced past the last one sent); squares, abs_max: the
-    period log's tracking accumulators; signals: the S_* scales, offsets and range."""
+    left in status[j]; status_at[0] is advanced past the last one sent); signals: the S_*
+    scales, offsets and range."""
     joints = rams.shape[0]
     groups = joints // 4
     counts = np.zeros(joints, dtype=np.int64)
@@ -218,11 +218,6 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, ids, bus, meas_dlc, supply_raw, cpa
         for j in range(joints):
             refs[i, j] = reference[j]
             meas[i, j] = measured[j]
-            e = reference[j] - measured[j]
-            squares[j] += e * e
-            a = abs(e)
-            if a > abs_max[j] or np.isnan(a):  # np.maximum: NaN wins
-                abs_max[j] = a
     bus[B_FREE], bus[B_FRAMES], bus[B_LIMIT] = free, f, limit_events
     return n
 

@@ -283,8 +283,6 @@ class CompiledEngine:
         for node in due:
             self.status_due[node.index] = True
         self.status_at[0] = t0 if due else -1
-        accumulators = host.records.accumulators()
-        assert accumulators is not None  # a period was recorded before (sup.seq is set)
         refs, meas, currents = (np.empty((n, JOINTS)) for _ in range(3))  # kept by the log
         self.bus[ec.B_FREE] = lean.free_at
         self.player[:] = (player._t, player._last_wall)
@@ -297,18 +295,14 @@ class CompiledEngine:
             player.paused, host.hold, host.engaged, host.measured, ctl.r_p, ctl.r_i, ctl.r_d,
             float(ctl.i_max), ANTI_WINDUP.index(ctl.anti_windup), float(ctl.a_aw), ctl.integ,
             ctl.e_prev, ctl.saturated, host.compute_ns, self.status, self.status_due,
-            self.status_at, *accumulators, self.periods, refs, meas, currents, self.frames,
+            self.status_at, self.periods, refs, meas, currents, self.frames,
             self.data, self.signals)
         count = int(self.bus[ec.B_FRAMES])
         self._deliver(count)
         periods = self.periods[:n].tolist()
         tick_end, last, _ = (list(c) for c in zip(*periods, strict=True))
         sup.steady_periods(k0 & 0xFF, tick_end, last, host.compute_ns)
-        keep = host.records.keep
-        first = 0 if keep is None else max(0, n - keep)
-        host.records.extend_accumulated(
-            [PeriodRecord(tick_end[i], refs[i], meas[i], currents[i])
-             for i in range(first, n)], n)
+        host.records.extend(tick_end, refs, meas, currents, PeriodRecord)
         host._period += n
         host._pending = host._period
         host._busy_until = last[-1] + host.compute_ns
