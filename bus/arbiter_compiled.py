@@ -11,13 +11,11 @@ receiving node's counter, as a node taking the frame would.  The compiled period
 arbitrate in general (it sends the SPEJBL period's frames in their fixed order).
 """
 
-from pathlib import Path
-
+import numba
 import numpy as np
 
 from servobus.bus.frame_bits import IFS_BITS, TRAILER_BITS
 from servobus.bus.frame_fast import stuffed_bits
-from servobus.plant.kernel_cache import cached_njit
 
 
 def arbitrate(ids, payloads, dlc, accepts, bit_ns, counts, free_at):
@@ -47,4 +45,6 @@ def arbitrate(ids, payloads, dlc, accepts, bit_ns, counts, free_at):
     return frames
 
 
-arbitrate_c = cached_njit(arbitrate, sources=(Path(__file__).parent,))  # inlines frame_fast
+# not cached on disk: numba's cache would miss a change in frame_fast, which this inlines (and
+# bus/ may not import plant.kernel_cache); compiled once per process, in the bench's warm-up
+arbitrate_c = numba.njit(arbitrate)
