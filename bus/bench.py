@@ -6,7 +6,9 @@ has taken the frame (a listener or handler called, or ``recv()`` returned it), s
 the same work.  ``servobus``/``servobus_recv``: the reference medium (python-can's path);
 ``servobus_period``: the period engine's bus, the one ``servobus run`` uses (queues full, and
 ``_depth1``: one frame queued per node, as in a robot run); ``servobus_compiled``: the same
-traffic through the compiled arbiter (``bus.arbiter_compiled``), one numba call.  A line is
+traffic through a compiled arbiter with LeanBus's rules (``bus.arbiter_compiled``), one numba
+call (not the compiled period engine, which sends the SPEJBL period's frames in a fixed order
+and does not arbitrate in general).  A line is
 one function ``(frames per node) -> Shot`` measured by ``repeat``: frames put on the bus and
 deliveries received per wall second, min / median / max over the repeats.
 """
@@ -22,14 +24,16 @@ from typing import Any, TypedDict
 import can
 import numpy as np
 
+from servobus.bus import frame_bits as fb
 from servobus.bus.medium import Medium
 from servobus.bus.period_engine import TX_QUEUE, LeanBus
 from servobus.bus.schedule_sim import ScheduleSim
-from servobus.bus.scheduler import Environment
+from servobus.bus.scheduler import NS_PER_S, Environment
 from servobus.bus.schema import Schema
 from servobus.bus.sim_interface import SimBus
 
 NODES = 14
+BITRATE = 1_000_000  # the period engine's and the compiled arbiter's lines
 
 
 class _Shot(TypedDict):
@@ -107,7 +111,7 @@ def period_engine(per_node: int, depth: int = TX_QUEUE) -> Shot:
     queues its next one (a tap), so the lowest-ID node still sends all its frames first, as on
     the medium with every frame queued at once."""
     env = Environment()
-    bus = LeanBus(env)
+    bus = LeanBus(env, BITRATE)
     counts = [0] * NODES
     ids = [0x100 + i for i in range(NODES)]
     for i in range(NODES):
@@ -134,10 +138,10 @@ def period_engine(per_node: int, depth: int = TX_QUEUE) -> Shot:
             "sim_time_s": env.now / 1e9, "received_min": min(counts)}
 
 
-def compiled_arbiter(per_node: int, depth: int = TX_QUEUE) -> Shot:
+def compiled_arbiter(per_node: int) -> Shot:
     """The same traffic as ``period_engine`` through the compiled arbiter
-    (``bus.arbiter_compiled``, what the compiled period engine's loop does per frame): one numba
-    call, every delivery counted into the receiving node's counter."""
+    (``bus.arbiter_compiled``, LeanBus's arbitration rules): one numba call, every delivery
+    counted into the receiving node's counter."""
     from servobus.bus.arbiter_compiled import arbitrate_c  # numba: this line only
 
     ids = np.array([0x100 + i for i in range(NODES)], dtype=np.int64)
@@ -148,10 +152,12 @@ def compiled_arbiter(per_node: int, depth: int = TX_QUEUE) -> Shot:
     counts = np.zeros(NODES, dtype=np.int64)
     free = np.zeros(1, dtype=np.int64)
     start = time.perf_counter()
-    frames = arbitrate_c(ids, payloads, 8, min(depth, TX_QUEUE), accepts, 1000, counts, free)
+    bit_ns = NS_PER_S // BITRATE
+    frames = arbitrate_c(ids, payloads, 8, accepts, bit_ns, counts, free)
     wall = time.perf_counter() - start
     return {"frames": int(frames), "deliveries": int(counts.sum()), "wall_s": wall,
-            "sim_time_s": (int(free[0]) - 3000) / 1e9, "received_min": int(counts.min())}
+            "sim_time_s": (int(free[0]) - fb.IFS_BITS * bit_ns) / 1e9,  # at the last EOF
+            "received_min": int(counts.min())}
 
 
 def python_can(interface: str, channel: Any, **kw: Any) -> Line:

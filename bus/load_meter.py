@@ -133,9 +133,7 @@ class LoadMeter:
         self._open = dict(zip(keys[:n_open].tolist(), values[:n_open].tolist(), strict=True))
         if self.keep_windows:
             for empty, pct in gaps[:n_gaps].tolist():
-                if len(self._closed) < MAX_WINDOWS:
-                    self._closed.extend([0.0] * min(int(empty), MAX_WINDOWS))
-                    self._closed.append(pct)
+                self._keep(int(empty), pct)
 
     def _gaps(self, limit: int) -> Gaps:
         """The open windows below `limit`, in order, each after the empty ones before it."""
@@ -154,9 +152,14 @@ class LoadMeter:
             self._open.pop(self._done - 1, None)
             self._closed_sum += pct
             self._closed_max = max(self._closed_max, pct)  # every load is >= 0.0
-            if self.keep_windows and len(self._closed) < MAX_WINDOWS:
-                self._closed.extend([0.0] * min(empty, MAX_WINDOWS))
-                self._closed.append(pct)
+            if self.keep_windows:
+                self._keep(empty, pct)
+
+    def _keep(self, empty: int, pct: float) -> None:
+        """List a closed window after the empty ones before it (up to MAX_WINDOWS)."""
+        if len(self._closed) < MAX_WINDOWS:
+            self._closed.extend([0.0] * min(empty, MAX_WINDOWS))
+            self._closed.append(pct)
 
     def add_all(self, messages: Iterable[can.Message]) -> "LoadMeter":
         """Charge many frames; returns self."""

@@ -8,7 +8,7 @@ The records themselves are kept for the last ``keep`` periods (None: all, for a 
 """
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -49,19 +49,23 @@ class PeriodLog:
             np.maximum(self._abs_max, np.abs(err), out=self._abs_max)
         self.count += 1
 
-    def accumulators(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """The running sums of squared errors and the maximum absolute errors, for a caller that
-        adds periods itself (the compiled engine: ``s += e * e``, ``m = max(m, |e|)`` per
-        period in order, numpy's arithmetic); None before the first record."""
-        if self._squares is None or self._abs_max is None:
-            return None
-        return self._squares, self._abs_max
-
-    def extend_accumulated(self, records: list[Record], count: int) -> None:
-        """`count` periods whose errors the caller has added to the accumulators; `records`,
-        the latest of them (at least the last ``keep``), are kept."""
-        self._recent.extend(records)
-        self.count += count
+    def extend(self, ticks: Sequence[int], refs: np.ndarray, meas: np.ndarray,
+               currents: np.ndarray, record: Callable[..., Record]) -> None:
+        """Record n periods at once (row i: period ticks[i]; `record` makes a record of tick,
+        reference, measured, current): the same figures as n ``append`` calls, the squares
+        and maxima reduced over the rows in order, after the running ones."""
+        n = len(ticks)
+        first = 0 if self.keep is None else max(0, n - self.keep)
+        self._recent.extend(record(ticks[i], refs[i], meas[i], currents[i])
+                            for i in range(first, n))
+        err = refs - meas
+        squares, magnitudes = err**2, np.abs(err)
+        if self._squares is not None and self._abs_max is not None:
+            squares = np.vstack([self._squares, squares])
+            magnitudes = np.vstack([self._abs_max, magnitudes])
+        self._squares = np.add.reduce(squares, axis=0)
+        self._abs_max = np.maximum.reduce(magnitudes, axis=0)
+        self.count += n
 
     def tracking(self, joints: int) -> tuple[list[float], list[float]]:
         """Per joint RMS and maximum absolute error (LSB, 3 decimals) over every period."""

@@ -99,34 +99,25 @@ class Supervisor:
         return True
 
     def steady_periods(self, seq: int, ticks: list[int], last_meas: list[int],
-                       ready: list[int], sent: list[int]) -> None:
+                       compute_ns: int) -> None:
         """Periods that ran compiled, each complete (every measurement, computed, sent before
         the next tick): tick i at ticks[i] with sequence number seq + i (mod 256), its last
-        measurement, computation start and actuation.  The same figures as ``on_tick``,
-        ``on_measurement``, ``on_compute`` and ``on_actuation_sent`` in that order, with the
-        closed periods' windows counted at once."""
+        measurement, then `compute_ns` of computation from it (so no deadline miss).  The same
+        figures as ``on_tick``, ``on_measurement``, ``on_compute`` and ``on_actuation_sent`` in
+        that order."""
         n = len(ticks)
         self.on_tick(seq, ticks[0])
-        ends = ticks[1:]
-        windows = [end - m for end, m in zip(ends, last_meas, strict=False)]
-        used = [s - r for s, r in zip(sent, ready[:n - 1], strict=False)]
-        self.deadline_misses += sum(s > end for s, end in zip(sent, ends, strict=False))
-        if len(self.window_counts) + len(set(windows)) > MAX_DISTINCT:
-            for w in windows:  # may coarsen the count midway: one by one
-                self._add_window(w)
-        elif windows:
-            self.windows_ns.extend(windows)
-            lo, hi = self.window_range_ns or (windows[0], windows[0])
-            self.window_range_ns = (min(lo, *windows), max(hi, *windows))
-            q = self.window_quantum_ns
-            self.window_counts.update(w // q * q for w in windows)
-        self.used_ns.extend(used)
-        self.used_max_ns = max(self.used_max_ns, *used) if used else self.used_max_ns
+        for end, meas in zip(ticks[1:], last_meas, strict=False):
+            self._add_window(end - meas)
+        if n > 1:
+            self.used_ns.extend([compute_ns] * (n - 1))
+            self.used_max_ns = max(self.used_max_ns, compute_ns)
         self.ticks += n - 1
         self.seq = (seq + n - 1) % 256
         self.tick_ns = ticks[-1]
         self.arrived = set(self.expected)
-        self.last_meas_ns, self.ready_ns, self.sent_ns = last_meas[-1], ready[-1], sent[-1]
+        self.last_meas_ns = self.ready_ns = last_meas[-1]
+        self.sent_ns = last_meas[-1] + compute_ns
 
     def on_measurement(self, joint: int, now: int) -> bool:
         """Record a measurement; True when it completes the period's set."""

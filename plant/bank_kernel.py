@@ -7,8 +7,7 @@ are written back at the end (the interrupt is ``board.pwm_isr`` transcribed onto
 motor and the RC filter walk the period's segments in one pass (they are independent: the
 filter only reads the segments' sensed currents), sampling the ADC at its instants.  Every
 floating-point expression is the reference's (``rig.run_periods``), in the same order, so
-results are identical word for word; tests/plant/test_lean_kernel.py and
-tests/plant/test_kernel_equality.py check it.
+results are identical word for word; tests/plant/test_lean_kernel.py checks it.
 
 Second pass (issue 11, measured call by call against the first, same process, under load):
 the period's segments come from ``hbridge.segments`` on scalars hoisted out of the loop (no

@@ -16,10 +16,27 @@ import random
 from collections.abc import Sequence
 
 import numpy as np
+from numba.extending import register_jitable
 
 from servobus.plant.bank_kernel import run_bank_lean_fast
 from servobus.plant.build import PlantOptions
+from servobus.plant.kernel_cache import cached_njit
 from servobus.plant.rig import N_TF, N_TI, BoardRig, run_bank
+
+
+@register_jitable
+def due_counts(phase, done, t, period, counts):
+    """Each board's PWM periods that start before t and are not run yet (period k of board b
+    starts at phase[b] + k period), into counts; whether any is due."""
+    due_any = False
+    for b in range(phase.shape[0]):
+        c = -((phase[b] - t) // period) - done[b]  # ceil((t - phase) / T) - done
+        counts[b] = c if c > 0 else 0
+        due_any = due_any or c > 0
+    return due_any
+
+
+due_counts_c = cached_njit(due_counts)
 
 
 class BoardBank:
@@ -46,6 +63,7 @@ class BoardBank:
         self.phase_ns = np.array([rng.randrange(self.period_ns) - boot_ns for _ in rigs],
                                  dtype=np.int64)
         self.done = np.zeros(len(rigs), dtype=np.int64)
+        self._counts = np.zeros(len(rigs), dtype=np.int64)
         self.fast = fast
         self._ti = np.zeros((1, N_TI), dtype=np.int64)
         self._tf = np.zeros((1, N_TF))
@@ -64,9 +82,8 @@ class BoardBank:
         if t_ns == self._last_t:
             return
         self._last_t = t_ns
-        due = -((self.phase_ns - t_ns) // self.period_ns)  # ceil((t - phase) / T)
-        counts = np.maximum(due - self.done, 0)
-        if not counts.any():
+        counts = self._counts
+        if not due_counts_c(self.phase_ns, self.done, t_ns, self.period_ns, counts):
             return
         runner = run_bank_lean_fast if self.fast else run_bank
         runner(self.rams, self.roms, self.params, self.states, self.istates, self.tables,

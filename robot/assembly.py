@@ -255,8 +255,8 @@ class Robot:
 
     def run(self, duration_s: float, chunk_s: float = 0.1, progress=None) -> None:
         """Advance the simulation; the log is closed even when interrupted.  `progress` hears
-        every `chunk_s` (on the compiled engine every max(chunk_s, 1 s), each pause just before
-        a tick, so that a compiled batch is never cut short by a pause)."""
+        every `chunk_s` (on the compiled engine every max(chunk_s, 1 s): fewer, longer batches),
+        each pause just before a tick, so that a period is never cut by a pause."""
         if duration_s <= 0:
             raise ValueError(f"duration must be positive, got {duration_s}")
         end = self.env.now + round(duration_s * NS_PER_S)
@@ -266,8 +266,8 @@ class Robot:
                 before = self.env.now
                 chunk = max(chunk_s, 1.0) if self.compiled is not None else chunk_s
                 until = min(end, self.env.now + round(chunk * NS_PER_S))
-                if self.compiled is not None and until < end and until // period * period - 1 > \
-                        before:  # pause before a tick, not inside its period (same events)
+                if until < end and until // period * period - 1 > before:
+                    # pause before a tick, not inside its period (the same events either way)
                     until = until // period * period - 1
                 self.env.run(until=until)
                 if progress is not None:

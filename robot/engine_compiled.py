@@ -14,9 +14,9 @@ steady period (the events in their order, every time in integer ns):
                  ``BoardNode.measurement``)
     done         trajectory position (or the frozen hold) -> PID bank (``host_step``) -> the
                  currents of released joints 0 and their PID state reset -> 3 ACTUATION
-                 frames encoded as the DBC's iw signals (round((A - 0) / 2^-12), int16 LE)
-    ACTUATION_k  the group's 4 boards: ``can_actuation`` with the raw Q12 value (what
-                 ``rig.actuate`` writes for the decoded value); local-P mode: no PID, POSREF_k
+                 frames encoded as the DBC's iw signals (round((A - offset) / scale), int16 LE)
+    ACTUATION_k  the group's 4 boards: ``can_actuation`` with the Q12 value ``rig.actuate``
+                 writes for the decoded value; local-P mode: no PID, POSREF_k
                  with x_w = min(max(round(reference), 0), 1023), ``can_posref``
     STATUS_j     at the boards' status instants (every 100 ms, on a tick): queued before the
                  TICK with the payload encoded from RAM then (mode, fault bits, watchdog; an
@@ -25,7 +25,7 @@ steady period (the events in their order, every time in integer ns):
                  the host only notes the board's mode (Python, afterwards)
 
 It writes what Python needs afterwards into arrays: per period the tick's end of frame, the last
-measurement, the start of the computation and the actuation time (the supervisor's figures),
+measurement (the supervisor's figures, with the computation's length) and the last frame's end,
 the reference, measured positions and currents (the period records), and every frame (start,
 end, busy until, ID, sender, stuffed bits, DLC, data) for the load meter and a log writer.  The
 state it advances lives in the arrays the Python objects already hold (the bank's rows, the PID
@@ -38,30 +38,34 @@ from pathlib import Path
 import numpy as np
 from numba.extending import register_jitable
 
-from servobus.bus.arbiter_compiled import IFS_BITS, TRAILER_BITS, stuffed_bits
+from servobus.bus.frame_bits import IFS_BITS, TRAILER_BITS
+from servobus.bus.frame_fast import stuffed_bits
 from servobus.firmware import board
 from servobus.firmware import memory as m
 from servobus.host.host_step import pid_reset, pid_step, trajectory_position
 from servobus.plant.bank_kernel import run_bank_lean
+from servobus.plant.board_bank import due_counts
 from servobus.plant.board_node import STATUS_PERIOD_NS
 from servobus.plant.kernel_cache import cached_njit
+from servobus.presets.firmware_image import Q12_AMP
 
 ENGINE_SOURCES = tuple(Path(__file__).parent.parent / folder  # what the loop inlines
-                       for folder in ("firmware", "plant", "host", "bus", "robot"))
+                       for folder in ("firmware", "plant", "host", "bus", "robot", "presets"))
 FRAMES_PER_PERIOD = 28  # TICK, 12 MEAS, 3 ACTUATION, 12 STATUS
 # per-period columns of `periods`
-P_TICK_END, P_LAST_MEAS, P_READY, P_SENT, P_LAST_EVENT = range(5)
+P_TICK_END, P_LAST_MEAS, P_LAST_EVENT = range(3)
 # per-frame columns of `frames`
 F_START, F_END, F_BUSY, F_ID, F_SENDER, F_BITS, F_DLC = range(7)
 # `bus` state: free_at (in/out), frames written (out), limit events (out)
 B_FREE, B_FRAMES, B_LIMIT = range(3)
-IW_SCALE, IW_LO, IW_HI = 0.000244140625, -8.0, 7.999755859375
+# `signals`: the DBC's iw signal (scale, offset, range) and MEAS6 current (scale, offset)
+S_IW_SCALE, S_IW_OFFSET, S_IW_LO, S_IW_HI, S_CUR_SCALE, S_CUR_OFFSET = range(6)
 
 
 @register_jitable
 def _frame(frames, data, f, can_id, sender, payload, dlc, start, bit_ns):
     """Write frame f (transmitted from `start`) and return the wire's free instant after it."""
-    bits = stuffed_bits(can_id, payload, dlc)
+    bits = stuffed_bits(can_id, payload, dlc, False)
     end = start + (bits + TRAILER_BITS) * bit_ns
     busy = end + IFS_BITS * bit_ns
     frames[f, F_START], frames[f, F_END], frames[f, F_BUSY] = start, end, busy
@@ -82,7 +86,7 @@ def _status_payload(ram, out):
     out[0] = mode
     out[1] = (1 if ram[m.STATUS] & m.STATUS_OVER_CURRENT != 0 else 0) | \
         (2 if ram[m.STATUS] & m.STATUS_OVER_TEMPERATURE != 0 else 0) | \
-        (4 if ram[m.ACT_SILENT] > m.ACT_TIMEOUT_PERIODS else 0)
+        (4 if board.actuation_timed_out(ram) else 0)
     out[2], out[3] = 0, 0
 
 
@@ -90,12 +94,7 @@ def _status_payload(ram, out):
 def _advance_bank(t, rams, roms, params, states, istates, tables, phase, done, pwm_ns, counts,
                   ti, tf):
     """``BoardBank.advance_to(t)``: every board through its PWM periods that start before t."""
-    due_any = False
-    for b in range(rams.shape[0]):
-        c = -((phase[b] - t) // pwm_ns) - done[b]
-        counts[b] = c if c > 0 else 0
-        due_any = due_any or c > 0
-    if due_any:
+    if due_counts(phase, done, t, pwm_ns, counts):
         run_bank_lean(rams, roms, params, states, istates, tables, counts, ti, tf)
         for b in range(rams.shape[0]):
             done[b] += counts[b]
@@ -105,15 +104,15 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, ids, bus, meas_dlc, supply_raw, cpa
                  rams, roms, params, states, istates, tables, phase, done, pwm_ns, ti, tf,
                  poses, starts, durations, period_s, player, paused,
                  hold, engaged, measured, r_p, r_i, r_d, i_max, aw_mode, a_aw, integ, e_prev,
-                 saturated, compute_ns, status, status_due, status_at, squares, abs_max, periods,
-                 refs, meas, currents, frames, data):
+                 saturated, compute_ns, status, status_due, status_at, periods, refs, meas,
+                 currents, frames, data, signals):
     """n steady periods from the tick due at t0 (see the module docstring); ids: TICK,
     MEAS_1..12 (MEAS6_j when meas_dlc is 6: supply_raw, the DBC's raw supply, and cpa, the
     counts per ampere, per board), ACTUATION_1..3 (POSREF_1..3 when local_p), STATUS_1..12;
     player: [playback time, last wall time] (s); status_due[j]: board j's STATUS timer fires at
     status_at[0] and every STATUS_PERIOD_NS after it, on a tick (its payload, from RAM then, is
-    left in status[j]; status_at[0] is advanced past the last one sent); squares, abs_max: the
-    period log's tracking accumulators."""
+    left in status[j]; status_at[0] is advanced past the last one sent); signals: the S_*
+    scales, offsets and range."""
     joints = rams.shape[0]
     groups = joints // 4
     counts = np.zeros(joints, dtype=np.int64)
@@ -158,7 +157,7 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, ids, bus, meas_dlc, supply_raw, cpa
                 amps = rams[b, m.PI_MEAS] / cpa[b]
                 amps = 7.99 if amps > 7.99 else amps
                 amps = -8.0 if amps < -8.0 else amps
-                raw = round((amps - 0.0) / IW_SCALE)
+                raw = round((amps - signals[S_CUR_OFFSET]) / signals[S_CUR_SCALE])
                 payload[2], payload[3] = supply_raw[b] & 0xFF, supply_raw[b] >> 8
                 payload[4], payload[5] = raw & 0xFF, (raw >> 8) & 0xFF
             free = _frame(frames, data, f, ids[1 + b], 1 + b, payload, meas_dlc, free, bit_ns)
@@ -188,11 +187,12 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, ids, bus, meas_dlc, supply_raw, cpa
                 if local_p:  # POSREF: x_w rounded and clamped to the pot's range
                     raw = min(max(round(reference[j]), 0), 1023)
                 else:
-                    if not IW_LO <= currents[i, j] <= IW_HI:
+                    if not signals[S_IW_LO] <= currents[i, j] <= signals[S_IW_HI]:
                         raise ValueError("a current outside the ACTUATION signal's range")
-                    raw = round((currents[i, j] - 0.0) / IW_SCALE)
+                    raw = round((currents[i, j] - signals[S_IW_OFFSET]) / signals[S_IW_SCALE])
                 act[g, 2 * q], act[g, 2 * q + 1] = raw & 0xFF, (raw >> 8) & 0xFF
-                act_raw[g, q] = raw
+                act_raw[g, q] = raw if local_p else \
+                    round((raw * signals[S_IW_SCALE] + signals[S_IW_OFFSET]) * Q12_AMP)
         g, s = 0, 0  # the next ACTUATION (queued at done) and STATUS (queued at T, period 0)
         while True:
             while s < joints and not (statuses and status_due[s]):
@@ -215,15 +215,9 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, ids, bus, meas_dlc, supply_raw, cpa
             periods[i, P_LAST_EVENT] = frames[f, F_END]
             f += 1
         periods[i, P_TICK_END], periods[i, P_LAST_MEAS] = tick_end, last
-        periods[i, P_READY], periods[i, P_SENT] = last, done_at
         for j in range(joints):
             refs[i, j] = reference[j]
             meas[i, j] = measured[j]
-            e = reference[j] - measured[j]
-            squares[j] += e * e
-            a = abs(e)
-            if a > abs_max[j] or np.isnan(a):  # np.maximum: NaN wins
-                abs_max[j] = a
     bus[B_FREE], bus[B_FRAMES], bus[B_LIMIT] = free, f, limit_events
     return n
 

@@ -28,13 +28,15 @@ the bus's free instant and frame count are written back, and the frames are char
 meter and handed to the taps (a log writer) in order, as LeanBus delivers them.
 """
 
-from functools import partial
+from collections.abc import Iterator
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from servobus.bus import frame_bits as fb
 from servobus.bus.period_engine import LeanBus
+from servobus.bus.scheduler import NS_PER_S
 from servobus.bus.schema import JOINTS, MODE_NAMES, TICK, actuation_name, meas_name
 from servobus.host.host_node import PeriodRecord
 from servobus.host.pid import ANTI_WINDUP, PidBank
@@ -45,49 +47,135 @@ if TYPE_CHECKING:
     from servobus.robot.assembly import Robot
 
 BATCH = 256  # periods per compiled call at most (about 1 s)
-FRAME_BUDGET_NS = 1_600_000  # the period's 16 frames at their longest, with interframe spaces
+ALL_JOINTS = frozenset(range(1, JOINTS + 1))
 
 
-def _node_checks(robot: "Robot") -> list[tuple[bool, str]]:
-    """What the nodes must be for a compiled period (a caller may swap the controller or
-    change the host's times after the robot is built: checked again at every batch)."""
+@cache
+def frame_bits(schema: Any, meas_bytes: int, local_p: bool) -> tuple[int, int]:
+    """The period's frames (TICK, 12 MEAS, 3 ACTUATION or POSREF) and one STATUS frame at
+    their longest (``worst_case_bits``, interframe space included), in bits."""
+    names = [TICK, *(meas_name(j, meas_bytes) for j in range(1, JOINTS + 1)),
+             *(f"POSREF_{k}" if local_p else actuation_name(k)
+               for k in range(1, JOINTS // 4 + 1))]
+    period = sum(fb.worst_case_bits(schema.message(n).length) for n in names)
+    return period, max(fb.worst_case_bits(schema.message(f"STATUS_{j}").length)
+                       for j in range(1, JOINTS + 1))
+
+
+def frame_budget_ns(robot: "Robot", statuses: int = 0) -> int:
+    """How long the period's frames and `statuses` STATUS frames may hold the wire: once the
+    computation ends the wire is busy until the last of them, so a period whose computation
+    plus this budget ends before the next tick has every frame sent before that TICK."""
+    cfg = robot.config
+    period, status = frame_bits(robot.schema, cfg.meas_bytes, cfg.mode == "local-p")
+    return (period + statuses * status) * (NS_PER_S // robot.schema.bitrate)
+
+
+def _node_faults(robot: "Robot") -> Iterator[str]:
+    """What the nodes are not, of what a compiled period needs, lazily (a caller may swap the
+    controller or change the host's times after the robot is built: checked at every batch)."""
     cfg, host, tick = robot.config, robot.host, robot.tick
-    return [
-        (host.local_p != (cfg.mode == "local-p"), "a host in another mode than its boards"),
-        (host.meas_bytes != cfg.meas_bytes, "a host with another MEAS size than its boards"),
-        (type(host.controller) is not PidBank, "a controller other than the compiled PID bank"),
-        (not ec.IW_LO <= getattr(host.controller, "i_max", 0.0) <= ec.IW_HI,
-         "a current limit outside the ACTUATION signal's range"),
-        (host.supervisor.expected != frozenset(range(1, JOINTS + 1)), "a partial supervisor"),
-        (tick.jitter_ns != 0 or tick.drift_ppm != 0.0, "a time trigger with jitter or drift"),
-        (host.compute_ns < 0 or host.compute_ns + FRAME_BUDGET_NS >= tick.period_ns,
-         "a host computation that may not end within the period"),
-        (host.meas_timeout_ns >= tick.period_ns, "a measurement timeout beyond the period"),
-    ]
+    if host.local_p != (cfg.mode == "local-p"):
+        yield "a host in another mode than its boards"
+    if host.meas_bytes != cfg.meas_bytes:
+        yield "a host with another MEAS size than its boards"
+    if type(host.controller) is not PidBank:
+        yield "a controller other than the compiled PID bank"
+    elif not _iw_range(robot.schema, host.controller.i_max):
+        yield "a current limit outside the ACTUATION signal's range"
+    if host.supervisor.expected != ALL_JOINTS:
+        yield "a partial supervisor"
+    if tick.jitter_ns != 0 or tick.drift_ppm != 0.0:
+        yield "a time trigger with jitter or drift"
+    if host.compute_ns < 0 or host.compute_ns + frame_budget_ns(robot) >= tick.period_ns:
+        yield "a host computation that may not end within the period"
+    if host.meas_timeout_ns >= tick.period_ns:
+        yield "a measurement timeout beyond the period"
+
+
+def _iw_range(schema: Any, i_max: float) -> bool:
+    """Whether currents within +-i_max fit the ACTUATION signal's range."""
+    lo, hi = schema.codec(actuation_name(1)).limits[0]
+    return bool(lo <= -i_max and i_max <= hi)
+
+
+def signals(schema: Any) -> np.ndarray:
+    """The DBC's iw signal (scale, offset, range) and MEAS6 current (scale, offset), as
+    ``fast_forward`` takes them (``unsupported`` checks that every joint's are the same)."""
+    iw, meas6 = schema.codec(actuation_name(1)), schema.codec(meas_name(1, 6))
+    return np.array([iw.scales[0], iw.offsets[0], *iw.limits[0], meas6.scales[2],
+                     meas6.offsets[2]])
+
+
+def _ids_in_order(schema: Any, meas_bytes: int, local_p: bool) -> bool:
+    """The arbitration order the loop assumes: MEAS, ACTUATION (POSREF) and STATUS ascending
+    with the joint or group, the TICK, every MEAS and ACTUATION below every STATUS."""
+    def ids(names: list[str]) -> list[int]:
+        return [schema.message(n).frame_id for n in names]
+    meas = ids([meas_name(j, meas_bytes) for j in range(1, JOINTS + 1)])
+    act = ids([f"POSREF_{k}" if local_p else actuation_name(k)
+               for k in range(1, JOINTS // 4 + 1)])
+    status = ids([f"STATUS_{j}" for j in range(1, JOINTS + 1)])
+    return all(row == sorted(set(row)) for row in (meas, act, status)) and \
+        max(schema.message(TICK).frame_id, *meas, *act) < min(status)
+
+
+def _status_as_packed(schema: Any) -> bool:
+    """Whether STATUS_j encodes as ``_status_payload`` packs it: mode, then over-current,
+    over-temperature and watchdog in bits 0..2, then CAN state, TEC and REC (0 here)."""
+    for j in range(1, JOINTS + 1):
+        for mode, flags in ((3, 0), (0, 1), (0, 2), (0, 4), (2, 7)):
+            values = {f"mode_{j}": mode, f"over_current_{j}": flags & 1,
+                      f"over_temperature_{j}": flags >> 1 & 1, f"watchdog_{j}": flags >> 2,
+                      f"can_state_{j}": 0, f"tec_{j}": 0, f"rec_{j}": 0}
+            try:
+                if schema.encode_data(f"STATUS_{j}", values)[1] != bytes((mode, flags, 0, 0)):
+                    return False
+            except ValueError:
+                return False
+    return True
+
+
+def _same_signals(schema: Any) -> bool:
+    """Whether every joint's iw and MEAS6 current signals are the first joint's, and the
+    integer signals (seq, position, supply's format, x_w) unscaled."""
+    iw = [(c.scales, c.offsets, c.limits) for c in
+          (schema.codec(actuation_name(k)) for k in range(1, JOINTS // 4 + 1))]
+    meas6 = [schema.codec(meas_name(j, 6)) for j in range(1, JOINTS + 1)]
+    ints = [schema.codec(TICK), *(schema.codec(meas_name(j, 2)) for j in range(1, JOINTS + 1)),
+            *(schema.codec(f"POSREF_{k}") for k in range(1, JOINTS // 4 + 1))]
+    return all(x == (iw[0][0][:1] * 4, iw[0][1][:1] * 4, iw[0][2][:1] * 4) for x in iw) and \
+        all((c.scales[0], c.offsets[0], c.scales[2], c.offsets[2]) ==
+            (1.0, 0.0, meas6[0].scales[2], meas6[0].offsets[2]) for c in meas6) and \
+        all(set(c.scales) == {1.0} and set(c.offsets) == {0.0} for c in ints)
 
 
 def unsteady(robot: "Robot") -> bool:
     """Whether the nodes are, at this moment, not what a compiled period models."""
-    return any(failed for failed, _ in _node_checks(robot))
+    return next(_node_faults(robot), None) is not None
 
 
 def unsupported(robot: "Robot") -> str | None:
     """Why the compiled engine cannot run this robot's periods (None: it can)."""
     schema = robot.schema
     checks = [
-        *_node_checks(robot),
+        (STATUS_PERIOD_NS % robot.tick.period_ns != 0,
+         "a tick period that does not divide the STATUS period"),
+        (any(node.joint != node.index + 1 for node in robot.boards), "boards out of joint order"),
         (schema.codec(TICK).layout.format != "<B", "the TICK layout"),
-        (any(schema.codec(actuation_name(k)).layout.format != "<hhhh" or
-             schema.codec(actuation_name(k)).scales != (ec.IW_SCALE,) * 4
+        (any(schema.codec(actuation_name(k)).layout.format != "<hhhh"
              for k in range(1, JOINTS // 4 + 1)), "the ACTUATION layout"),
         (any(schema.codec(meas_name(j, 2)).layout.format != "<H" or
-             schema.codec(meas_name(j, 6)).layout.format != "<HHh" or
-             schema.codec(meas_name(j, 6)).scales[2] != ec.IW_SCALE
+             schema.codec(meas_name(j, 6)).layout.format != "<HHh"
              for j in range(1, JOINTS + 1)), "the MEAS layout"),
+        (not _same_signals(schema), "signals scaled differently per joint"),
+        (not _ids_in_order(schema, robot.config.meas_bytes, robot.config.mode == "local-p"),
+         "IDs in another arbitration order"),
+        (not _status_as_packed(schema), "the STATUS layout"),
         (any(schema.codec(f"POSREF_{k}").layout.format != "<HHHH"
              for k in range(1, JOINTS // 4 + 1)), "the POSREF layout"),
     ]
-    reasons = [why for failed, why in checks if failed]
+    reasons = [*_node_faults(robot), *(why for failed, why in checks if failed)]
     return ", ".join(reasons) + " run on the period engine" if reasons else None
 
 
@@ -119,8 +207,8 @@ class CompiledEngine:
         self.supply_raw = np.array([_supply_raw(schema, b) for b in robot.boards],
                                    dtype=np.int64)
         self.cpa = np.array([b.rig.counts_per_amp for b in robot.boards], dtype=float)
-        self.periods = np.zeros((BATCH, 5), dtype=np.int64)
-        self.refs = self.meas = self.currents = np.zeros((0, JOINTS))  # new ones per batch
+        self.signals = signals(schema)
+        self.periods = np.zeros((BATCH, 3), dtype=np.int64)
         self.frames = np.zeros((BATCH * ec.FRAMES_PER_PERIOD, 7), dtype=np.int64)
         self.data = np.zeros((BATCH * ec.FRAMES_PER_PERIOD, 8), dtype=np.uint8)
         self.bus = np.zeros(3, dtype=np.int64)
@@ -177,9 +265,8 @@ class CompiledEngine:
                 limit = min(limit, at - period)
         for at, _ in robot._delays:
             limit = min(limit, at)
-        if self._due and (STATUS_PERIOD_NS % period or any(
-                node.joint != node.index + 1 for node in self._due)):
-            limit = min(limit, now + STATUS_PERIOD_NS)  # only this instant's in the loop
+        if self._due and host.compute_ns + frame_budget_ns(robot, len(self._due)) >= period:
+            return 0  # STATUS frames that may end after the next tick: this period in Python
         most = 1 if env.realtime_factor is not None else BATCH  # paced period by period
         return max(0, min(most, (limit - now) // period))
 
@@ -196,9 +283,7 @@ class CompiledEngine:
         for node in due:
             self.status_due[node.index] = True
         self.status_at[0] = t0 if due else -1
-        accumulators = host.records.accumulators()
-        assert accumulators is not None  # a period was recorded before (sup.seq is set)
-        self.refs, self.meas, self.currents = (np.empty((n, JOINTS)) for _ in range(3))
+        refs, meas, currents = (np.empty((n, JOINTS)) for _ in range(3))  # kept by the log
         self.bus[ec.B_FREE] = lean.free_at
         self.player[:] = (player._t, player._last_wall)
         ec.fast_forward_c(
@@ -210,21 +295,17 @@ class CompiledEngine:
             player.paused, host.hold, host.engaged, host.measured, ctl.r_p, ctl.r_i, ctl.r_d,
             float(ctl.i_max), ANTI_WINDUP.index(ctl.anti_windup), float(ctl.a_aw), ctl.integ,
             ctl.e_prev, ctl.saturated, host.compute_ns, self.status, self.status_due,
-            self.status_at, *accumulators, self.periods, self.refs, self.meas,
-            self.currents, self.frames, self.data)
+            self.status_at, self.periods, refs, meas, currents, self.frames,
+            self.data, self.signals)
         count = int(self.bus[ec.B_FRAMES])
         self._deliver(count)
         periods = self.periods[:n].tolist()
-        tick_end, last, ready, sent, _ = (list(c) for c in zip(*periods, strict=True))
-        sup.steady_periods(k0 & 0xFF, tick_end, last, ready, sent)
-        keep = host.records.keep
-        first = 0 if keep is None else max(0, n - keep)
-        host.records.extend_accumulated(
-            [PeriodRecord(tick_end[i], self.refs[i], self.meas[i], self.currents[i])
-             for i in range(first, n)], n)
+        tick_end, last, _ = (list(c) for c in zip(*periods, strict=True))
+        sup.steady_periods(k0 & 0xFF, tick_end, last, host.compute_ns)
+        host.records.extend(tick_end, refs, meas, currents, PeriodRecord)
         host._period += n
         host._pending = host._period
-        host._busy_until = periods[-1][ec.P_SENT]
+        host._busy_until = last[-1] + host.compute_ns
         host._fresh[:] = True
         host.limit_events += int(self.bus[ec.B_LIMIT])
         player._t, player._last_wall = float(self.player[0]), float(self.player[1])
@@ -240,17 +321,12 @@ class CompiledEngine:
         tick._arm()
 
     def _deliver(self, count: int) -> None:
-        """The batch's frames to the load meter and the taps, in order (as LeanBus._deliver)."""
-        lean, meter = self.lean, self.robot.meter
+        """The batch's frames to the load meter and the taps, in order (as LeanBus._deliver;
+        the robot's only charge is its meter's, which has charged the boot period's frames)."""
+        lean = self.lean
         frames = self.frames[:count]
-        extra = fb.TRAILER_BITS + fb.IFS_BITS
-        for charge in lean.charges:
-            if charge == meter.charge and meter.first is not None:
-                meter.charge_batch(frames[:, ec.F_START], frames[:, ec.F_BUSY],
-                                   frames[:, ec.F_BITS] + extra)
-                continue
-            for start, busy, bits in frames[:, [ec.F_START, ec.F_BUSY, ec.F_BITS]].tolist():
-                charge(start, busy, bits + extra, True)
+        self.robot.meter.charge_batch(frames[:, ec.F_START], frames[:, ec.F_BUSY],
+                                      frames[:, ec.F_BITS] + fb.TRAILER_BITS + fb.IFS_BITS)
         if lean.taps:
             rows = frames.tolist()
             data = self.data[:count]
