@@ -16,12 +16,8 @@ STUFF_CACHE = 65536  # stuffed lengths remembered (bounded memory)
 
 
 @register_jitable
-def _bit(bit, crc, run, last, count):
-    """One bit of SOF..data through the CRC register and the stuffing counter."""
-    feedback = bit ^ ((crc >> 14) & 1)
-    crc = (crc << 1) & 0x7FFF
-    if feedback:
-        crc ^= CRC15_POLY
+def _stuff(bit, run, last, count):
+    """One bit through the stuffing counter: a stuff bit after every run of 5 equal bits."""
     if bit == last:
         run += 1
     else:
@@ -29,6 +25,17 @@ def _bit(bit, crc, run, last, count):
     if run == 5:
         count += 1
         run, last = 1, 1 - bit
+    return run, last, count
+
+
+@register_jitable
+def _bit(bit, crc, run, last, count):
+    """One bit of SOF..data through the CRC register and the stuffing counter."""
+    feedback = bit ^ ((crc >> 14) & 1)
+    crc = (crc << 1) & 0x7FFF
+    if feedback:
+        crc ^= CRC15_POLY
+    run, last, count = _stuff(bit, run, last, count)
     return crc, run, last, count
 
 
@@ -55,14 +62,7 @@ def stuffed_bits(can_id, payload, dlc, extended):
             crc, run, last, count = _bit((payload[i] >> b) & 1, crc, run, last, count)
     sent = crc
     for b in range(14, -1, -1):  # the CRC's own bits are stuffed, not CRC'd
-        bit = (sent >> b) & 1
-        if bit == last:
-            run += 1
-        else:
-            run, last = 1, bit
-        if run == 5:
-            count += 1
-            run, last = 1, 1 - bit
+        run, last, count = _stuff((sent >> b) & 1, run, last, count)
     return (54 if extended else 34) + 8 * dlc + count
 
 

@@ -8,10 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from servobus.robot.assembly import Robot, RobotConfig
-from tests.robot.test_engine_equality import ACTION, action_line, frames, short_trajectory
+from tests.robot.test_engine_equality import SCENARIO, action_line, frames, short_trajectory
 
 NOT_COMPARED = ("wall_time_s", "rtf", "engine", "engine_periods", "engine_fallback")
 
@@ -88,12 +87,7 @@ def test_bus_faults_are_an_error_on_the_compiled_engine() -> None:
 
 @settings(max_examples=20, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(seed=st.integers(0, 10_000), lines=st.integers(1, 4),
-       tuning=st.sampled_from(("R2", "R2b", "designed")),
-       sensing=st.sampled_from(("supply-unipolar", "winding-bipolar")),
-       meas_bytes=st.sampled_from((2, 6)), mode=st.sampled_from(("cascade", "local-p")),
-       anti_windup=st.sampled_from(("soft", "hard", "conditional", "dynamic")),
-       actions=st.lists(ACTION, max_size=4))
+@given(**SCENARIO)
 def test_random_runs_equal(tmp_path: Path, seed: int, lines: int, tuning: str, sensing: str,
                            meas_bytes: int, mode: str, anti_windup: str, actions: list) -> None:
     trajectory = short_trajectory(np.random.default_rng(seed), lines)

@@ -90,14 +90,18 @@ def action_line(verb: str, joint: int, at_us: int, fraction: float) -> str:
     return f"{verb} at {at_us}us"
 
 
+SCENARIO = dict(  # a random run: seed, trajectory lines, tuning, sensing, frames, mode, actions
+    seed=st.integers(0, 10_000), lines=st.integers(1, 4),
+    tuning=st.sampled_from(("R2", "R2b", "designed")),
+    sensing=st.sampled_from(("supply-unipolar", "winding-bipolar")),
+    meas_bytes=st.sampled_from((2, 6)), mode=st.sampled_from(("cascade", "local-p")),
+    anti_windup=st.sampled_from(("soft", "hard", "conditional", "dynamic")),
+    actions=st.lists(ACTION, max_size=4))
+
+
 @settings(max_examples=6, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(seed=st.integers(0, 10_000), lines=st.integers(1, 4),
-       tuning=st.sampled_from(("R2", "R2b", "designed")),
-       sensing=st.sampled_from(("supply-unipolar", "winding-bipolar")),
-       meas_bytes=st.sampled_from((2, 6)), mode=st.sampled_from(("cascade", "local-p")),
-       anti_windup=st.sampled_from(("soft", "hard", "conditional", "dynamic")),
-       actions=st.lists(ACTION, max_size=4))
+@given(**SCENARIO)
 def test_random_runs_equal(tmp_path: Path, seed: int, lines: int, tuning: str, sensing: str,
                            meas_bytes: int, mode: str, anti_windup: str, actions: list) -> None:
     trajectory = short_trajectory(np.random.default_rng(seed), lines)
