@@ -30,6 +30,8 @@ The carry bit C is not modelled.
 
 from numba.extending import register_jitable
 
+from servobus.firmware.int32 import wrap32
+
 INT16_MIN = -(1 << 15)
 INT16_MAX = (1 << 15) - 1
 UINT16_MAX = (1 << 16) - 1
@@ -50,41 +52,35 @@ def u16(x: int) -> int:
 
 
 @register_jitable
-def _wrap32(x: int) -> int:
-    """Two's-complement wrap into the 32-bit ACC/P range."""
-    return ((x + 0x80000000) & 0xFFFFFFFF) - 0x80000000
-
-
-@register_jitable
 def add16(a: int, b: int) -> int:
     """16-bit C ``int`` addition, wrapping."""
-    return ((a + b + 0x8000) & 0xFFFF) - 0x8000
+    return wrap16(a + b)
 
 
 @register_jitable
 def sub16(a: int, b: int) -> int:
     """16-bit C ``int`` subtraction, wrapping."""
-    return ((a - b + 0x8000) & 0xFFFF) - 0x8000
+    return wrap16(a - b)
 
 
 @register_jitable
 def mul16(a: int, b: int) -> int:
     """16-bit C ``int`` multiplication keeping the low word (what ``int * int`` stores)."""
-    return ((wrap16(a) * wrap16(b) + 0x8000) & 0xFFFF) - 0x8000
+    return wrap16(wrap16(a) * wrap16(b))
 
 
 @register_jitable
 def ext16(word: int, sxm: int) -> int:
     """A 16-bit word widened by the input shifter: sign-extended if SXM=1, zero-filled if SXM=0."""
     if sxm:
-        return ((word + 0x8000) & 0xFFFF) - 0x8000
+        return wrap16(word)
     return word & 0xFFFF
 
 
 @register_jitable
 def lacc(word: int, shift: int, sxm: int) -> int:
     """LACC dma,shift: ACC = the word widened per SXM, shifted left 0..16; high bits are lost."""
-    return _wrap32(ext16(word, sxm) << shift)
+    return wrap32(ext16(word, sxm) << shift)
 
 
 @register_jitable
@@ -99,11 +95,11 @@ def _alu(exact: int, ovm: int) -> tuple[int, bool]:
     if exact > 2147483647:
         if ovm:
             return 2147483647, True
-        return _wrap32(exact), True
+        return wrap32(exact), True
     if exact < -2147483648:
         if ovm:
             return -2147483648, True
-        return _wrap32(exact), True
+        return wrap32(exact), True
     return exact, False
 
 
@@ -140,7 +136,7 @@ def mpy(t: int, word: int) -> int:
 @register_jitable
 def mpyu(t: int, word: int) -> int:
     """MPYU: P = TREG x word, both unsigned 16-bit; the 32-bit P register read as int32."""
-    return _wrap32((t & 0xFFFF) * (word & 0xFFFF))
+    return wrap32((t & 0xFFFF) * (word & 0xFFFF))
 
 
 @register_jitable
@@ -149,9 +145,9 @@ def pshift(p: int, pm: int) -> int:
     if pm == 0:
         return p
     if pm == 1:
-        return _wrap32(p << 1)
+        return wrap32(p << 1)
     if pm == 2:
-        return _wrap32(p << 4)
+        return wrap32(p << 4)
     return p >> 6
 
 
@@ -176,7 +172,7 @@ def spac(acc: int, p: int, pm: int, ovm: int) -> tuple[int, bool]:
 @register_jitable
 def sfl(acc: int) -> int:
     """SFL: ACC shifted left one bit, bit 31 lost, 0 into bit 0 (not affected by SXM or OVM)."""
-    return _wrap32(acc << 1)
+    return wrap32(acc << 1)
 
 
 @register_jitable
