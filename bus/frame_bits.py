@@ -43,17 +43,25 @@ def crc15(bits: Sequence[int]) -> int:
     return crc
 
 
+def stuff_step(bit: int, run: int, last: int, count: int) -> tuple[int, int, int]:
+    """One bit through the stuffing counter (run length, last bit, stuff bits so far): a stuff
+    bit after every run of 5 equal bits, which starts a run of its own (plain Python here, so
+    busload imports no numba; frame_fast compiles it)."""
+    if bit == last:
+        run += 1
+    else:
+        run, last = 1, bit
+    if run == 5:
+        count += 1
+        run, last = 1, 1 - bit
+    return run, last, count
+
+
 def stuff_count(bits: Sequence[int]) -> int:
     """Stuff bits a transmitter inserts: one after every run of 5 equal bits (it starts a run)."""
-    count, run, last = 0, 0, -1
+    run, last, count = 0, -1, 0
     for bit in bits:
-        if bit == last:
-            run += 1
-        else:
-            run, last = 1, bit
-        if run == 5:
-            count += 1
-            run, last = 1, 1 - bit
+        run, last, count = stuff_step(bit, run, last, count)
     return count
 
 

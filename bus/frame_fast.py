@@ -10,22 +10,11 @@ import numba
 import numpy as np
 from numba.extending import register_jitable
 
+from servobus.bus import frame_bits
 from servobus.bus.frame_bits import CRC15_POLY
 
 STUFF_CACHE = 65536  # stuffed lengths remembered (bounded memory)
-
-
-@register_jitable
-def _stuff(bit, run, last, count):
-    """One bit through the stuffing counter: a stuff bit after every run of 5 equal bits."""
-    if bit == last:
-        run += 1
-    else:
-        run, last = 1, bit
-    if run == 5:
-        count += 1
-        run, last = 1, 1 - bit
-    return run, last, count
+stuff_step = register_jitable(frame_bits.stuff_step)  # the reference's step, compiled
 
 
 @register_jitable
@@ -35,7 +24,7 @@ def _bit(bit, crc, run, last, count):
     crc = (crc << 1) & 0x7FFF
     if feedback:
         crc ^= CRC15_POLY
-    run, last, count = _stuff(bit, run, last, count)
+    run, last, count = stuff_step(bit, run, last, count)
     return crc, run, last, count
 
 
@@ -62,7 +51,7 @@ def stuffed_bits(can_id, payload, dlc, extended):
             crc, run, last, count = _bit((payload[i] >> b) & 1, crc, run, last, count)
     sent = crc
     for b in range(14, -1, -1):  # the CRC's own bits are stuffed, not CRC'd
-        run, last, count = _stuff((sent >> b) & 1, run, last, count)
+        run, last, count = stuff_step((sent >> b) & 1, run, last, count)
     return (54 if extended else 34) + 8 * dlc + count
 
 
