@@ -1,6 +1,8 @@
 """`servobus bench board | bus | run | memory | startup`: speed, memory and start-up figures."""
 
 import argparse
+from collections.abc import Callable
+from typing import Any
 
 from servobus.tools import units
 from servobus.tools.cli import Commands
@@ -11,39 +13,40 @@ def add_subparser(sub: Commands) -> None:
     """Register the subcommand and its targets."""
     parser = sub.add_parser("bench")
     targets = parser.add_subparsers(dest="target", required=True)
-    board = targets.add_parser("board", help="one board at full fidelity")
-    board.add_argument("--seconds", type=units.EXPERIMENT_SECONDS, default=10.0,
-                       help="simulated seconds, up to 1 h")
-    board.add_argument("--json", action="store_true")
-    board.set_defaults(func=_do_board)
-    bus = targets.add_parser("bus", help="frames/s with 14 nodes: simulated bus vs python-can")
-    bus.add_argument("--frames", type=units.integer(1, 1_000_000), default=2000,
-                     help="frames sent by each node, 1 .. 1e6")
-    bus.add_argument("--repeats", type=units.integer(1, 100), default=3,
-                     help="measurements of each line (min / median / max), 1 .. 100")
-    bus.add_argument("--remote", action="store_true",
-                     help="also python-can-remote through a local server on 127.0.0.1")
-    bus.add_argument("--json", action="store_true")
-    bus.set_defaults(func=_do_bus)
-    run = targets.add_parser("run", help="the whole robot at full fidelity")
-    run.add_argument("--seconds", type=units.EXPERIMENT_SECONDS, default=10.0,
-                     help="simulated seconds on the engine, up to 1 h")
-    run.add_argument("--reference-seconds", type=units.EXPERIMENT_SECONDS, default=2.0,
-                     help="simulated seconds on the reference path in the same run")
-    run.add_argument("--json", action="store_true")
-    run.set_defaults(func=_do_run)
-    memory = targets.add_parser("memory", help="RSS of a long default run vs simulated time")
-    memory.add_argument("--minutes", type=units.real(0.01, 1440.0), default=10.0,
-                        help="simulated minutes, 0.01 .. 1440")
-    memory.add_argument("--every", type=units.seconds(0.1, 3600.0), default=30.0,
-                        help="simulated time between RSS samples, 0.1 s .. 3600 s ('30s')")
-    memory.add_argument("--json", action="store_true")
-    memory.set_defaults(func=_do_memory)
-    startup = targets.add_parser("startup", help="time to the first simulated period of run")
-    startup.add_argument("--runs", type=units.integer(1, 100), default=5,
-                         help="fresh processes measured, 1 .. 100")
-    startup.add_argument("--json", action="store_true")
-    startup.set_defaults(func=_do_startup)
+
+    def target(name: str, help_text: str, func: Callable[[argparse.Namespace], None],
+               *options: tuple[str, dict[str, Any]]) -> None:
+        """One target: its options, --json, and the function that runs it."""
+        cmd = targets.add_parser(name, help=help_text)
+        for flag, kwargs in options:
+            cmd.add_argument(flag, **kwargs)
+        cmd.add_argument("--json", action="store_true")
+        cmd.set_defaults(func=func)
+
+    target("board", "one board at full fidelity", _do_board,
+           ("--seconds", {"type": units.EXPERIMENT_SECONDS, "default": 10.0,
+                          "help": "simulated seconds, up to 1 h"}))
+    target("bus", "frames/s with 14 nodes: simulated bus vs python-can", _do_bus,
+           ("--frames", {"type": units.integer(1, 1_000_000), "default": 2000,
+                         "help": "frames sent by each node, 1 .. 1e6"}),
+           ("--repeats", {"type": units.integer(1, 100), "default": 3,
+                          "help": "measurements of each line (min / median / max), 1 .. 100"}),
+           ("--remote", {"action": "store_true",
+                         "help": "also python-can-remote through a local server on 127.0.0.1"}))
+    target("run", "the whole robot at full fidelity", _do_run,
+           ("--seconds", {"type": units.EXPERIMENT_SECONDS, "default": 10.0,
+                          "help": "simulated seconds on the engine, up to 1 h"}),
+           ("--reference-seconds", {"type": units.EXPERIMENT_SECONDS, "default": 2.0,
+                                    "help": "simulated seconds on the reference path in the "
+                                            "same run"}))
+    target("memory", "RSS of a long default run vs simulated time", _do_memory,
+           ("--minutes", {"type": units.real(0.01, 1440.0), "default": 10.0,
+                          "help": "simulated minutes, 0.01 .. 1440"}),
+           ("--every", {"type": units.seconds(0.1, 3600.0), "default": 30.0,
+                        "help": "simulated time between RSS samples, 0.1 s .. 3600 s ('30s')"}))
+    target("startup", "time to the first simulated period of run", _do_startup,
+           ("--runs", {"type": units.integer(1, 100), "default": 5,
+                       "help": "fresh processes measured, 1 .. 100"}))
 
 
 def _do_board(args: argparse.Namespace) -> None:
