@@ -38,12 +38,13 @@ class RealtimeClock:
         """When the earliest timer is due."""
         return self._timers[0][0] if self._timers else None
 
-    def fire_due(self) -> int:
-        """Run the timers due now, not those they arm (those wait for the next call); return how
-        many of them fired more than LATE_NS after they were due."""
+    def fire_due(self, upto: int | None = None) -> int:
+        """Run the timers due now (or at or before `upto`), not those they arm (those wait for
+        the next call); return how many of them fired more than LATE_NS after they were due."""
         now = self.now_ns()
         due = []
-        while self._timers and self._timers[0][0] <= now:
+        limit = now if upto is None else min(now, upto)
+        while self._timers and self._timers[0][0] <= limit:
             due.append(heapq.heappop(self._timers))
         for _, _, action in due:
             action()
@@ -79,3 +80,5 @@ class RealtimeRunner:
                 for node in self.nodes:
                     node.on_message(msg)
             self.late += self.clock.fire_due()
+        if end is not None:  # a process preempted past the end still fires what was due before it
+            self.late += self.clock.fire_due(end - 1)

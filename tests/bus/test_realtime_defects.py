@@ -171,3 +171,49 @@ def test_a_board_started_long_before_the_first_tick_idles_and_never_catches_up_m
     assert bank.skipped_ns == 54_000 * MS + 496 * MS
     meas = [m for m in bus.sent if schema.decode(m).name == "MEAS_1"]
     assert len(meas) == 3
+
+
+class PreemptedTime:
+    """monotonic_ns on a fake time line where the process is preempted for `stall` ns once
+    `reads_to_stall` more reads have passed (between the read that fires timers and the end
+    check)."""
+
+    def __init__(self, stall: int) -> None:
+        self.now, self.stall, self.reads_to_stall = 0, stall, -1
+
+    def monotonic_ns(self) -> int:
+        if self.reads_to_stall == 0:
+            self.now += self.stall
+        self.reads_to_stall -= 1
+        return self.now
+
+
+class EarlyWakeBus(SlowSendBus):
+    """recv wakes 0.1 ms before a timeout over 1 ms (as a timed wait may) and, at `stall_at`,
+    the process is preempted right after its next clock read."""
+
+    def __init__(self, fake: PreemptedTime, stall_at: int) -> None:
+        super().__init__([0], cost=0, slow_until=0)
+        self.fake, self.stall_at = fake, stall_at
+
+    def send(self, msg: can.Message, timeout: float | None = None) -> None:
+        self.sent.append((self.fake.now, int(self.schema.decode(msg).values["seq"])))
+
+    def recv(self, timeout: float | None = None) -> can.Message | None:
+        wait = round((timeout or 0) * 1e9)
+        self.fake.now += wait - 100_000 if wait > MS else wait
+        if self.stall_at - MS <= self.fake.now < self.stall_at:
+            self.fake.reads_to_stall = 1  # the fire_due read passes, the end check is late
+        return None
+
+
+def test_a_run_preempted_past_its_end_still_sends_the_ticks_due_within_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = PreemptedTime(stall=6 * MS)
+    monkeypatch.setattr(realtime, "time", fake)
+    bus = EarlyWakeBus(fake, stall_at=200 * MS)
+    tick = TickNode(Schema(), period_ns=10 * MS)
+    RealtimeRunner(bus, [tick]).run(duration_s=0.205)
+    bus.shutdown()
+    # ticks 0..20 are due before the end (205 ms); the stall hits just before tick 20's time
+    assert fake.now >= 205 * MS and [k for _, k in bus.sent] == list(range(21))
