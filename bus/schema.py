@@ -31,13 +31,21 @@ _ENUMS = ((re.compile(r"(board_)?mode(_\d+)?"), "modes", MODE_NAMES),
           (re.compile(r"can_state_\d+"), "CAN states", CAN_STATE_NAMES))
 
 
+SPEJBL_REQUIRED = (TICK, "MEAS_1", "ACTUATION_1")  # what the SPEJBL nodes cannot run without
+
+
 class SchemaError(ValueError):
     """A DBC file or a frame that does not fit the schema."""
 
 
 def default_dbc() -> Path:
-    """The shipped schema file."""
-    return Path(str(resources.files("servobus.dbc").joinpath("servobus.dbc")))
+    """The shipped schema file of the SPEJBL robot."""
+    return shipped_dbc("servobus.dbc")
+
+
+def shipped_dbc(name: str) -> Path:
+    """A schema file shipped in servobus.dbc (servobus.dbc: SPEJBL, guroo.dbc: GuRoo)."""
+    return Path(str(resources.files("servobus.dbc").joinpath(name)))
 
 
 class Decoded(NamedTuple):
@@ -50,7 +58,8 @@ class Decoded(NamedTuple):
 class Schema:
     """The loaded DBC with the servobus naming conventions."""
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None,
+                 required: tuple[str, ...] = SPEJBL_REQUIRED) -> None:
         self.path = Path(path) if path is not None else default_dbc()
         try:
             db = cantools.database.load_file(str(self.path), strict=True)
@@ -61,7 +70,7 @@ class Schema:
         self.db: cantools.database.can.Database = db
         self._by_id = {m.frame_id: m for m in self.db.messages}
         self._by_name = {m.name: m for m in self.db.messages}
-        for name in (TICK, meas_name(1, 2), actuation_name(1)):
+        for name in required:
             if name not in self._by_name:
                 raise SchemaError(f"{self.path}: the schema has no message {name}")
         self._check_enums()
