@@ -44,6 +44,7 @@ from servobus.plant.board_bank import BoardBank
 from servobus.plant.board_node import BoardNode
 from servobus.plant.build import PlantOptions
 from servobus.presets.board import DEFAULT_BOARD, Sensing
+from servobus.robot.advance import advance
 from servobus.robot.engine_run import log_tap, wire
 from servobus.robot.engine_sync import CompiledEngine, unsupported
 
@@ -257,21 +258,9 @@ class Robot:
         """Advance the simulation; the log is closed even when interrupted.  `progress` hears
         every `chunk_s` (on the compiled engine every max(chunk_s, 1 s): fewer, longer batches),
         each pause just before a tick, so that a period is never cut by a pause."""
-        if duration_s <= 0:
-            raise ValueError(f"duration must be positive, got {duration_s}")
-        end = self.env.now + round(duration_s * NS_PER_S)
-        period = self.tick.period_ns
+        chunk = max(chunk_s, 1.0) if self.compiled is not None else chunk_s
         try:
-            while self.env.now < end:
-                before = self.env.now
-                chunk = max(chunk_s, 1.0) if self.compiled is not None else chunk_s
-                until = min(end, self.env.now + round(chunk * NS_PER_S))
-                if until < end and until // period * period - 1 > before:
-                    # pause before a tick, not inside its period (the same events either way)
-                    until = until // period * period - 1
-                self.env.run(until=until)
-                if progress is not None:
-                    progress((self.env.now - before) / NS_PER_S)
+            advance(self.env, duration_s, self.tick.period_ns, chunk, progress)
         finally:
             self.close()
 

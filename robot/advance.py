@@ -1,0 +1,22 @@
+"""The run loop every robot shares: advance simulated time in chunks, each pause just before a
+period boundary, so that a pause (a progress report, Ctrl-C) never cuts a period."""
+
+from collections.abc import Callable
+
+from servobus.bus.scheduler import NS_PER_S, Environment
+
+
+def advance(env: Environment, duration_s: float, period_ns: int, chunk_s: float,
+            progress: Callable[[float], None] | None = None) -> None:
+    """Run `env` for `duration_s`; `progress` hears the simulated seconds of every chunk."""
+    if duration_s <= 0:
+        raise ValueError(f"duration must be positive, got {duration_s}")
+    end = env.now + round(duration_s * NS_PER_S)
+    while env.now < end:
+        before = env.now
+        until = min(end, env.now + round(chunk_s * NS_PER_S))
+        if until < end and until // period_ns * period_ns - 1 > before:
+            until = until // period_ns * period_ns - 1  # the same events either way
+        env.run(until=until)
+        if progress is not None:
+            progress((env.now - before) / NS_PER_S)
