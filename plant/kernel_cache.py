@@ -6,6 +6,8 @@ code.  A digest of every source the kernel can reach is kept beside numba's inde
 """
 
 import hashlib
+import importlib.abc
+import sys
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from pathlib import Path
@@ -18,6 +20,31 @@ import servobus.plant
 
 # the folders the board kernels are built from (firmware and plant functions)
 KERNEL_SOURCES = (Path(servobus.firmware.__file__).parent, Path(servobus.plant.__file__).parent)
+
+
+class _NoBlas(importlib.abc.MetaPathFinder):
+    """Answers numba's BLAS probe 'absent': importing scipy.linalg (for its cython_blas) fails."""
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> None:
+        if name in ("scipy", "scipy.linalg"):
+            raise ImportError("servobus kernels use no BLAS")
+
+
+def _load_numba_target_without_blas_probe() -> None:
+    """numba's CPU target probes for BLAS once, when its array functions load, by importing
+    scipy.linalg (~0.3 s of every start-up); no servobus kernel calls BLAS (np.dot, linalg),
+    so the probe is answered 'absent' unless scipy.linalg is already loaded."""
+    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
+        return
+    finder = _NoBlas()
+    sys.meta_path.insert(0, finder)
+    try:
+        import numba.np.arraymath  # noqa: F401
+    finally:
+        sys.meta_path.remove(finder)
+
+
+_load_numba_target_without_blas_probe()
 
 
 def sources_digest(folders: Sequence[Path], patterns: Sequence[str] = ("*.py",)) -> str:

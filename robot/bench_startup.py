@@ -16,7 +16,7 @@ import time
 from servobus.bus.bench import spread
 
 DURATION = "0.004"  # one 4 ms period
-HEAVY = ("scipy", "matplotlib", "pandas")  # packages a run must not need
+HEAVY = ("scipy.linalg", "matplotlib", "pandas")  # modules a run must not need
 
 PROBE = f"""\
 import json, sys, time
@@ -27,7 +27,7 @@ robot = Robot(RobotConfig())
 built = time.time()
 robot.run({DURATION})
 first = time.time()
-heavy = sorted({{n.split(".")[0] for n in sys.modules}} & set({HEAVY!r}))
+heavy = sorted(set(sys.modules) & set({HEAVY!r}))
 print(json.dumps({{"imported": imported, "built": built, "first": first, "heavy": heavy}}))
 """
 
