@@ -39,6 +39,11 @@ def cyclic(schema: Schema) -> list[cantools.database.Message]:
     return msgs
 
 
+def _cycle(msg: cantools.database.Message) -> int:
+    """A cyclic message's GenMsgCycleTime in ms."""
+    return int(msg.cycle_time or 0)
+
+
 def _slot_of(k: int, cycle_ms: int, slot_ms: int) -> bool:
     """Whether a message of cycle `cycle_ms` is released in slot k."""
     return (k * slot_ms) % cycle_ms == 0
@@ -81,13 +86,13 @@ def _exact(schema: Schema, msgs: list[cantools.database.Message], slot_ms: int, 
     nslots = hyper_ns // slot_ns
     per_slot = []
     for k in range(max(ROUNDS, nslots)):
-        released = [m for m in msgs if _slot_of(k, int(m.cycle_time), slot_ms)]
+        released = [m for m in msgs if _slot_of(k, _cycle(m), slot_ms)]
         per_slot.append(sum(fb.exact_frame_bits(m.frame_id, typical_payload(schema, m, k))
                             for m in released))
     worst_at = [max(per_slot[p::nslots]) for p in range(nslots)]  # each slot's worst round
     rows = _slot_rows([[b] for b in worst_at], slot_ns, bit_ns)
     for row in rows:
-        row["frames"] = sum(_slot_of(row["slot"], int(m.cycle_time), slot_ms) for m in msgs)
+        row["frames"] = sum(_slot_of(row["slot"], _cycle(m), slot_ms) for m in msgs)
     return _model(rows, hyper_ns, bit_ns) | {
         "slot_bits_max": max(per_slot), "slot_bits_min": min(per_slot),
         "load_pct_mean": 100.0 * mean(per_slot) * bit_ns / slot_ns,
@@ -98,7 +103,7 @@ def _exact(schema: Schema, msgs: list[cantools.database.Message], slot_ms: int, 
 def _response_times(msgs: list[cantools.database.Message], bit_ns: int) -> list[dict[str, Any]]:
     """Davis 2007 worst-case response of every cyclic message against its deadline (= cycle)."""
     timings = [MessageTiming(m.name, m.frame_id, fb.worst_case_bits(m.length) * bit_ns,
-                             int(m.cycle_time) * NS_PER_MS, int(m.cycle_time) * NS_PER_MS)
+                             _cycle(m) * NS_PER_MS, _cycle(m) * NS_PER_MS)
                for m in msgs]
     rts = response_times(timings, bit_ns)
     rows = []
@@ -118,7 +123,7 @@ def busload_cyclic(schema: Schema, bitrate: int | None = None) -> dict[str, Any]
         raise ValueError(f"bit rate {bitrate} must be positive and divide 1e9")
     bit_ns = NS_PER_S // bitrate
     msgs = sorted(cyclic(schema), key=lambda m: m.frame_id)
-    cycles = [int(m.cycle_time) for m in msgs]
+    cycles = [_cycle(m) for m in msgs]
     hyper_ms, slot_ms = math.lcm(*cycles), math.gcd(*cycles)
     if hyper_ms // slot_ms > MAX_SLOTS:
         raise ValueError(f"cycle times {sorted(set(cycles))} ms give a hyperperiod of "
@@ -127,11 +132,11 @@ def busload_cyclic(schema: Schema, bitrate: int | None = None) -> dict[str, Any]
     hyper_ns, slot_ns = hyper_ms * NS_PER_MS, slot_ms * NS_PER_MS
     nslots = hyper_ms // slot_ms
     schedule = [{"name": m.name, "id": f"0x{m.frame_id:03X}", "dlc": m.length,
-                 "cycle_s": m.cycle_time / 1e3, "per_hyperperiod": hyper_ms // m.cycle_time,
+                 "cycle_s": _cycle(m) / 1e3, "per_hyperperiod": hyper_ms // _cycle(m),
                  **{model: f(m.length) for model, f in MODELS.items()}} for m in msgs]
     models = {}
     for model, f in MODELS.items():
-        slots = [[f(m.length) for m in msgs if _slot_of(k, int(m.cycle_time), slot_ms)]
+        slots = [[f(m.length) for m in msgs if _slot_of(k, _cycle(m), slot_ms)]
                  for k in range(nslots)]
         models[model] = _model(_slot_rows(slots, slot_ns, bit_ns), hyper_ns, bit_ns)
     exact = _exact(schema, msgs, slot_ms, slot_ns, hyper_ns, bit_ns)
