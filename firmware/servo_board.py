@@ -13,13 +13,13 @@ set-point is in range.  Unchanged words cost nothing: the pulse generator keeps 
 from dataclasses import dataclass, field
 
 from servobus.firmware import int16, int32
-from servobus.presets import guroo as preset
 
 SERVOS = 8
 WORDS_PER_FRAME = 4
-Q15_US_PER_MRAD = 18776  # round(0.573 us/mrad * 2^15): SERVO_US_PER_RAD / 1000 in Q15
-CENTER = preset.SERVO_PULSE_CENTER_US
-PULSE_MIN, PULSE_MAX = preset.SERVO_PULSE_MIN_US, preset.SERVO_PULSE_MAX_US
+US_PER_RAD = 573  # assumed: 10 us of pulse per degree (the servo's scale; the plant decodes it)
+Q15_US_PER_MRAD = 18776  # round(US_PER_RAD / 1000 * 2^15)
+CENTER = 1500  # us at 0 rad: the usual RC neutral
+PULSE_MIN, PULSE_MAX = 900, 2100  # assumed: +-600 us, +-60 deg of travel
 
 
 @dataclass
@@ -51,7 +51,9 @@ def can_setpoints(ram: ServoBoardRam, frame: int, words: list[int]) -> int:
             continue
         ram.words[k] = word
         ram.pulse_us[k], clamped = pulse_width(word)
-        ram.status = (ram.status | 1 << k) if clamped else (ram.status & ~(1 << k) & 0xFF)
+        bit = 1 << k
+        ram.status = int32.bit_or(ram.status, bit) if clamped else int32.bit_and(
+            ram.status, 0xFF ^ bit)
         ram.updates = int16.u16(int16.add16(ram.updates, 1))
         changed += 1
     return changed

@@ -12,6 +12,7 @@ state always sits on that grid, and ``advance_to`` runs the whole steps up to a 
 
 import numpy as np
 
+from servobus.firmware import servo_board
 from servobus.presets import guroo as preset
 
 
@@ -35,7 +36,7 @@ class RCServoBank:
 
     def set_pulse(self, k: int, pulse_us: int) -> None:
         """Servo k's new pulse width: its reference angle from now on."""
-        self.ref[k] = (pulse_us - preset.SERVO_PULSE_CENTER_US) / preset.SERVO_US_PER_RAD
+        self.ref[k] = (pulse_us - servo_board.CENTER) / servo_board.US_PER_RAD
 
     def step(self) -> None:
         """One integration step of every servo."""
