@@ -100,10 +100,10 @@ class CentralNode:
     def commands(self, t_s: float) -> tuple[np.ndarray, np.ndarray]:
         """The DC joints' velocity set-points (cnt/s, LSB-rounded) and the servo joints'
         positions (mrad) at gait time t_s."""
-        w = np.clip(np.round(self.gait.velocity(t_s)[:DC_JOINTS] * COUNTS_PER_RAD / VEL_LSB)
-                    * VEL_LSB, VEL_MIN, VEL_MAX)
-        p = np.clip(np.round(self.gait.position(t_s)[DC_JOINTS:JOINTS] / SERVO_LSB_RAD),
-                    -32768, 32767)
+        omega, theta = self.gait.state(t_s)
+        w = np.clip(np.round(omega[:DC_JOINTS] * COUNTS_PER_RAD / VEL_LSB) * VEL_LSB,
+                    VEL_MIN, VEL_MAX)
+        p = np.clip(np.round(theta[DC_JOINTS:JOINTS] / SERVO_LSB_RAD), -32768, 32767)
         return w, p
 
     def _broadcast(self) -> None:

@@ -15,6 +15,7 @@ level tables (``[pattern]``: the walking pattern's parameters) are documentation
 import math
 import tomllib
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -104,35 +105,38 @@ class Gait:
     cycle: tuple[Moves, ...]
     source: str = "<memory>"
 
-    @property
+    @cached_property
     def start_s(self) -> float:
         """Duration of the start moves (played once)."""
         return max(m.total_s for m in self.start)
 
-    @property
+    @cached_property
     def cycle_s(self) -> float:
         """Duration of one cycle (0: the gait ends after its start)."""
         return max(m.total_s for m in self.cycle)
 
-    def _phase(self, t: float) -> tuple[bool, float]:
-        """Whether t is in the start moves, and the time into them or into the cycle."""
+    @cached_property
+    def _tables(self) -> tuple["_Table", "_Table", np.ndarray]:
+        """The start and cycle chains as arrays, and where the start leaves each joint."""
+        return (_Table(self.start), _Table(self.cycle),
+                np.array([sum(c.thetas) for c in self.start]))
+
+    def state(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """Joint velocities (rad/s) and positions (rad from the zero pose, the integral of the
+        velocities) at time t (s) from the start of the gait."""
+        start, cycle, offset = self._tables
         if t < self.start_s or self.cycle_s == 0.0:
-            return True, t
-        return False, (t - self.start_s) % self.cycle_s
+            return start.evaluate(t)
+        velocity, position = cycle.evaluate((t - self.start_s) % self.cycle_s)
+        return velocity, offset + position
 
     def velocity(self, t: float) -> np.ndarray:
         """Joint velocities (rad/s) at time t (s) from the start of the gait."""
-        in_start, into = self._phase(t)
-        chains = self.start if in_start else self.cycle
-        return np.array([c.velocity(into) for c in chains])
+        return self.state(t)[0]
 
     def position(self, t: float) -> np.ndarray:
         """Joint positions (rad from the zero pose): the integral of the velocities to t."""
-        in_start, into = self._phase(t)
-        if in_start:
-            return np.array([c.position(into) for c in self.start])
-        return np.array([sum(s.thetas) for s in self.start]) + np.array(
-            [c.position(into) for c in self.cycle])
+        return self.state(t)[1]
 
     def to_toml(self, header: str = "") -> str:
         """The file form of this gait (degrees, seconds)."""
@@ -146,6 +150,40 @@ class Gait:
                                   for th, d in zip(chain.thetas, chain.durations, strict=True))
                 lines.append(f"{key} = [{pairs}]")
         return "\n".join(lines) + "\n"
+
+
+class _Table:
+    """Chains of moves as padded arrays (joint x move), evaluated for all joints at once with
+    the formulas of move_velocity and move_position."""
+
+    def __init__(self, chains: tuple[Moves, ...]) -> None:
+        width = max(1, *(len(c.durations) for c in chains))
+        self.starts = np.full((len(chains), width), np.inf)
+        self.thetas = np.zeros((len(chains), width))
+        self.durations = np.ones((len(chains), width))
+        self.before = np.zeros((len(chains), width))
+        self.starts[:, 0] = 0.0
+        for j, c in enumerate(chains):
+            n = len(c.durations)
+            if n:
+                self.starts[j, :n] = np.concatenate(([0.0], np.cumsum(c.durations)[:-1]))
+                self.thetas[j, :n], self.durations[j, :n] = c.thetas, c.durations
+                self.before[j, :n] = np.concatenate(([0.0], np.cumsum(c.thetas)[:-1]))
+        self._rows = np.arange(len(chains))
+
+    def evaluate(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """Velocities and positions of every chain at t into it."""
+        k = np.maximum((self.starts <= t).sum(axis=1) - 1, 0)
+        rows = self._rows
+        into = t - self.starts[rows, k]
+        theta, duration = self.thetas[rows, k], self.durations[rows, k]
+        x = np.clip(into, 0.0, duration)
+        phase = 2.0 * np.pi * x / duration
+        inside = (into >= 0.0) & (into <= duration)
+        velocity = np.where(inside, theta / duration * (1.0 - np.cos(phase)), 0.0)
+        position = self.before[rows, k] + theta / duration * (
+            x - duration / (2.0 * np.pi) * np.sin(phase))
+        return velocity, position
 
 
 def _chain(value: Any, where: str) -> Moves:

@@ -148,3 +148,18 @@ def test_bad_files_name_the_problem(tmp_path: Path, text: str, message: str) -> 
     assert message in str(err.value) and str(err.value).startswith(str(path))
     with pytest.raises(GaitError, match="cannot read"):
         load(tmp_path / "missing.toml")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(0.0, 20.0, allow_nan=False))
+def test_gait_arrays_equal_the_scalar_moves(t: float) -> None:
+    """Gait.state (all joints at once) against Moves.velocity/position, joint by joint."""
+    gait = default_walk()
+    velocity, position = gait.state(t)
+    if t < gait.start_s:
+        chains, into, offset = gait.start, t, np.zeros(23)
+    else:
+        chains, into = gait.cycle, (t - gait.start_s) % gait.cycle_s
+        offset = np.array([sum(c.thetas) for c in gait.start])
+    assert np.allclose(velocity, [c.velocity(into) for c in chains], rtol=0, atol=1e-12)
+    assert np.allclose(position, offset + [c.position(into) for c in chains], rtol=0, atol=1e-12)
