@@ -5,6 +5,8 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from servobus.bus.medium import Medium
 from servobus.bus.node import attach_sim
@@ -29,6 +31,13 @@ def test_pulse_width_by_hand() -> None:
     assert fw.pulse_width(1048) == (2100, False)
     assert fw.pulse_width(-1048) == (900, True)
     assert fw.pulse_width(32767) == (2100, True)
+
+
+@given(st.integers(-32768, 32767))
+def test_pulse_width_is_the_floored_q15_product_clamped(word: int) -> None:
+    """Big-int truth: 1500 + floor(word * 18776 / 2^15), clamped to 900..2100 us."""
+    exact = 1500 + (word * 18776) // 32768
+    assert fw.pulse_width(word) == (min(max(exact, 900), 2100), not 900 <= exact <= 2100)
 
 
 def test_only_changed_words_update_and_are_counted() -> None:
