@@ -26,3 +26,14 @@ THESIS_LOOP_S = 1.28e-3  # measured per control loop on the 2001/2002 boards (th
 # --- the bus and the central computer (SPEC 5) ----------------------------------------------------
 BITRATE = 1_000_000  # CAN 1 Mbit/s, PCA82C250 transceivers
 SETPOINT_PERIOD_NS = 2_000_000  # velocity set-points broadcast every 2 ms
+
+# --- the RC servo board: Hitec HS-705MG (SPEC 5; the PD model's constants assumed, as stated) ---
+SERVO_TORQUE_NM = 1.4  # output torque (SPEC 5: 1.4 N m): the PD's torque limit
+SERVO_SPEED_RAD_S = 5.2  # output speed (SPEC 5: 5.2 rad/s, 0.20 s / 60 deg): the slew-rate limit
+SERVO_INERTIA_KG_M2 = 0.01  # assumed: output stage + a 0.3 kg, 0.3 m arm link (m l^2 / 3 ~ 0.009)
+SERVO_KP_NM_RAD = 14.0  # assumed: the torque limit reached at 0.1 rad (5.7 deg) of error
+SERVO_KD_NM_S_RAD = 0.75  # critical damping of KP on the inertia: 2 sqrt(KP J) = 0.748
+SERVO_STEP_NS = 500_000  # the thesis' simulator's integration step (500 us)
+SERVO_STATUS_PERIOD_NS = 4_000_000  # SERVO_STATUS every 4 ms (dbc/guroo.dbc GenMsgCycleTime)
+# the pulse-width scale (1500 us at 0 rad, 573 us/rad, 900..2100 us) is the servo board's ROM:
+# firmware/servo_board.py

@@ -1,10 +1,12 @@
 """`servobus busload`: predicted load and host window of the schedule, or measured load."""
 
 import argparse
+from pathlib import Path
+from typing import Any
 
 from servobus.bus.busload import busload
 from servobus.bus.factory import open_bus
-from servobus.bus.schema import Schema
+from servobus.bus.schema import SPEJBL_REQUIRED, Schema, shipped_dbc
 from servobus.tools import units
 from servobus.tools.bus_options import (
     add_bus_arguments,
@@ -19,7 +21,9 @@ from servobus.tools.output import emit, warn
 def add_subparser(sub: Commands) -> None:
     """Register the subcommand."""
     parser = sub.add_parser("busload")
-    parser.add_argument("--dbc", help="schema file (default: the shipped dbc/servobus.dbc)")
+    parser.add_argument("--dbc", help="schema file, or the name of a shipped one (guroo.dbc); "
+                                      "a DBC with no TICK is analysed as a cyclic schedule "
+                                      "(default: the shipped dbc/servobus.dbc)")
     parser.add_argument("--period", type=units.period_ns(), default=None,
                         help="tick period 100us .. 10s, e.g. 4ms (default: DBC); it must hold "
                              "one period's frames")
@@ -57,9 +61,22 @@ def _conflicts(args: argparse.Namespace) -> None:
                             "--window instead")
 
 
+def _schema(dbc: str | None) -> tuple[Schema, bool]:
+    """The schema (a bare shipped name such as guroo.dbc found in the package) and whether it
+    is a cyclic schedule: none of SPEJBL's tick, measurement and actuation messages."""
+    path = Path(dbc) if dbc else None
+    if path is not None and not path.exists() and path.name == dbc and \
+            shipped_dbc(dbc).is_file():
+        path = shipped_dbc(dbc)
+    schema = Schema(path, required=())
+    if {m.name for m in schema.db.messages} & set(SPEJBL_REQUIRED):
+        return Schema(path), False
+    return schema, True
+
+
 def _do_busload(args: argparse.Namespace) -> None:
     _conflicts(args)
-    schema = Schema(args.dbc)
+    schema, is_cyclic = _schema(args.dbc)
     rate = args.bitrate or schema.bitrate
     if args.log or args.interface:
         from servobus.bus.load_meter import LoadMeter
@@ -85,6 +102,9 @@ def _do_busload(args: argparse.Namespace) -> None:
             report.pop("windows")
         emit(report, args.json, title=f"measured load of {source}")
         return
+    if is_cyclic:
+        _cyclic(args, schema, rate)
+        return
     report = busload(schema, args.period, rate, args.meas_bytes or 2)
     if args.json:
         emit(report, True)
@@ -99,3 +119,42 @@ def _do_busload(args: argparse.Namespace) -> None:
     for m in report["messages"]:
         wcrt = "unbounded" if m["wcrt_s"] is None else f"{m['wcrt_s'] * 1e6:8.1f} us"
         print(f"  {m['name']:<12} {m['id']:>6} {wcrt}  {'ok' if m['meets_deadline'] else 'MISS'}")
+
+
+def _cyclic(args: argparse.Namespace, schema: Schema, rate: int) -> None:
+    """The report of a schedule with no tick (GuRoo): slots of the hyperperiod, WCRTs."""
+    from servobus.bus.busload_cyclic import busload_cyclic
+
+    for option, value in (("--period", args.period), ("--meas-bytes", args.meas_bytes)):
+        if value is not None:
+            raise ServobusError(f"{option} applies to a tick schedule; {schema.path.name} is "
+                                "cyclic (its periods are its GenMsgCycleTime values)")
+    try:
+        report = busload_cyclic(schema, rate)
+    except ValueError as err:
+        raise ServobusError(str(err)) from err
+    if args.json:
+        emit(report, True)
+        return
+    print(f"cyclic schedule: hyperperiod {report['hyperperiod_s'] * 1e3:g} ms, slots of "
+          f"{report['slot_s'] * 1e3:g} ms at {rate / 1e6:g} Mbit/s")
+    print(f"  {'name':<12} {'id':>6} {'dlc':>3} {'cycle':>6} {'6/5':>5} {'davis':>5} "
+          f"{'nostuff':>7}")
+    for f in report["schedule"]:
+        print(f"  {f['name']:<12} {f['id']:>6} {f['dlc']:>3} {f['cycle_s'] * 1e3:>4g}ms "
+              f"{f['stretch_6_5']:>5} {f['worst_case']:>5} {f['no_stuffing']:>7}")
+    emit({name: _without_slots(model) for name, model in
+          (*report["models"].items(), ("exact", report["exact"]))}, False)
+    print("per slot: frame bits / time left (us)")
+    for name, model in (*report["models"].items(), ("exact", report["exact"])):
+        cells = "  ".join(f"{r['frame_bits']}/{r['time_left_s'] * 1e6:g}" for r in model["slots"])
+        print(f"  {name:<12} {cells}")
+    print("worst-case response times (Davis 2007), deadline = each message's own cycle:")
+    for m in report["messages"]:
+        wcrt = "unbounded" if m["wcrt_s"] is None else f"{m['wcrt_s'] * 1e6:8.1f} us"
+        print(f"  {m['name']:<12} {m['id']:>6} {wcrt}  {'ok' if m['meets_deadline'] else 'MISS'}")
+
+
+def _without_slots(model: dict[str, Any]) -> dict[str, Any]:
+    """A model's summary for the table (its slots are printed as one line)."""
+    return {k: v for k, v in model.items() if k != "slots"}

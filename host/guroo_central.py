@@ -1,0 +1,199 @@
+"""GuRoo's central computer as a CAN node (SPEC 5): open-loop velocity broadcast, supervision.
+
+Every ``period_ns`` (2 ms) on an absolute grid from its start it sends VEL_SP_1..5 (joints 1..15:
+the gait's velocity at the broadcast instant in motor encoder counts per second, 2000 counts per
+motor revolution x 156, rounded to the 16 cnt/s LSB) and SERVO_SP_1..2 (joints 16..23: the
+gait's position, the integral of omega, rounded to 1 mrad); every VEL_SP carries the broadcast
+count mod 2^16.  A broadcast that fires late (a stalled process) goes out once and the grid
+instants it overran are skipped (``late``), never sent in a burst.
+
+It listens to ANNOUNCE_b (the boards that booted), FEEDBACK_b (positions, status word: bit 0
+over-current trip latched, bit 1 current limit active, bits 4..7 board ID) and SERVO_STATUS.
+Supervision: the commanded position of a DC joint is the integral of the velocity it was sent
+(held over each period, in counts); its tracking error is FEEDBACK minus that integral at the
+frame's arrival.  A board's feedback is missed once its deadline (one feedback period after its
+nominal time, the RTA's deadline) has passed: a board whose frames were missed
+``silent_after`` times in a row is a servo fault, counted once per silence (a board that talks
+again and falls silent again counts again).  The gait is open loop: nothing read back changes
+what is sent.  Memory is bounded: running sums, no per-period lists.
+"""
+
+import math
+from typing import Any
+
+import can
+import numpy as np
+
+from servobus.bus.node import Clock, send_or_count
+from servobus.bus.schema import Schema, SchemaError
+from servobus.host.guroo_trajectory import DC_JOINTS, JOINTS, Gait
+
+COUNTS_PER_REV = 2000  # HEDS5540, 500 lines, x4 (SPEC 5)
+GEAR = 156  # Maxon gearhead 156:1
+COUNTS_PER_RAD = COUNTS_PER_REV * GEAR / (2 * math.pi)  # joint radians to motor counts
+COUNTS_PER_DEG = COUNTS_PER_REV * GEAR / 360.0  # 866.67 (SPEC 5: "about 867")
+VEL_LSB = 16  # cnt/s per LSB of VEL_SP
+VEL_MIN, VEL_MAX = -32768 * VEL_LSB, 32767 * VEL_LSB
+SERVO_LSB_RAD = 0.001
+FEEDBACK_PERIOD_NS = 4_000_000
+HP_BOARDS = DC_JOINTS // 3
+SERVO_BOARD = HP_BOARDS + 1  # board 6 (its ANNOUNCE_6, its SERVO_STATUS)
+TRIP_BIT, LIMIT_BIT = 0x1, 0x2
+
+
+def _degrees(counts: list[float | None]) -> list[float | None]:
+    """Motor counts to joint degrees (None stays None: a joint never heard)."""
+    return [None if x is None else x / COUNTS_PER_DEG for x in counts]
+
+
+def board_name(b: int) -> str:
+    """HP_1..HP_5, SERVO_BOARD (board 6)."""
+    return "SERVO_BOARD" if b == SERVO_BOARD else f"HP_{b}"
+
+
+class CentralNode:
+    """The central computer: set-point broadcast every 2 ms and what it reads back."""
+
+    name = "CENTRAL"
+
+    def __init__(self, schema: Schema, gait: Gait, *, period_ns: int = 2_000_000,
+                 silent_after: int = 3, feedback_period_ns: int = FEEDBACK_PERIOD_NS) -> None:
+        if period_ns <= 0 or feedback_period_ns <= 0 or silent_after < 1:
+            raise ValueError(f"period {period_ns} ns, feedback period {feedback_period_ns} ns "
+                             f"and silent_after {silent_after} must be positive")
+        self.schema, self.gait = schema, gait
+        self.period_ns, self.silent_after = period_ns, silent_after
+        self.feedback_period_ns = feedback_period_ns
+        self.broadcasts = self.late = self.rx_faults = self.tx_faults = 0
+        boards = range(1, SERVO_BOARD + 1)
+        self.servo_faults = {b: 0 for b in boards}
+        self.announced: set[int] = set()
+        self.trips = {b: 0 for b in range(1, HP_BOARDS + 1)}
+        self.limit_frames = {b: 0 for b in range(1, HP_BOARDS + 1)}
+        self.id_mismatches = 0
+        self.servo_updates: int | None = None
+        self.servo_status: int | None = None
+        self._last_seen: dict[int, int] = {}
+        self._silent = {b: False for b in boards}
+        self._tripped = {b: False for b in range(1, HP_BOARDS + 1)}
+        self._commanded = np.zeros(DC_JOINTS)  # counts, at the last broadcast
+        self._sent_w = np.zeros(DC_JOINTS)  # cnt/s of the last broadcast
+        self._t_sent = 0
+        self._err_n = np.zeros(DC_JOINTS, dtype=np.int64)
+        self._err_sq = np.zeros(DC_JOINTS)
+        self._err_max = np.zeros(DC_JOINTS)
+        ids = {f"FEEDBACK_{b}": b for b in range(1, HP_BOARDS + 1)}
+        self._feedback = {int(schema.message(n).frame_id): b for n, b in ids.items()}
+        self._announce = {int(schema.message(f"ANNOUNCE_{b}").frame_id): b for b in boards}
+        self._servo_status = int(schema.message("SERVO_STATUS").frame_id)
+        self._k = 0
+        self._t0 = 0
+
+    def start(self, bus: can.BusABC, clock: Clock) -> None:
+        """Keep the bus and clock; the first broadcast now, the boards' silence counted from
+        now."""
+        self.bus, self.clock = bus, clock
+        self._t0 = self._t_sent = clock.now_ns()
+        self._last_seen = {b: self._t0 for b in self.servo_faults}
+        clock.call_at(self._t0, self._broadcast)
+
+    def commands(self, t_s: float) -> tuple[np.ndarray, np.ndarray]:
+        """The DC joints' velocity set-points (cnt/s, LSB-rounded) and the servo joints'
+        positions (mrad) at gait time t_s."""
+        omega, theta = self.gait.state(t_s)
+        w = np.clip(np.round(omega[:DC_JOINTS] * COUNTS_PER_RAD / VEL_LSB) * VEL_LSB,
+                    VEL_MIN, VEL_MAX)
+        p = np.clip(np.round(theta[DC_JOINTS:JOINTS] / SERVO_LSB_RAD), -32768, 32767)
+        return w, p
+
+    def _broadcast(self) -> None:
+        now = self.clock.now_ns()
+        self._supervise(now)
+        t_nominal = self._t0 + self._k * self.period_ns
+        self._commanded += self._sent_w * (now - self._t_sent) / 1e9
+        w, p = self.commands((t_nominal - self._t0) / 1e9)
+        seq = self.broadcasts % 65536
+        for b in range(1, HP_BOARDS + 1):
+            j = 3 * (b - 1)
+            self._send(f"VEL_SP_{b}", {f"w_{j + 1}": w[j], f"w_{j + 2}": w[j + 1],
+                                       f"w_{j + 3}": w[j + 2], f"seq_{b}": seq})
+        for half in (0, 1):
+            self._send(f"SERVO_SP_{half + 1}", {
+                f"p_{16 + 4 * half + i}": p[4 * half + i] * SERVO_LSB_RAD for i in range(4)})
+        self._sent_w, self._t_sent = w, now
+        self.broadcasts += 1
+        self._k += 1
+        behind = max(0, (now - self._t0) // self.period_ns + 1 - self._k)
+        self.late += behind
+        self._k += behind
+        self.clock.call_at(self._t0 + self._k * self.period_ns, self._broadcast)
+
+    def _send(self, name: str, values: dict[str, Any]) -> None:
+        send_or_count(self.bus, self.schema.encode(name, values), self)
+
+    def _supervise(self, now: int) -> None:
+        """A board whose last `silent_after` feedback deadlines passed without a frame."""
+        limit = (self.silent_after + 1) * self.feedback_period_ns
+        for b, seen in self._last_seen.items():
+            if now - seen >= limit and not self._silent[b]:
+                self._silent[b] = True
+                self.servo_faults[b] += 1
+
+    def on_message(self, msg: can.Message) -> None:
+        """Feedback, servo status and announce frames; anything undecodable is counted."""
+        try:
+            values = self.schema.decode(msg).values
+        except SchemaError:
+            self.rx_faults += 1
+            return
+        now = self.clock.now_ns()
+        can_id = msg.arbitration_id
+        if can_id in self._feedback:
+            self._on_feedback(self._feedback[can_id], values, now)
+        elif can_id == self._servo_status:
+            self._heard(SERVO_BOARD, now)
+            self.servo_updates = int(values["updates"])
+            self.servo_status = int(values["servo_status"])
+        elif can_id in self._announce:
+            self.announced.add(int(values[f"board_{self._announce[can_id]}"]))
+
+    def _heard(self, b: int, now: int) -> None:
+        self._last_seen[b] = now
+        self._silent[b] = False
+
+    def _on_feedback(self, b: int, values: dict[str, Any], now: int) -> None:
+        self._heard(b, now)
+        status = int(values[f"status_{b}"])
+        tripped = bool(status & TRIP_BIT)
+        self.trips[b] += tripped and not self._tripped[b]
+        self._tripped[b] = tripped
+        self.limit_frames[b] += bool(status & LIMIT_BIT)
+        self.id_mismatches += (status >> 4) & 0xF != b
+        commanded = self._commanded + self._sent_w * (now - self._t_sent) / 1e9
+        for i in range(3):
+            j = 3 * (b - 1) + i
+            err = float(values[f"x_{j + 1}"]) - commanded[j]
+            self._err_n[j] += 1
+            self._err_sq[j] += err * err
+            self._err_max[j] = max(self._err_max[j], abs(err))
+
+    def tracking(self) -> dict[str, list[float | None]]:
+        """Per DC joint: RMS and max |FEEDBACK - commanded| in counts and joint degrees."""
+        rms = [math.sqrt(s / n) if n else None for s, n in zip(self._err_sq, self._err_n,
+                                                                 strict=True)]
+        peak = [float(m) if n else None for m, n in zip(self._err_max, self._err_n, strict=True)]
+        return {"rms_counts": rms, "max_counts": peak, "rms_deg": _degrees(rms),
+                "max_deg": _degrees(peak)}
+
+    def report(self) -> dict[str, Any]:
+        """Broadcasts, faults per board, tracking per joint, announces, trips."""
+        return {"broadcasts": self.broadcasts, "late_broadcasts": self.late,
+                "tx_faults": self.tx_faults, "rx_faults": self.rx_faults,
+                "servo_faults": {board_name(b): n for b, n in self.servo_faults.items()},
+                "boards_announced": sorted(self.announced),
+                "trips_seen": {board_name(b): n for b, n in self.trips.items()},
+                "current_limit_frames": {board_name(b): n for b, n in self.limit_frames.items()},
+                "board_id_mismatches": self.id_mismatches,
+                "servo_board": {"updates_mod_256": self.servo_updates,
+                                "status": self.servo_status},
+                "tracking": self.tracking()}

@@ -1,0 +1,95 @@
+"""GuRoo's RC servo board as a CAN node: the firmware's receive interrupt and 8 servo models.
+
+    boot          ANNOUNCE_6 (payload: the DIP-switch ID 6)
+    SERVO_SP_k    advance the servos to now; firmware can_setpoints: each changed word updates
+                  its servo's pulse width (counted)
+    every 4 ms    SERVO_STATUS: updates mod 256, status byte (bit i-1: servo i's set-point clamped)
+
+The servo models advance lazily to ``clock.now_ns()`` whenever a frame or timer needs them, so
+the same code runs in the lockstep simulator and on a real bus.  The acceptance filter admits
+the two set-point frames only (``filter_bus=False``: the caller filters); a frame that does
+not decode is counted in ``rx_faults``, a refused send in ``tx_faults``.  ``seed`` draws the
+servos' power-up angles (within +-20 mrad of zero: where the arms were left), deterministically.
+"""
+
+import random
+from typing import Any
+
+import can
+import numpy as np
+from can.typechecking import CanFilter
+
+from servobus.bus.node import Clock, send_or_count
+from servobus.bus.schema import Schema, SchemaError
+from servobus.firmware import servo_board as fw
+from servobus.plant.rc_servo import RCServoBank
+from servobus.presets import guroo as preset
+
+POWER_UP_SPREAD_RAD = 0.020
+FIRST_JOINT = 16  # SERVO_SP_1 carries p_16..p_19, SERVO_SP_2 p_20..p_23
+
+
+class ServoBoardNode:
+    """The RC servo board (DIP-switch ID 6) on a CAN bus."""
+
+    name = "SERVO_BOARD"
+
+    def __init__(self, schema: Schema, *, seed: int = 0, filter_bus: bool = True,
+                 status_period_ns: int = preset.SERVO_STATUS_PERIOD_NS) -> None:
+        self.schema, self.seed, self.filter_bus = schema, seed, filter_bus
+        self.status_period_ns = status_period_ns
+        self.board_id = preset.SERVO_BOARD_ID
+        self.ram = fw.ServoBoardRam()
+        self.updates = 0  # every changed word (the firmware's counter wraps at 16 bits)
+        self.frames = 0
+        self.rx_faults = self.tx_faults = 0
+        rng = random.Random(seed)
+        self.servos = RCServoBank(fw.SERVOS, theta0=np.array([
+            rng.uniform(-POWER_UP_SPREAD_RAD, POWER_UP_SPREAD_RAD) for _ in range(fw.SERVOS)]))
+        self._frames = {int(schema.message(f"SERVO_SP_{k}").frame_id): k for k in (1, 2)}
+        self.filters: list[CanFilter] = [
+            {"can_id": i, "can_mask": 0x7FF, "extended": False} for i in self._frames]
+
+    def start(self, bus: can.BusABC, clock: Clock) -> None:
+        """Boot: acceptance filter, announce, status timer; the servos start at now."""
+        self.bus, self.clock = bus, clock
+        self.servos.t_ns = clock.now_ns()
+        if self.filter_bus:
+            bus.set_filters(self.filters)
+        send_or_count(bus, self.schema.encode(f"ANNOUNCE_{self.board_id}",
+                                              {f"board_{self.board_id}": self.board_id}), self)
+        clock.call_at(clock.now_ns() + self.status_period_ns, self._status)
+
+    def on_message(self, msg: can.Message) -> None:
+        """The CAN receive interrupt: set-point words to pulse widths."""
+        frame = self._frames.get(msg.arbitration_id)
+        if frame is None:
+            return
+        try:
+            values = self.schema.decode(msg).values
+        except SchemaError:
+            self.rx_faults += 1
+            return
+        self.servos.advance_to(self.clock.now_ns())
+        first = FIRST_JOINT + 4 * (frame - 1)
+        words = [round(values[f"p_{first + i}"] * 1000) for i in range(fw.WORDS_PER_FRAME)]
+        self.frames += 1
+        self.updates += fw.can_setpoints(self.ram, frame, words)
+        for i in range(fw.WORDS_PER_FRAME):
+            k = 4 * (frame - 1) + i
+            self.servos.set_pulse(k, self.ram.pulse_us[k])
+
+    def _status(self) -> None:
+        self.servos.advance_to(self.clock.now_ns())
+        send_or_count(self.bus, self.schema.encode("SERVO_STATUS", {
+            "updates": self.ram.updates & 0xFF, "servo_status": self.ram.status}), self)
+        self.clock.call_at(self.clock.now_ns() + self.status_period_ns, self._status)
+
+    def report(self) -> dict[str, Any]:
+        """Updates, frames, positions (rad) and the largest tracking error seen (rad)."""
+        self.servos.advance_to(self.clock.now_ns())
+        return {"updates": self.updates, "frames": self.frames, "rx_faults": self.rx_faults,
+                "tx_faults": self.tx_faults,
+                "positions_rad": [float(x) for x in self.servos.theta],
+                "pulse_us": list(self.ram.pulse_us),
+                "max_tracking_error_rad": float(self.servos.max_error.max())}

@@ -1,0 +1,165 @@
+"""GuRoo trajectories: the move profile's properties, chained moves, the shipped walking pattern."""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from servobus.host.guroo_trajectory import (
+    JOINT_NAMES,
+    GaitError,
+    Moves,
+    board_of,
+    default_walk,
+    load,
+    move_position,
+    move_velocity,
+    parse,
+    walk_file,
+)
+from servobus.host.guroo_walk import HEADER, IDX, WalkParameters, key_poses, walk_pattern
+
+THETAS = st.floats(-3.0, 3.0, allow_nan=False)
+DURATIONS = st.floats(0.05, 5.0, allow_nan=False)
+
+
+@settings(max_examples=40, deadline=None)
+@given(THETAS, DURATIONS)
+def test_integral_of_omega_over_a_move_is_theta(theta: float, duration: float) -> None:
+    """Composite Simpson over 2000 intervals (error ~ h^4 omega'''' ~ 1e-13 here)."""
+    n = 2000
+    ts = np.linspace(0.0, duration, n + 1)
+    w = np.array([move_velocity(theta, duration, t) for t in ts])
+    integral = duration / n / 3 * (w[0] + w[-1] + 4 * w[1:-1:2].sum() + 2 * w[2:-1:2].sum())
+    assert integral == pytest.approx(theta, abs=1e-9)
+    assert move_position(theta, duration, duration) == pytest.approx(theta, abs=1e-12)
+    assert move_position(theta, duration, duration / 2) == pytest.approx(theta / 2, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(THETAS, DURATIONS)
+def test_velocity_and_acceleration_vanish_at_both_ends(theta: float, duration: float) -> None:
+    h = duration * 1e-6
+    for end in (0.0, duration):
+        assert move_velocity(theta, duration, end) == pytest.approx(0.0, abs=1e-12)
+    accel_start = (move_velocity(theta, duration, h) - 0.0) / h
+    accel_end = (0.0 - move_velocity(theta, duration, duration - h)) / h
+    peak_accel = 2 * math.pi * abs(theta) / duration ** 2
+    assert abs(accel_start) <= 1e-5 * peak_accel + 1e-12
+    assert abs(accel_end) <= 1e-5 * peak_accel + 1e-12
+    assert move_velocity(theta, duration, duration / 2) == pytest.approx(2 * theta / duration)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(THETAS, DURATIONS), min_size=1, max_size=5))
+def test_chained_moves_are_continuous_and_sum(moves: list[tuple[float, float]]) -> None:
+    chain = Moves(tuple(m[0] for m in moves), tuple(m[1] for m in moves))
+    boundary = 0.0
+    for _theta, duration in moves[:-1]:
+        boundary += duration
+        assert chain.velocity(boundary) == pytest.approx(0.0, abs=1e-9)
+        assert chain.position(boundary - 1e-9) == pytest.approx(
+            chain.position(boundary + 1e-9), abs=1e-6)
+    assert chain.position(chain.total_s) == pytest.approx(sum(m[0] for m in moves), abs=1e-9)
+
+
+def test_joint_to_board_map() -> None:
+    assert len(JOINT_NAMES) == 23
+    assert [board_of(j) for j in (1, 3, 4, 15, 16, 23)] == [
+        ("HP_1", 1), ("HP_1", 3), ("HP_2", 1), ("HP_5", 3), ("SERVO_BOARD", 1),
+        ("SERVO_BOARD", 8)]
+
+
+def test_squat_and_step_kinematics() -> None:
+    """Squat: ankle 6, knee 12, hip 6 deg; double support: feet 100 mm apart at the hip's
+    squat height; sway: the hip 40 mm over the stance foot."""
+    p = WalkParameters()
+    k = key_poses(p)
+    deg = {name: np.degrees(q) for name, q in k.items()}
+    assert deg["squat"][IDX["l_ankle_pitch"]] == pytest.approx(6.0)
+    assert deg["squat"][IDX["r_knee_pitch"]] == pytest.approx(12.0)
+    assert deg["squat"][IDX["l_hip_pitch"]] == pytest.approx(6.0)
+    h = 0.56 * math.cos(math.radians(6))
+
+    def ankle(q: np.ndarray, side: str) -> tuple[float, float]:
+        """Ankle (forward, down) from the hip with the torso upright."""
+        thigh = q[IDX[f"{side}_hip_pitch"]]
+        shank = thigh - q[IDX[f"{side}_knee_pitch"]]
+        return (p.thigh_m * math.sin(thigh) + p.shank_m * math.sin(shank),
+                p.thigh_m * math.cos(thigh) + p.shank_m * math.cos(shank))
+
+    for pose in ("K0", "K2"):
+        (xl, zl), (xr, zr) = ankle(k[pose], "l"), ankle(k[pose], "r")
+        assert abs(xl - xr) == pytest.approx(0.100, abs=1e-12)
+        assert zl == pytest.approx(h) and zr == pytest.approx(h)
+        # feet flat: shank angle + ankle pitch = 0 with the torso upright
+        for side in "lr":
+            q = k[pose]
+            shank = q[IDX[f"{side}_hip_pitch"]] - q[IDX[f"{side}_knee_pitch"]]
+            assert shank + q[IDX[f"{side}_ankle_pitch"]] == pytest.approx(0.0, abs=1e-12)
+    assert ankle(k["K3"], "l")[1] == pytest.approx(h - 0.020)
+    assert h * math.tan(k["K1"][IDX["r_hip_roll"]]) == pytest.approx(-0.040)
+
+
+def test_walk_pattern_rates() -> None:
+    """Sway (hip roll) repeats every 2 s (0.5 Hz); a step (a foot passing the other) each 1 s."""
+    gait = default_walk()
+    assert gait.start_s == pytest.approx(1.5) and gait.cycle_s == pytest.approx(2.0)
+    roll = [gait.position(1.5 + t)[IDX["l_hip_roll"]] for t in (0.0, 0.5, 1.0, 1.5, 2.0)]
+    assert roll[0] == pytest.approx(roll[4]) and roll[0] == pytest.approx(-roll[2])
+    assert roll[1] == pytest.approx(0.0, abs=1e-12)
+    pitch = [gait.position(1.5 + t)[IDX["l_hip_pitch"]] for t in (0.5, 1.5)]
+    assert pitch[0] > pitch[1]  # left foot ahead at 0.5 s, behind at 1.5 s
+    for t in (0.0, 0.7, 1.5, 3.3, 100.25):
+        assert np.allclose(gait.position(t + 2.0 * (t >= 1.5)), gait.position(t), atol=1e-9)
+
+
+def test_shipped_file_is_the_generator_output_and_round_trips() -> None:
+    text = walk_file().read_text()
+    assert text == walk_pattern().to_toml(HEADER)
+    gait = parse(text)
+    again = parse(gait.to_toml())
+    for a, b in zip(gait.start + gait.cycle, again.start + again.cycle, strict=True):
+        assert a.durations == b.durations
+        assert np.allclose(a.thetas, b.thetas, atol=1e-12, rtol=0)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "no [joint.<n>] tables"),
+    ("[joint.1\nstart = 1", "not TOML"),
+    ("[joint.24]\nstart = [[1, 1]]", "joint '24' is not a joint number"),
+    ("[joint.1]\nstrat = [[1, 1]]", "a table of 'start' and 'cycle' only"),
+    ("[joint.1]\nstart = [[1, 0]]", "T positive"),
+    ("[joint.1]\nstart = [[1, 1, 2]]", "a pair [theta_deg, T_s]"),
+    ("[joint.1]\nstart = [['a', 1]]", "a pair [theta_deg, T_s]"),
+    ("[joint.1]\nstart = 3", "a list of [theta_deg, T_s] pairs"),
+    ("[joint.1]\ncycle = [[5, 1], [-4, 1]]", "joint 1 cycle moves by 1 deg"),
+    ("[joint.1]\nstart = [[5, 1]]\n[joint.2]\nstart = [[5, 2]]", "start must last as long"),
+    ("[joint.1]\nstart = [[nan, 1]]", "theta must be finite"),
+])
+def test_bad_files_name_the_problem(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(GaitError) as err:
+        load(path)
+    assert message in str(err.value) and str(err.value).startswith(str(path))
+    with pytest.raises(GaitError, match="cannot read"):
+        load(tmp_path / "missing.toml")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(0.0, 20.0, allow_nan=False))
+def test_gait_arrays_equal_the_scalar_moves(t: float) -> None:
+    """Gait.state (all joints at once) against Moves.velocity/position, joint by joint."""
+    gait = default_walk()
+    velocity, position = gait.state(t)
+    if t < gait.start_s:
+        chains, into, offset = gait.start, t, np.zeros(23)
+    else:
+        chains, into = gait.cycle, (t - gait.start_s) % gait.cycle_s
+        offset = np.array([sum(c.thetas) for c in gait.start])
+    assert np.allclose(velocity, [c.velocity(into) for c in chains], rtol=0, atol=1e-12)
+    assert np.allclose(position, offset + [c.position(into) for c in chains], rtol=0, atol=1e-12)
