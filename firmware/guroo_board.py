@@ -2,7 +2,8 @@
 
     boot          board ID from the 4-bit DIP switch; MSGIDH = (BOARD | 0x20) << 2 (announce)
     can_rx        CAN receive interrupt: the VEL_SP mailbox's four words into RAM
-    timer_isr     timer-1 period interrupt (100 kHz): feathered compare values, loop scheduling
+    timer_isr     timer-1 period interrupt (100 kHz): feathered compare values, interrupt count
+    loop_due      main's poll of that count (2002: every 400) or the 500 us interrupt (2 kHz)
     bl_control    the control routine: counters unwrapped, velocity PI per motor, current check,
                   fallback limit PWM <= I*R - K_V*omega, feathering split of the 16-bit output
     pdpint_isr    over-current comparator: all outputs floated, latched until clear_trip
@@ -77,9 +78,9 @@ def apply_outputs(ram) -> None:
 
 
 @register_jitable
-def timer_isr(ram, rom) -> int:
+def timer_isr(ram) -> None:
     """Timer-1 period interrupt: CMPRx = pwm_high_x while feather_count < counter_x, else
-    pwm_low_x; feather_count wraps at 16.  Returns 1 when the control loop is due."""
+    pwm_low_x; feather_count wraps at 16; the timer-interrupt counter counts."""
     if ram[g.APPLY_IN] > 0:
         ram[g.APPLY_IN] -= 1
         if ram[g.APPLY_IN] == 0:
@@ -93,12 +94,18 @@ def timer_isr(ram, rom) -> int:
             ram[g.CMPR + k] = ram[g.PWM_LOW + k]
     ram[g.FEATHER] = (fc + 1) & 15
     ram[g.TIMER_COUNT] += 1
-    if ram[g.TIMER_COUNT] >= rom[g.R_LOOP_TICKS]:
-        ram[g.TIMER_COUNT] = 0
-        if rom[g.R_RESET_FEATHER]:
-            ram[g.FEATHER] = 0
-        return 1
-    return 0
+
+
+@register_jitable
+def loop_due(ram, rom) -> int:
+    """main's poll (2002) or the 500 us periodic interrupt (2 kHz): 1 when the control loop is
+    due; the 2002 main resets the timer-interrupt counter and the feathering counter."""
+    if ram[g.TIMER_COUNT] < rom[g.R_LOOP_TICKS]:
+        return 0
+    ram[g.TIMER_COUNT] = 0
+    if rom[g.R_RESET_FEATHER]:
+        ram[g.FEATHER] = 0
+    return 1
 
 
 @register_jitable

@@ -26,6 +26,8 @@ from servobus.plant.kernel_cache import cached_njit
 from servobus.plant.prng import next_uniform
 from servobus.presets.guroo import COUNTS_PER_REV
 
+TINY = 1e-12  # currents (A) and filter voltages (V) below this are 0: no denormal arithmetic
+
 
 @register_jitable
 def sample(ram, params, state, istate) -> None:
@@ -43,59 +45,72 @@ def sample(ram, params, state, istate) -> None:
 
 
 @register_jitable
-def friction(params, i: float, w: float) -> float:
-    """Coulomb friction torque opposing omega; at rest it balances a torque inside +-F_c."""
-    fc = params[b.COULOMB]
-    if w > 0.0:
-        return fc
-    if w < 0.0:
-        return -fc
-    ti = params[b.KT] * i
-    if abs(ti) <= fc:
-        return ti
-    return fc if ti > 0.0 else -fc
+def constants(params):
+    """The parameters the period loop reads, as one tuple of locals (hoisted out of the loop)."""
+    return (params[b.A00], params[b.A01], params[b.A10], params[b.A11], params[b.BV0],
+            params[b.BV1], params[b.BF0], params[b.BF1], params[b.C0], params[b.C1],
+            params[b.CV], params[b.CF], params[b.M_WW], params[b.M_WF], params[b.M_TW],
+            params[b.M_TF], params[b.V_STEP], params[b.KT], params[b.COULOMB],
+            params[b.SENSE_OHM], params[b.RC_ALPHA], params[b.TRIP_V], params[b.V_SUPPLY])
 
 
 @register_jitable
-def motor_period(params, s, v: float, floating: bool) -> float:
-    """Advance one motor (row s) one period at voltage v; return the shunt voltage at its end."""
-    i = s[b.S_I]
-    w = s[b.S_OMEGA]
-    tf = friction(params, i, w)
-    if floating and i == 0.0:
-        w1 = params[b.M_WW] * w + params[b.M_WF] * tf
-        s[b.S_THETA] += params[b.M_TW] * w + params[b.M_TF] * tf
+def motor_period(c, i: float, w: float, v: float, floating: bool):
+    """One motor over one period at voltage v: (current, omega, angle step) at its end."""
+    (a00, a01, a10, a11, bv0, bv1, bf0, bf1, c0, c1, cv, cf, mww, mwf, mtw, mtf, _, kt, fc,
+     _, _, _, vsup) = c
+    if w > 0.0:
+        tf = fc
+    elif w < 0.0:
+        tf = -fc
+    else:  # at rest: friction balances a torque inside +-F_c
+        tf = kt * i
+        if tf > fc:
+            tf = fc
+        elif tf < -fc:
+            tf = -fc
+    if floating and i == 0.0:  # coasting: no current path
         i1 = 0.0
+        w1 = mww * w + mwf * tf
+        dth = mtw * w + mtf * tf
     else:
         if floating:  # body diodes return the current to the supply
-            v = -params[b.V_SUPPLY] if i > 0.0 else params[b.V_SUPPLY]
-        i1 = params[b.A00] * i + params[b.A01] * w + params[b.BV0] * v + params[b.BF0] * tf
-        w1 = params[b.A10] * i + params[b.A11] * w + params[b.BV1] * v + params[b.BF1] * tf
-        s[b.S_THETA] += params[b.C0] * i + params[b.C1] * w + params[b.CV] * v + params[b.CF] * tf
+            v = -vsup if i > 0.0 else vsup
+        i1 = a00 * i + a01 * w + bv0 * v + bf0 * tf
+        w1 = a10 * i + a11 * w + bv1 * v + bf1 * tf
+        dth = c0 * i + c1 * w + cv * v + cf * tf
         if floating and (i1 > 0.0) != (i > 0.0):
             i1 = 0.0
-    stops = (w != 0.0 and (w1 > 0.0) != (w > 0.0)) or (w == 0.0 and tf == params[b.KT] * i)
-    if stops and abs(params[b.KT] * i1) <= params[b.COULOMB]:
+    stops = (w1 > 0.0) != (w > 0.0) if w != 0.0 else tf == kt * i
+    if stops and abs(kt * i1) <= fc:
         w1 = 0.0  # stiction: a reversal stops at rest, a torque inside +-F_c keeps it there
-    s[b.S_I] = i1
-    s[b.S_OMEGA] = w1
-    vs = params[b.SENSE_OHM] * abs(i1)
-    s[b.S_VC] += params[b.RC_ALPHA] * (vs - s[b.S_VC])
-    return vs
+    if abs(i1) < TINY:
+        i1 = 0.0
+    return i1, w1, dth
 
 
 @register_jitable
 def run_periods(ram, rom, params, state, istate, n: int) -> None:
     """Simulate n timer-1 periods of firmware + plant."""
+    c = constants(params)
+    v_step, sense, alpha, trip_v = c[16], c[19], c[20], c[21]
     for _ in range(n):
-        if fw.timer_isr(ram, rom):
+        fw.timer_isr(ram)
+        if fw.loop_due(ram, rom):
             sample(ram, params, state, istate)
             fw.bl_control(ram, rom)
         floating = ram[g.TRIPPED] != 0
         trip = False
         for k in range(g.MOTORS):
-            v = ram[g.DIR + k] * ram[g.CMPR + k] * params[b.V_STEP]
-            if motor_period(params, state[k], v, floating) > params[b.TRIP_V]:
+            v = ram[g.DIR + k] * ram[g.CMPR + k] * v_step
+            i1, w1, dth = motor_period(c, state[k, b.S_I], state[k, b.S_OMEGA], v, floating)
+            state[k, b.S_I] = i1
+            state[k, b.S_OMEGA] = w1
+            state[k, b.S_THETA] += dth
+            vs = sense * abs(i1)
+            vc = state[k, b.S_VC] + alpha * (vs - state[k, b.S_VC])
+            state[k, b.S_VC] = vc if vc > TINY else 0.0
+            if vs > trip_v:
                 trip = True
         if trip:
             fw.pdpint_isr(ram)
