@@ -61,7 +61,7 @@ PI_SHIFT = 8
 GAINS_2002 = (100, 60)  # (KP, KI) for the 250 Hz loop (unstable from KI ~ 90)
 GAINS_2KHZ = (1000, 150)  # (KP, KI) for the 2 kHz loop
 LOOP_LATENCY_2002_PERIODS = 128  # outputs written 1.28 ms after the sensors are read (thesis)
-LOOP_LATENCY_2KHZ_PERIODS = 5  # assumed: the redesign's 500 us interrupt finishes in 50 us
+LOOP_LATENCY_2KHZ_PERIODS = 6  # the 2 kHz routine: ~0.06 ms by analysis.guroo_budget's count
 
 # --- the bus and the central computer (SPEC 5) ----------------------------------------------------
 BITRATE = 1_000_000  # CAN 1 Mbit/s, PCA82C250 transceivers
