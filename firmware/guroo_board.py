@@ -65,7 +65,7 @@ def boot(ram, rom) -> None:
     ram[g.STATUS] = board << 4
 
 
-@register_jitable
+@register_jitable(inline="always")
 def can_rx(ram, w0: int, w1: int, w2: int, seq: int) -> None:
     """CAN receive interrupt for VEL_SP_b: the mailbox words into the set-point variables."""
     ram[g.SP] = i16.wrap16(w0)
@@ -75,7 +75,7 @@ def can_rx(ram, w0: int, w1: int, w2: int, seq: int) -> None:
     ram[g.RX_COUNT] = i16.add16(ram[g.RX_COUNT], 1) & 0xFFFF
 
 
-@register_jitable
+@register_jitable(inline="always")
 def apply_outputs(ram) -> None:
     """bl_control's end: the new pwm_high/pwm_low/counter/direction take effect."""
     for k in range(g.MOTORS):
@@ -85,7 +85,7 @@ def apply_outputs(ram) -> None:
         ram[g.DIR + k] = ram[g.NEXT_DIR + k]
 
 
-@register_jitable
+@register_jitable(inline="always")
 def timer_isr(ram) -> None:
     """Timer-1 period interrupt: CMPRx = pwm_high_x while feather_count < counter_x, else
     pwm_low_x; feather_count wraps at 16; the timer-interrupt counter counts."""
@@ -104,7 +104,7 @@ def timer_isr(ram) -> None:
     ram[g.TIMER_COUNT] = i16.add16(ram[g.TIMER_COUNT], 1)
 
 
-@register_jitable
+@register_jitable(inline="always")
 def loop_due(ram, rom) -> int:
     """main's poll (2002) or the 500 us periodic interrupt (2 kHz): 1 when the control loop is
     due; the 2002 main resets the timer-interrupt counter and the feathering counter."""
@@ -116,7 +116,7 @@ def loop_due(ram, rom) -> int:
     return 1
 
 
-@register_jitable
+@register_jitable(inline="always")
 def pdpint_isr(ram) -> None:
     """Power-drive protection interrupt: the outputs are already floated by hardware; latch."""
     if i32.eq(ram[g.TRIPPED], 0):
@@ -132,7 +132,7 @@ def clear_trip(ram) -> None:
     ram[g.STATUS] &= ~g.STATUS_TRIP
 
 
-@register_jitable
+@register_jitable(inline="always")
 def read_counter(ram, k: int) -> int:
     """Motor 0: the QEP's T2CNT word; motors 1, 2: the HCTL-2016 read as high then low byte."""
     reg = ram[g.REG_CNT + k]
@@ -158,7 +158,7 @@ def split_output(out: int) -> tuple[int, int, int, int]:
     return direction, low, i16.add16(low, 1), counter
 
 
-@register_jitable
+@register_jitable(inline="always")
 def pi_output(ram, rom, k: int, delta: int) -> int:
     """Velocity PI of motor k for a loop that moved `delta` counts: the 16-bit output, Q4 duty."""
     sp_q4 = sat16(i32.asr(i16.mpy(ram[g.SP + k], rom[g.R_K_SP]), rom[g.R_SP_SHIFT]))
@@ -183,7 +183,7 @@ def pi_output(ram, rom, k: int, delta: int) -> int:
     return out
 
 
-@register_jitable
+@register_jitable(inline="always")
 def limit_output(ram, rom, k: int, out: int, delta: int) -> tuple[int, int]:
     """The current check and the fallback limit on the output; returns (output, flags).
 
@@ -219,7 +219,7 @@ def limit_output(ram, rom, k: int, out: int, delta: int) -> tuple[int, int]:
     return out2, flags
 
 
-@register_jitable
+@register_jitable(inline="always")
 def bl_control(ram, rom) -> None:
     """The control routine for the three motors; results take effect after R_LATENCY periods."""
     flags = 0

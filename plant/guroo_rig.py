@@ -29,7 +29,7 @@ from servobus.presets.guroo import COUNTS_PER_REV
 TINY = 1e-12  # currents (A) and filter voltages (V) below this are 0: no denormal arithmetic
 
 
-@register_jitable
+@register_jitable(inline="always")
 def sample(ram, params, state, istate) -> None:
     """Latch the peripheral registers the control loop reads: counters, index flags, ADC."""
     for k in range(g.MOTORS):
