@@ -68,3 +68,26 @@ def test_board_node_tracks_broadcast_setpoints() -> None:
     assert report["setpoints_received"] == 150 and report["pdpint_trips"] == 0
     assert report["loops_run"] == 75 and report["feathering_counts_applied"] > 0
     assert node.name == "HP_2"
+
+
+def test_board_node_on_a_real_time_runner() -> None:
+    from servobus.bus.realtime import RealtimeRunner
+
+    channel = "guroo_node_rt_test"
+    with can.Bus(interface="virtual", channel=channel) as central, \
+            can.Bus(interface="virtual", channel=channel) as board_bus:
+        node = GurooBoardNode(SCHEMA, 1)
+        central.send(SCHEMA.encode("VEL_SP_1", {"w_1": 32000, "w_2": 0, "w_3": -8000,
+                                                "seq_1": 7}))
+        RealtimeRunner(board_bus, [node]).run(duration_s=0.2)
+        frames = []
+        while (m := central.recv(0)) is not None:
+            frames.append(m)
+    assert frames[0].arbitration_id == 0x21 and frames[0].data[0] == 1
+    feedback = [SCHEMA.decode(m).values for m in frames[1:]]
+    assert 45 <= len(feedback) <= 50  # every 4 ms of the 0.2 s, however late the process ran
+    last = feedback[-1]
+    t = 0.004 * len(feedback)
+    assert 0.9 * 32000 * t - 500 < last["x_1"] < 32000 * t  # the board simulated up to now
+    assert -8000 * t < last["x_3"] < 0.9 * -8000 * t + 300
+    assert node.report()["setpoints_received"] == 1

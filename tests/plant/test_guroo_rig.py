@@ -10,10 +10,10 @@ from servobus.plant.guroo_rig import GurooRig
 from servobus.presets import guroo as pre
 
 
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(st.sampled_from(["2002", "2khz"]), st.integers(0, 2**31),
        st.lists(st.tuples(st.integers(-8000, 8000), st.integers(-8000, 8000),
-                          st.integers(-8000, 8000), st.integers(1, 500)),
+                          st.integers(-8000, 8000), st.integers(1, 1200)),
                 min_size=1, max_size=4))
 def test_fast_path_equals_reference_bit_for_bit(loop: str, seed: int,
                                                 steps: list[tuple[int, int, int, int]]) -> None:
