@@ -175,3 +175,38 @@ def test_outputs_land_after_the_routine_time() -> None:
         assert ram[g.PWM_LOW] == 0 and ram[g.COUNTER] == 0
     fw.timer_isr(ram)  # 128 periods = 1.28 ms after the sensors were read
     assert (ram[g.PWM_LOW], ram[g.COUNTER]) == (ram[g.NEXT_LOW], ram[g.NEXT_COUNTER])
+
+
+@given(st.integers(-(1 << 31), (1 << 31) - 1))
+def test_sat16_clamps_a_long_into_an_int(x: int) -> None:
+    assert fw.sat16(x) == max(-32768, min(32767, x))
+
+
+@given(st.integers(-(1 << 31), (1 << 31) - 1), st.integers(0, 16))
+def test_shl_wraps_like_a_long(x: int, n: int) -> None:
+    assert fw.shl(x, n) == ((x * 2**n + 2**31) % 2**32) - 2**31
+
+
+@given(st.integers(-g.U_MAX, g.U_MAX))
+def test_split_output_is_exact(out: int) -> None:
+    direction, low, high, counter = fw.split_output(out)
+    mag = abs(out)
+    assert direction == (1 if out >= 0 else -1)
+    assert 16 * low + counter == mag and 0 <= counter < 16
+    assert high == (low + 1 if low < g.PERIOD else g.PERIOD) and high <= g.PERIOD
+
+
+@given(st.integers(0, 0xFFFF), st.integers(0, 2))
+def test_every_counter_word_reads_back(word: int, k: int) -> None:
+    ram, _ = booted()
+    ram[g.REG_CNT + k] = word
+    assert fw.read_counter(ram, k) == word - (word >> 15) * 0x10000
+
+
+@given(st.integers(-32768, 32767), st.integers(-32768, 32767), st.integers(-32768, 32767),
+       st.integers(0, 0xFFFF))
+def test_can_rx_stores_the_mailbox_words(w0: int, w1: int, w2: int, seq: int) -> None:
+    ram, _ = booted()
+    fw.can_rx(ram, w0, w1, w2, seq)
+    assert list(ram[g.SP:g.SP + 3]) == [w0, w1, w2] and ram[g.SP_SEQ] == seq
+    assert ram[g.RX_COUNT] == 1
