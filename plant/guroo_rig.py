@@ -90,6 +90,13 @@ def motor_period(c, i: float, w: float, v: float, floating: bool):
 
 
 @register_jitable
+def filtered(alpha: float, vc: float, vs: float) -> float:
+    """The current-sense RC over one period toward the shunt voltage vs (tiny values flushed)."""
+    vc = vc + alpha * (vs - vc)
+    return vc if vc > TINY else 0.0
+
+
+@register_jitable
 def run_periods(ram, rom, params, state, istate, n: int) -> None:
     """Simulate n timer-1 periods of firmware + plant."""
     c = constants(params)
@@ -108,8 +115,7 @@ def run_periods(ram, rom, params, state, istate, n: int) -> None:
             state[k, b.S_OMEGA] = w1
             state[k, b.S_THETA] += dth
             vs = sense * abs(i1)
-            vc = state[k, b.S_VC] + alpha * (vs - state[k, b.S_VC])
-            state[k, b.S_VC] = vc if vc > TINY else 0.0
+            state[k, b.S_VC] = filtered(alpha, state[k, b.S_VC], vs)
             if vs > trip_v:
                 trip = True
         if trip:

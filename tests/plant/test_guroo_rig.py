@@ -1,12 +1,13 @@
 """GuRoo high-power board on its plant: fast = reference, step tracking, trip, encoder."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from servobus.firmware import guroo_memory as g
 from servobus.plant import guroo_build as b
-from servobus.plant.guroo_rig import GurooRig
+from servobus.plant.guroo_rig import GurooRig, filtered, sample
 from servobus.presets import guroo as pre
 
 
@@ -100,3 +101,21 @@ def test_walking_velocity_profile_is_tracked() -> None:
     assert rms < 0.015 * peak and trips == 0 and abs(pos) < 100  # measured 422 cnt/s
     rms, trips, pos = cosine_move_rms("2khz")
     assert rms < 0.004 * peak and trips == 0 and abs(pos) < 100  # measured 129 cnt/s
+
+
+def test_current_sense_path_numbers() -> None:
+    params = b.build_params()
+    tau = 150e3 * 100e-12  # 15 us: corner 1 / (2 pi tau) = 10.6 kHz
+    assert params[b.RC_ALPHA] == pytest.approx(1 - np.exp(-10e-6 / tau))
+    assert params[b.TRIP_V] == pytest.approx(8.0 * 0.068)
+    rom = b.build_rom(1)
+    assert rom[g.R_ILIM_CODE] == 61  # 4.4 A x 0.068 ohm = 0.30 V of 5 V in 1024 codes
+    rig = GurooRig(1)
+    rig.state[:, b.S_VC] = 4.4 * 0.068
+    sample(rig.ram, rig.params, rig.state, rig.istate)
+    assert set(rig.ram[g.REG_ADC:g.REG_ADC + 3]) <= {60, 61}  # +-0.5 LSB of noise
+    # a step of shunt voltage reaches 1 - e^-2 = 86 % after 3 periods (30 us = 2 tau)
+    vc = 0.0
+    for _ in range(3):
+        vc = filtered(params[b.RC_ALPHA], vc, 1.0)
+    assert vc == pytest.approx(1 - np.exp(-2.0))
