@@ -2,6 +2,7 @@
 
     boot          board ID from the 4-bit DIP switch; MSGIDH = (BOARD | 0x20) << 2 (announce)
     can_rx        CAN receive interrupt: the VEL_SP mailbox's four words into RAM
+    can_error_isr the same interrupt for a CAN error: flags cleared, counted
     timer_isr     timer-1 period interrupt (100 kHz): feathered compare values, interrupt count
     loop_due      main's poll of that count (2002: every 400) or the 500 us interrupt (2 kHz)
     bl_control    the control routine: counters unwrapped, velocity PI per motor, current check,
@@ -73,6 +74,12 @@ def can_rx(ram, w0: int, w1: int, w2: int, seq: int) -> None:
     ram[g.SP + 2] = i16.wrap16(w2)
     ram[g.SP_SEQ] = i16.u16(seq)
     ram[g.RX_COUNT] = i16.add16(ram[g.RX_COUNT], 1) & 0xFFFF
+
+
+@register_jitable
+def can_error_isr(ram) -> None:
+    """CAN error interrupt: the flags cleared (the controller recovers by itself); counted."""
+    ram[g.CAN_ERRORS] = i16.add16(ram[g.CAN_ERRORS], 1) & 0xFFFF
 
 
 @register_jitable(inline="always")

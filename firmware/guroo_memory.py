@@ -15,8 +15,8 @@ U_MAX = PERIOD << 4  # the 16-bit controller output's magnitude limit: 200 count
 
 # --- RAM: scalars -----------------------------------------------------------------------------
 BOARD_ID, MSGIDH, TIMER_COUNT, FEATHER, APPLY_IN, TRIPPED, TRIPS, STATUS = range(8)
-LOOPS, CLIMIT_EVENTS, FLIMIT_EVENTS, FEATHERED, RX_COUNT, SP_SEQ = range(8, 14)
-_N_SCALARS = 14
+LOOPS, CLIMIT_EVENTS, FLIMIT_EVENTS, FEATHERED, RX_COUNT, SP_SEQ, CAN_ERRORS = range(8, 15)
+_N_SCALARS = 15
 
 
 # --- RAM: per motor (3 slots each) ----------------------------------------------------------------

@@ -3,6 +3,7 @@
     boot         ANNOUNCE_b (11-bit ID BOARD | 0x20, from the firmware's MSGIDH register), payload
                  the DIP-switch ID; the acceptance filter admits VEL_SP_b only
     VEL_SP_b     the CAN receive interrupt: the three words (16 cnt/s per LSB) into the mailbox
+    error frame  the CAN error interrupt: flags cleared, counted (``report()["can_errors"]``)
     every 4 ms   FEEDBACK_b: the unwrapped positions (8 cnt per LSB, saturated) and the status word
                  (bit 0 PDPINT trip latched, bit 1 current check active in the last loop, bit 2
                  fallback limit I*R - K_V*omega active, bit 3 index pulse seen, bits 4..7 the DIP
@@ -67,6 +68,9 @@ class GurooBoardNode:
 
     def on_message(self, msg: can.Message) -> None:
         """The CAN receive interrupt for VEL_SP_b; every other frame fails the filter."""
+        if msg.is_error_frame:
+            fw.can_error_isr(self.rig.ram)
+            return
         if msg.arbitration_id != self._sp_id or msg.is_extended_id:
             return
         try:
@@ -106,7 +110,7 @@ class GurooBoardNode:
             "current_limit_events": int(ram[g.CLIMIT_EVENTS]),
             "fallback_limit_events": int(ram[g.FLIMIT_EVENTS]),
             "feathering_counts_applied": int(ram[g.FEATHERED]),
-            "setpoints_received": int(ram[g.RX_COUNT]),
+            "setpoints_received": int(ram[g.RX_COUNT]), "can_errors": int(ram[g.CAN_ERRORS]),
             "last_positions_cnt": {f"joint_{j}": int(ram[g.POS + k])
                                    for k, j in enumerate(self.joints)},
             "feedback_sent": self.feedback_sent, "rx_faults": self.rx_faults,

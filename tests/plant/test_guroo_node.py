@@ -64,7 +64,9 @@ def test_board_node_tracks_broadcast_setpoints() -> None:
     assert status >> 4 & 15 == 2 and status & 1 == 0
     assert status >> 8 == 74  # loops run: one per 4 ms
     report = node.report()
-    assert report["rx_faults"] == 1 and report["tx_faults"] == 0
+    assert report["rx_faults"] == 1 and report["tx_faults"] == 0 and report["can_errors"] == 0
+    node.on_message(can.Message(is_error_frame=True))
+    assert node.report()["can_errors"] == 1 and node.rx_faults == 1
     assert report["setpoints_received"] == 150 and report["pdpint_trips"] == 0
     assert report["loops_run"] == 75 and report["feathering_counts_applied"] > 0
     assert node.name == "HP_2"
