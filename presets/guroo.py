@@ -23,6 +23,46 @@ LOOP_DIVIDER_2002 = 400  # 2002 source: bl_control every 400 timer interrupts = 
 LOOP_PERIOD_2KHZ_NS = 500_000  # the redesign's 500 us periodic interrupt (2 kHz)
 THESIS_LOOP_S = 1.28e-3  # measured per control loop on the 2001/2002 boards (thesis)
 
+# --- the high-power board's motors and sensors (task B; SPEC 5) -----------------------------------
+# Maxon RE 36, 32 V winding: the RE 36 data sheet's winding table is not among the stored pages,
+# so the constants below are derived from SPEC 5's output figures (and marked "assumed" where the
+# SPEC gives nothing): 51 rpm x 156 = 7956 rpm, the GP 42 C gearhead's 8000 rpm input limit, taken
+# as the no-load speed at the nominal 32 V.
+GEAR_RATIO = 156  # GP 42 C three-stage planetary gearhead (SPEC 5)
+GEAR_EFFICIENCY = 0.72  # assumed: maxon's figure for three-stage GP 42 C gearheads
+SUPPLY_V = 32.0  # H-bridge supply: assumed equal to the winding's nominal voltage
+NO_LOAD_RAD_S = 51 * GEAR_RATIO * 2 * 3.141592653589793 / 60  # 833 rad/s at the motor (derived)
+KE = SUPPLY_V / NO_LOAD_RAD_S  # 0.0384 V s/rad = torque constant N m/A (derived, SI units)
+CONT_TORQUE_NM = 10.0  # output, continuous (SPEC 5)
+PEAK_TORQUE_NM = 19.0  # output, intermittent (SPEC 5)
+CONT_CURRENT_A = CONT_TORQUE_NM / (GEAR_RATIO * GEAR_EFFICIENCY) / KE  # 2.32 A (derived)
+PEAK_CURRENT_A = PEAK_TORQUE_NM / (GEAR_RATIO * GEAR_EFFICIENCY) / KE  # 4.41 A (derived)
+R_WINDING = 2.0  # ohm, assumed (the order of the RE 36's 30-48 V windings; stall ~16 A)
+L_WINDING = 0.3e-3  # H, assumed (tau_e = 0.15 ms: 15 PWM periods, ripple averaged per period)
+J_ROTOR = 67e-7  # kg m^2, assumed (RE 36 rotor, 67 g cm^2)
+J_LINK = 0.10  # kg m^2 at the joint: assumed leg link (about 2.5 kg at 0.2 m), gravity-free
+COULOMB_NM = 0.07 * KE  # N m at the motor: assumed 70 mA no-load current
+VISCOUS_NM_S = 2e-6  # N m s/rad at the motor, assumed (gearhead drag)
+ENCODER_LINES = 500  # HEDS5540 (SPEC 5)
+COUNTS_PER_REV = 4 * ENCODER_LINES  # x4 decoding: 2000 counts per motor revolution
+COUNTS_PER_JOINT_DEG = COUNTS_PER_REV * GEAR_RATIO / 360  # 866.7 (SPEC 5: ~867)
+SENSE_OHM = 0.068  # current-sense resistor (SPEC 5)
+SENSE_RC_OHM = 150e3  # RC low pass into the ADC (SPEC 5): 150 kohm, 100 pF, fc = 10.6 kHz
+SENSE_RC_F = 100e-12
+ADC_BITS = 10  # F243 ADC (TI SPRS064)
+ADC_VREF = 5.0  # F243 ADC input range 0..5 V (TI SPRS064); assumed no amplifier after the RC
+ADC_NOISE_LSB = 0.5  # assumed: +-0.5 LSB uniform conversion noise (seeded generator)
+PDPINT_TRIP_A = 8.0  # trimmer setting, assumed: comparator trips at 8 A (0.544 V on 0.068 ohm)
+CURRENT_LIMIT_A = PEAK_CURRENT_A  # firmware's current check (SPEC 5 "checked against limits")
+# velocity PI: chosen here; the thesis' values are not published (hand-tuned, SPEC 5).  Output
+# (duty/3200) = (KP * velocity error + KI * position error) >> PI_SHIFT, errors in 1/16 count per
+# loop and 1/16 count; tuned on this plant for the walking pattern's velocities.
+PI_SHIFT = 8
+GAINS_2002 = (100, 60)  # (KP, KI) for the 250 Hz loop (unstable from KI ~ 90)
+GAINS_2KHZ = (1000, 150)  # (KP, KI) for the 2 kHz loop
+LOOP_LATENCY_2002_PERIODS = 128  # outputs written 1.28 ms after the sensors are read (thesis)
+LOOP_LATENCY_2KHZ_PERIODS = 6  # the 2 kHz routine: ~0.06 ms by analysis.guroo_budget's count
+
 # --- the bus and the central computer (SPEC 5) ----------------------------------------------------
 BITRATE = 1_000_000  # CAN 1 Mbit/s, PCA82C250 transceivers
 SETPOINT_PERIOD_NS = 2_000_000  # velocity set-points broadcast every 2 ms

@@ -1,4 +1,5 @@
-"""`servobus budget --cpu`: firmware cycles per interrupt and CPU load of the LPC2119."""
+"""`servobus budget --cpu`: firmware cycles per interrupt and CPU load of the LPC2119 (SPEJBL)
+or, with --robot guroo, of the GuRoo high-power board's TMS320F243."""
 
 import argparse
 
@@ -17,6 +18,10 @@ def add_subparser(sub: Commands) -> None:
                         help="CAN periods of counted workload, 1 .. 10000")
     parser.add_argument("--hand-only", action="store_true",
                         help="skip the machine-code cycle count (oracle extra) beside the table")
+    parser.add_argument("--robot", choices=("spejbl", "guroo"), default="spejbl",
+                        help="whose board firmware: spejbl (LPC2119) or guroo (TMS320F243)")
+    parser.add_argument("--loop", choices=("2002", "2khz"), default="2002",
+                        help="guroo: control loop every 400 timer periods (2002) or at 2 kHz")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(func=_do_budget)
 
@@ -24,6 +29,12 @@ def add_subparser(sub: Commands) -> None:
 def _do_budget(args: argparse.Namespace) -> None:
     if not args.cpu:
         raise ServobusError("say which budget: --cpu")
+    if args.robot == "guroo":
+        from servobus.analysis.guroo_budget import measure as measure_guroo
+
+        emit(measure_guroo(args.loop, args.ticks * 0.004), args.json,
+             title="GuRoo high-power board CPU budget")
+        return
     from servobus.analysis.arm_budget import recording_if_available
     from servobus.analysis.cpu_budget import budget_dict, machine_code_dict, measure
 

@@ -1,0 +1,118 @@
+"""A GuRoo high-power board (3 DC joints) as a CAN node: the firmware's CAN side on guroo.dbc.
+
+    boot         ANNOUNCE_b (11-bit ID BOARD | 0x20, from the firmware's MSGIDH register), payload
+                 the DIP-switch ID; the acceptance filter admits VEL_SP_b only
+    VEL_SP_b     the CAN receive interrupt: the three words (16 cnt/s per LSB) into the mailbox
+    error frame  the CAN error interrupt: flags cleared, counted (``report()["can_errors"]``)
+    every 4 ms   FEEDBACK_b: the unwrapped positions (8 cnt per LSB, saturated) and the status word
+                 (bit 0 PDPINT trip latched, bit 1 current check active in the last loop, bit 2
+                 fallback limit I*R - K_V*omega active, bit 3 index pulse seen, bits 4..7 the DIP
+                 ID, bits 8..15 control loops run mod 256)
+
+The board's simulation is advanced lazily to ``clock.now_ns()`` (whole 10 us timer periods since
+boot) before every frame it handles and at its own timers, so the node runs the same in the
+lockstep simulator and on a real bus (bus.realtime).  A frame that does not decode is counted in
+``rx_faults``, never raised; a refused send in ``tx_faults``.
+"""
+
+import can
+
+from servobus.bus.node import Clock, send_or_count
+from servobus.bus.schema import Schema, SchemaError
+from servobus.firmware import guroo_board as fw
+from servobus.firmware import guroo_memory as g
+from servobus.plant.guroo_rig import GurooRig
+from servobus.presets import guroo as pre
+
+FEEDBACK_PERIOD_NS = 4_000_000
+PERIOD_NS = 1_000_000_000 // pre.PWM_HZ  # one timer-1 period, 10 us
+
+
+class GurooBoardNode:
+    """High-power board `board` (1..5): joints 3*board-2 .. 3*board."""
+
+    def __init__(self, schema: Schema, board: int, *, loop: str = "2002", seed: int = 0,
+                 fast: bool = True, filter_bus: bool = True) -> None:
+        if not 1 <= board <= pre.HP_BOARDS:
+            raise ValueError(f"board must be 1..{pre.HP_BOARDS}, not {board}")
+        self.schema, self.board, self.fast, self.filter_bus = schema, board, fast, filter_bus
+        self.name = f"HP_{board}"
+        self.rig = GurooRig(board, loop, seed)
+        self.joints = [3 * (board - 1) + 1 + k for k in range(g.MOTORS)]
+        self._sp_name = f"VEL_SP_{board}"
+        self._sp_id = int(schema.message(self._sp_name).frame_id)
+        self.filters = [{"can_id": self._sp_id, "can_mask": 0x7FF, "extended": False}]
+        self.rx_faults = 0
+        self.tx_faults = 0
+        self.feedback_sent = 0
+        self._t0 = 0
+
+    def start(self, bus: can.BusABC, clock: Clock) -> None:
+        """Boot: acceptance filter, announce frame, the feedback timer."""
+        self.bus, self.clock = bus, clock
+        self._t0 = clock.now_ns()
+        if self.filter_bus:
+            bus.set_filters(self.filters)  # type: ignore[arg-type]
+        ram = self.rig.ram
+        msg = self.schema.encode(f"ANNOUNCE_{self.board}", {
+            f"board_{self.board}": int(ram[g.BOARD_ID])})
+        msg.arbitration_id = fw.standard_id(int(ram[g.MSGIDH]))  # the mailbox's own ID
+        send_or_count(bus, msg, self)
+        clock.call_at(self._t0 + FEEDBACK_PERIOD_NS, self._feedback)
+
+    def advance(self) -> None:
+        """Run the board up to the clock's now (whole timer periods since boot)."""
+        due = (self.clock.now_ns() - self._t0) // PERIOD_NS - self.rig.periods
+        if due > 0:
+            self.rig.run(due, fast=self.fast)
+
+    def on_message(self, msg: can.Message) -> None:
+        """The CAN receive interrupt for VEL_SP_b; every other frame fails the filter."""
+        if msg.is_error_frame:
+            fw.can_error_isr(self.rig.ram)
+            return
+        if msg.arbitration_id != self._sp_id or msg.is_extended_id:
+            return
+        try:
+            v = self.schema.decode(msg).values
+        except SchemaError:
+            self.rx_faults += 1
+            return
+        self.advance()
+        words = [round(float(v[f"w_{j}"]) / 16) for j in self.joints]
+        self.rig.set_velocity((words[0], words[1], words[2]), int(v[f"seq_{self.board}"]))
+
+    def feedback_values(self) -> dict[str, float]:
+        """FEEDBACK_b's signal values from the firmware's RAM."""
+        ram = self.rig.ram
+        values: dict[str, float] = {}
+        for k, j in enumerate(self.joints):
+            word = max(min(int(ram[g.POS + k]) >> 3, 32767), -32768)
+            values[f"x_{j}"] = 8 * word
+        values[f"status_{self.board}"] = int(ram[g.STATUS]) & 0xFFFF
+        return values
+
+    def _feedback(self) -> None:
+        self.advance()
+        send_or_count(self.bus, self.schema.encode(f"FEEDBACK_{self.board}",
+                                                   self.feedback_values()), self)
+        self.feedback_sent += 1
+        self.clock.call_at(self._t0 + (self.feedback_sent + 1) * FEEDBACK_PERIOD_NS,
+                           self._feedback)
+
+    def report(self) -> dict:
+        """Counters and last state of the board for the run report."""
+        ram = self.rig.ram
+        return {
+            "board": self.board, "loop": self.rig.loop, "periods": self.rig.periods,
+            "loops_run": int(ram[g.LOOPS]), "pdpint_trips": int(ram[g.TRIPS]),
+            "tripped": bool(ram[g.TRIPPED]),
+            "current_limit_events": int(ram[g.CLIMIT_EVENTS]),
+            "fallback_limit_events": int(ram[g.FLIMIT_EVENTS]),
+            "feathering_counts_applied": int(ram[g.FEATHERED]),
+            "setpoints_received": int(ram[g.RX_COUNT]), "can_errors": int(ram[g.CAN_ERRORS]),
+            "last_positions_cnt": {f"joint_{j}": int(ram[g.POS + k])
+                                   for k, j in enumerate(self.joints)},
+            "feedback_sent": self.feedback_sent, "rx_faults": self.rx_faults,
+            "tx_faults": self.tx_faults,
+        }

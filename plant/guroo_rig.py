@@ -1,0 +1,157 @@
+"""One GuRoo high-power board on its hardware: firmware interrupts interleaved with 3 motors.
+
+Per timer-1 period (10 us, 100 kHz):
+
+    timer-1 period interrupt: the feathered compare values for this period; when the loop is
+        due the sensors are latched (QEP / HCTL-2016 counters, index capture, ADC of the
+        current-sense RC with seeded noise) and bl_control runs (its outputs land R_LATENCY
+        periods later: 128 = the 1.28 ms the 2002 routine takes)
+    each motor advanced one period at the average bridge voltage dir * CMPR / 200 * V (the
+        floated bridge when PDPINT has tripped); the RC filter to the period's end
+    the PDPINT comparator on the unfiltered shunt voltage: any motor above the trimmer trips
+
+``run_periods`` is one plain function: the fast path compiles it (numba, many periods per call),
+the reference path runs it in CPython one period per call; they must agree bit for bit.
+"""
+
+import math
+
+import numpy as np
+from numba.extending import register_jitable
+
+from servobus.firmware import guroo_board as fw
+from servobus.firmware import guroo_memory as g
+from servobus.plant import guroo_build as b
+from servobus.plant.kernel_cache import cached_njit
+from servobus.plant.prng import next_uniform
+from servobus.presets.guroo import COUNTS_PER_REV
+
+TINY = 1e-12  # currents (A) and filter voltages (V) below this are 0: no denormal arithmetic
+
+
+@register_jitable(inline="always")
+def sample(ram, params, state, istate) -> None:
+    """Latch the peripheral registers the control loop reads: counters, index flags, ADC."""
+    for k in range(g.MOTORS):
+        count = math.floor(state[k, b.S_THETA] * params[b.CPR])
+        ram[g.REG_CNT + k] = count & 0xFFFF
+        rev = float(count // COUNTS_PER_REV)
+        if rev != state[k, b.S_REV]:
+            ram[g.REG_INDEX + k] = 1
+            state[k, b.S_REV] = rev
+        noise = (2.0 * next_uniform(istate, 0) - 1.0) * params[b.ADC_NOISE]
+        code = math.floor(state[k, b.S_VC] * params[b.ADC_SCALE] + noise)
+        ram[g.REG_ADC + k] = min(max(code, 0), 1023)
+
+
+@register_jitable
+def constants(params):
+    """The parameters the period loop reads, as one tuple of locals (hoisted out of the loop)."""
+    return (params[b.A00], params[b.A01], params[b.A10], params[b.A11], params[b.BV0],
+            params[b.BV1], params[b.BF0], params[b.BF1], params[b.C0], params[b.C1],
+            params[b.CV], params[b.CF], params[b.M_WW], params[b.M_WF], params[b.M_TW],
+            params[b.M_TF], params[b.V_STEP], params[b.KT], params[b.COULOMB],
+            params[b.SENSE_OHM], params[b.RC_ALPHA], params[b.TRIP_V], params[b.V_SUPPLY])
+
+
+@register_jitable
+def motor_period(c, i: float, w: float, v: float, floating: bool):
+    """One motor over one period at voltage v: (current, omega, angle step) at its end."""
+    (a00, a01, a10, a11, bv0, bv1, bf0, bf1, c0, c1, cv, cf, mww, mwf, mtw, mtf, _, kt, fc,
+     _, _, _, vsup) = c
+    if w > 0.0:
+        tf = fc
+    elif w < 0.0:
+        tf = -fc
+    else:  # at rest: friction balances a torque inside +-F_c
+        tf = kt * i
+        if tf > fc:
+            tf = fc
+        elif tf < -fc:
+            tf = -fc
+    if floating and i == 0.0:  # coasting: no current path
+        i1 = 0.0
+        w1 = mww * w + mwf * tf
+        dth = mtw * w + mtf * tf
+    else:
+        if floating:  # body diodes return the current to the supply
+            v = -vsup if i > 0.0 else vsup
+        i1 = a00 * i + a01 * w + bv0 * v + bf0 * tf
+        w1 = a10 * i + a11 * w + bv1 * v + bf1 * tf
+        dth = c0 * i + c1 * w + cv * v + cf * tf
+        if floating and (i1 > 0.0) != (i > 0.0):
+            i1 = 0.0
+    stops = (w1 > 0.0) != (w > 0.0) if w != 0.0 else tf == kt * i
+    if stops and abs(kt * i1) <= fc:
+        w1 = 0.0  # stiction: a reversal stops at rest, a torque inside +-F_c keeps it there
+    if abs(i1) < TINY:
+        i1 = 0.0
+    return i1, w1, dth
+
+
+@register_jitable
+def filtered(alpha: float, vc: float, vs: float) -> float:
+    """The current-sense RC over one period toward the shunt voltage vs (tiny values flushed)."""
+    vc = vc + alpha * (vs - vc)
+    return vc if vc > TINY else 0.0
+
+
+@register_jitable
+def run_periods(ram, rom, params, state, istate, n: int) -> None:
+    """Simulate n timer-1 periods of firmware + plant."""
+    c = constants(params)
+    v_step, sense, alpha, trip_v = c[16], c[19], c[20], c[21]
+    for _ in range(n):
+        fw.timer_isr(ram)
+        if fw.loop_due(ram, rom):
+            sample(ram, params, state, istate)
+            fw.bl_control(ram, rom)
+        floating = ram[g.TRIPPED] != 0
+        trip = False
+        for k in range(g.MOTORS):
+            v = ram[g.DIR + k] * ram[g.CMPR + k] * v_step
+            i1, w1, dth = motor_period(c, state[k, b.S_I], state[k, b.S_OMEGA], v, floating)
+            state[k, b.S_I] = i1
+            state[k, b.S_OMEGA] = w1
+            state[k, b.S_THETA] += dth
+            vs = sense * abs(i1)
+            state[k, b.S_VC] = filtered(alpha, state[k, b.S_VC], vs)
+            if vs > trip_v:
+                trip = True
+        if trip:
+            fw.pdpint_isr(ram)
+
+
+run_periods_fast = cached_njit(run_periods)
+
+
+class GurooRig:
+    """One high-power board's firmware on its simulated hardware; state persists across runs."""
+
+    def __init__(self, board: int = 1, loop: str = "2002", seed: int = 0) -> None:
+        self.board, self.loop = board, loop
+        self.rom = b.build_rom(board, loop)
+        self.params = b.build_params()
+        self.state, self.istate = b.build_state(seed)
+        self.ram = g.new_ram()
+        sample(self.ram, self.params, self.state, self.istate)
+        fw.boot(self.ram, self.rom)
+        self.periods = 0
+
+    def set_velocity(self, words: tuple[int, int, int], seq: int = 0) -> None:
+        """Deliver a VEL_SP frame's three words (16 cnt/s per LSB) as the CAN interrupt does."""
+        fw.can_rx(self.ram, words[0], words[1], words[2], seq)
+
+    def run(self, periods: int, fast: bool = True) -> None:
+        """Advance `periods` timer periods; the reference path runs one period per call."""
+        args = (self.ram, self.rom, self.params, self.state, self.istate)
+        if fast:
+            run_periods_fast(*args, periods)
+        else:
+            for _ in range(periods):
+                run_periods(*args, 1)
+        self.periods += periods
+
+    def joint_velocity_cnt_s(self) -> np.ndarray:
+        """The motors' true speeds in encoder counts per second."""
+        return self.state[:, b.S_OMEGA] * self.params[b.CPR]

@@ -1,0 +1,95 @@
+"""The GuRoo high-power board node on a simulated bus with a tiny VEL_SP sender."""
+
+import can
+
+from servobus.bus.medium import Medium
+from servobus.bus.node import Clock, attach_sim
+from servobus.bus.scheduler import Environment
+from servobus.bus.schema import Schema, shipped_dbc
+from servobus.bus.sim_interface import SimBus
+from servobus.plant.guroo_node import GurooBoardNode
+
+SCHEMA = Schema(shipped_dbc("guroo.dbc"), required=("VEL_SP_1",))
+
+
+class Sender:
+    """Broadcasts VEL_SP_2 every 2 ms (joints 4..6), a foreign frame and one bad frame."""
+
+    name = "CENTRAL"
+
+    def __init__(self, words: tuple[int, int, int]) -> None:
+        self.words, self.seq, self.tx_faults = words, 0, 0
+
+    def start(self, bus: can.BusABC, clock: Clock) -> None:
+        self.bus, self.clock = bus, clock
+        clock.call_at(0, self.send)
+        short = can.Message(arbitration_id=SCHEMA.message("VEL_SP_2").frame_id, data=b"\x01",
+                            is_extended_id=False)  # undecodable: counted by the board
+        clock.call_at(1_000_000, lambda: bus.send(short))
+        clock.call_at(1_500_000, lambda: bus.send(SCHEMA.encode("VEL_SP_3", {
+            "w_7": 1600, "w_8": 0, "w_9": 0, "seq_3": 0})))
+
+    def send(self) -> None:
+        w = self.words
+        self.bus.send(SCHEMA.encode("VEL_SP_2", {"w_4": 16 * w[0], "w_5": 16 * w[1],
+                                                 "w_6": 16 * w[2], "seq_2": self.seq}))
+        self.seq = (self.seq + 1) & 0xFFFF
+        self.clock.call_at(self.clock.now_ns() + 2_000_000, self.send)
+
+    def on_message(self, msg: can.Message) -> None:
+        """The sender listens to nothing."""
+
+
+def test_board_node_tracks_broadcast_setpoints() -> None:
+    medium = Medium(Environment())
+    listener = SimBus(channel="LISTENER", medium=medium)
+    node = GurooBoardNode(SCHEMA, 2)
+    attach_sim(node, medium)
+    attach_sim(Sender((2000, -1000, 0)), medium)
+    medium.env.run(until=300_000_000)
+    frames = []
+    while (m := listener.recv(0)) is not None:
+        frames.append(m)
+    announce = [m for m in frames if m.arbitration_id == 0x22]
+    assert len(announce) == 1 and announce[0].data[0] == 2
+    feedback = [SCHEMA.decode(m).values for m in frames
+                if m.arbitration_id == SCHEMA.message("FEEDBACK_2").frame_id]
+    assert len(feedback) == 74  # 4, 8, ..., 296 ms (the 300 ms frame is still on the wire)
+    last = feedback[-1]
+    # 32000 and -16000 cnt/s for ~0.3 s less the start-up lag: positions within 2 %
+    assert 0.98 * 32000 * 0.3 - 600 < last["x_4"] < 32000 * 0.3
+    assert -16000 * 0.3 < last["x_5"] < 0.98 * -16000 * 0.3 + 300
+    assert abs(last["x_6"]) <= 8
+    status = int(last["status_2"])
+    assert status >> 4 & 15 == 2 and status & 1 == 0
+    assert status >> 8 == 74  # loops run: one per 4 ms
+    report = node.report()
+    assert report["rx_faults"] == 1 and report["tx_faults"] == 0 and report["can_errors"] == 0
+    node.on_message(can.Message(is_error_frame=True))
+    assert node.report()["can_errors"] == 1 and node.rx_faults == 1
+    assert report["setpoints_received"] == 150 and report["pdpint_trips"] == 0
+    assert report["loops_run"] == 75 and report["feathering_counts_applied"] > 0
+    assert node.name == "HP_2"
+
+
+def test_board_node_on_a_real_time_runner() -> None:
+    from servobus.bus.realtime import RealtimeRunner
+
+    channel = "guroo_node_rt_test"
+    with can.Bus(interface="virtual", channel=channel) as central, \
+            can.Bus(interface="virtual", channel=channel) as board_bus:
+        node = GurooBoardNode(SCHEMA, 1)
+        central.send(SCHEMA.encode("VEL_SP_1", {"w_1": 32000, "w_2": 0, "w_3": -8000,
+                                                "seq_1": 7}))
+        RealtimeRunner(board_bus, [node]).run(duration_s=0.2)
+        frames = []
+        while (m := central.recv(0)) is not None:
+            frames.append(m)
+    assert frames[0].arbitration_id == 0x21 and frames[0].data[0] == 1
+    feedback = [SCHEMA.decode(m).values for m in frames[1:]]
+    assert 45 <= len(feedback) <= 50  # every 4 ms of the 0.2 s, however late the process ran
+    last = feedback[-1]
+    t = 0.004 * len(feedback)
+    assert 0.9 * 32000 * t - 500 < last["x_1"] < 32000 * t  # the board simulated up to now
+    assert -8000 * t < last["x_3"] < 0.9 * -8000 * t + 300
+    assert node.report()["setpoints_received"] == 1

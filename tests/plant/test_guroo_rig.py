@@ -1,0 +1,121 @@
+"""GuRoo high-power board on its plant: fast = reference, step tracking, trip, encoder."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from servobus.firmware import guroo_memory as g
+from servobus.plant import guroo_build as b
+from servobus.plant.guroo_rig import GurooRig, filtered, sample
+from servobus.presets import guroo as pre
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.sampled_from(["2002", "2khz"]), st.integers(0, 2**31),
+       st.lists(st.tuples(st.integers(-8000, 8000), st.integers(-8000, 8000),
+                          st.integers(-8000, 8000), st.integers(1, 1200)),
+                min_size=1, max_size=4))
+def test_fast_path_equals_reference_bit_for_bit(loop: str, seed: int,
+                                                steps: list[tuple[int, int, int, int]]) -> None:
+    fast, ref = GurooRig(2, loop, seed), GurooRig(2, loop, seed)
+    fast.params[b.TRIP_V] = ref.params[b.TRIP_V] = 3.0 * pre.SENSE_OHM  # trips happen too
+    for w0, w1, w2, periods in steps:
+        for rig, is_fast in ((fast, True), (ref, False)):
+            rig.set_velocity((w0, w1, w2))
+            rig.run(periods, fast=is_fast)
+    np.testing.assert_array_equal(fast.ram, ref.ram)
+    assert fast.state.tobytes() == ref.state.tobytes()
+    np.testing.assert_array_equal(fast.istate, ref.istate)
+
+
+def settle_ms(loop: str, word: int) -> tuple[float, float]:
+    """Time for joint 1 to get within 2 % of a velocity step, and the largest error after."""
+    rig = GurooRig(1, loop)
+    rig.set_velocity((word, 0, 0))
+    target = 16.0 * word
+    speeds = []
+    for _ in range(100):  # 0.2 s, 2 ms apart
+        rig.run(200)
+        speeds.append(rig.joint_velocity_cnt_s()[0])
+    err = np.abs(np.array(speeds) - target)
+    outside = np.nonzero(err > 0.02 * abs(target))[0]
+    return 2.0 * (outside[-1] + 1), float(err[80:].max())
+
+
+def test_velocity_step_is_tracked() -> None:
+    # 48000 cnt/s at the motor = 0.96 rad/s at the joint, from rest
+    t2002, e2002 = settle_ms("2002", 3000)
+    t2k, e2k = settle_ms("2khz", 3000)
+    assert 40.0 <= t2002 <= 100.0 and e2002 < 0.01 * 48000  # measured 68 ms, 130 cnt/s
+    assert 10.0 <= t2k <= 40.0 and e2k < 0.01 * 48000  # measured 24 ms, 245 cnt/s
+    assert t2k < t2002  # the redesign's 2 kHz loop is faster
+
+
+def test_encoder_counts_and_index() -> None:
+    rig = GurooRig(1, "2002")
+    assert round(pre.COUNTS_PER_JOINT_DEG) == 867
+    rig.set_velocity((-2500, 0, 0))  # -40000 cnt/s
+    rig.run(40_000)  # 0.4 s
+    true = np.floor(rig.state[0, b.S_THETA] * rig.params[b.CPR])
+    assert abs(int(rig.ram[g.POS]) - true) < 40000 * 0.004 * 1.2  # read up to a loop ago
+    assert int(rig.ram[g.POS]) < -10_000
+    assert rig.ram[g.INDEX_COUNT] >= 5
+    assert int(rig.ram[g.INDEX_POS]) > int(rig.ram[g.POS])
+
+
+def test_pdpint_trip_floats_all_outputs() -> None:
+    rig = GurooRig(3, "2002")
+    rig.params[b.TRIP_V] = 1.0 * pre.SENSE_OHM  # trimmer at 1 A: a step trips it
+    rig.set_velocity((4000, 4000, 4000))
+    rig.run(2000)
+    assert rig.ram[g.TRIPS] == 1 and rig.ram[g.TRIPPED] == 1
+    rig.run(3000)  # 30 ms later: the diodes returned the current, shafts coast
+    assert np.all(rig.state[:, b.S_I] == 0.0)
+    assert rig.ram[g.TRIPS] == 1
+    omega = rig.state[:, b.S_OMEGA].copy()
+    rig.run(1000)
+    assert np.all(np.abs(rig.state[:, b.S_OMEGA]) <= np.abs(omega))
+    assert np.all(rig.state[:, b.S_I] == 0.0)
+
+
+def cosine_move_rms(loop: str) -> tuple[float, int, int]:
+    """RMS velocity error (cnt/s) of joints 1, 2 over a 20-degree move out and back in 2 x 0.5 s
+    (SPEC 5's cosine profile, set-points every 2 ms), trips, and joint 1's final position."""
+    rig = GurooRig(1, loop)
+    theta, period = 20 * pre.COUNTS_PER_JOINT_DEG, 0.5
+    errors = []
+    for sign in (1.0, -1.0):
+        for k in range(250):
+            w = sign * theta / period * (1 - np.cos(2 * np.pi * k * 0.002 / period))
+            rig.set_velocity((round(w / 16), round(-w / 16), 0))
+            rig.run(200)
+            errors.extend(rig.joint_velocity_cnt_s()[:2] - (w, -w))
+    rms = float(np.sqrt(np.mean(np.square(errors))))
+    return rms, int(rig.ram[g.TRIPS]), int(rig.ram[g.POS])
+
+
+def test_walking_velocity_profile_is_tracked() -> None:
+    peak = 2 * 20 * pre.COUNTS_PER_JOINT_DEG / 0.5  # 69 333 cnt/s at the motor
+    rms, trips, pos = cosine_move_rms("2002")
+    assert rms < 0.015 * peak and trips == 0 and abs(pos) < 100  # measured 422 cnt/s
+    rms, trips, pos = cosine_move_rms("2khz")
+    assert rms < 0.004 * peak and trips == 0 and abs(pos) < 100  # measured 129 cnt/s
+
+
+def test_current_sense_path_numbers() -> None:
+    params = b.build_params()
+    tau = 150e3 * 100e-12  # 15 us: corner 1 / (2 pi tau) = 10.6 kHz
+    assert params[b.RC_ALPHA] == pytest.approx(1 - np.exp(-10e-6 / tau))
+    assert params[b.TRIP_V] == pytest.approx(8.0 * 0.068)
+    rom = b.build_rom(1)
+    assert rom[g.R_ILIM_CODE] == 61  # 4.4 A x 0.068 ohm = 0.30 V of 5 V in 1024 codes
+    rig = GurooRig(1)
+    rig.state[:, b.S_VC] = 4.4 * 0.068
+    sample(rig.ram, rig.params, rig.state, rig.istate)
+    assert set(rig.ram[g.REG_ADC:g.REG_ADC + 3]) <= {60, 61}  # +-0.5 LSB of noise
+    # a step of shunt voltage reaches 1 - e^-2 = 86 % after 3 periods (30 us = 2 tau)
+    vc = 0.0
+    for _ in range(3):
+        vc = filtered(params[b.RC_ALPHA], vc, 1.0)
+    assert vc == pytest.approx(1 - np.exp(-2.0))
