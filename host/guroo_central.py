@@ -15,7 +15,8 @@ frame's arrival.  A board's feedback is missed once its deadline (one feedback p
 nominal time, the RTA's deadline) has passed: a board whose frames were missed
 ``silent_after`` times in a row is a servo fault, counted once per silence (a board that talks
 again and falls silent again counts again).  The gait is open loop: nothing read back changes
-what is sent.  Memory is bounded: running sums, no per-period lists.
+what is sent.  Memory is bounded: running sums, no per-period lists (unless ``keep_samples``:
+every feedback position with its commanded value, for `servobus run --plot`).
 """
 
 import math
@@ -57,7 +58,8 @@ class CentralNode:
     name = "CENTRAL"
 
     def __init__(self, schema: Schema, gait: Gait, *, period_ns: int = 2_000_000,
-                 silent_after: int = 3, feedback_period_ns: int = FEEDBACK_PERIOD_NS) -> None:
+                 silent_after: int = 3, feedback_period_ns: int = FEEDBACK_PERIOD_NS,
+                 keep_samples: bool = False) -> None:
         if period_ns <= 0 or feedback_period_ns <= 0 or silent_after < 1:
             raise ValueError(f"period {period_ns} ns, feedback period {feedback_period_ns} ns "
                              f"and silent_after {silent_after} must be positive")
@@ -88,6 +90,8 @@ class CentralNode:
         self._servo_status = int(schema.message("SERVO_STATUS").frame_id)
         self._k = 0
         self._t0 = 0
+        # (arrival ns, joint, measured, commanded counts) per feedback position, for a plot
+        self.samples: list[tuple[int, int, float, float]] | None = [] if keep_samples else None
 
     def start(self, bus: can.BusABC, clock: Clock) -> None:
         """Keep the bus and clock; the first broadcast now, the boards' silence counted from
@@ -173,6 +177,8 @@ class CentralNode:
         for i in range(3):
             j = 3 * (b - 1) + i
             err = float(values[f"x_{j + 1}"]) - commanded[j]
+            if self.samples is not None:
+                self.samples.append((now, j + 1, float(values[f"x_{j + 1}"]), commanded[j]))
             self._err_n[j] += 1
             self._err_sq[j] += err * err
             self._err_max[j] = max(self._err_max[j], abs(err))

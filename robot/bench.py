@@ -57,3 +57,21 @@ def bench_run(seconds: float = 10.0, reference_seconds: float = 2.0) -> dict:
             "ratio_period_to_reference": period["sim_s_per_wall_s"] /
             reference["sim_s_per_wall_s"],
             "kernel_ns_per_pwm_period": period["kernel_ns_per_pwm_period"]}
+
+
+def bench_described(name: str, seconds: float = 10.0, loop: str = "2002") -> dict:
+    """A described robot (`--robot NAME`) at full fidelity on the reference path: simulated s
+    per wall s and per CPU s, frames per wall s."""
+    from servobus.robot.described import DescribedConfig, DescribedRobot
+    from servobus.robot.description import ROBOTS
+
+    robot = DescribedRobot(ROBOTS[name], DescribedConfig(loop=loop))
+    robot.run(0.05)  # compile or load the numba cache
+    frames = robot.frames
+    start, cpu = time.perf_counter(), time.process_time()
+    robot.run(seconds)
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return {"robot": name, "engine": "reference", "loop": loop, "sim_s": seconds,
+            "wall_s": wall, "cpu_s": cpu, "sim_s_per_wall_s": seconds / wall,
+            "sim_s_per_cpu_s": seconds / cpu, "frames": robot.frames - frames,
+            "frames_per_wall_s": (robot.frames - frames) / wall}

@@ -51,7 +51,7 @@ class NodeBus:
         """The engine's handler tables are the acceptance filters."""
 
 
-def _python(node: Any) -> Handler:
+def python_handler(node: Any) -> Handler:
     """A handler that hands a node the can.Message (rare frames)."""
     return lambda can_id, data, now: node.on_message(rx_message(can_id, data, now, CHANNEL))
 
@@ -86,7 +86,8 @@ def wire(robot: "Robot") -> LeanBus:
             lean.send(senders[k], *schema.encode_data(*node.measurement()))
 
     def board_handlers(node: Any) -> dict[int, Handler]:
-        handlers: dict[int, Handler] = {int(schema.message("COMMAND").frame_id): _python(node)}
+        handlers: dict[int, Handler] = {
+            int(schema.message("COMMAND").frame_id): python_handler(node)}
         if node is boards[0]:
             handlers[tick_id] = on_tick
         if (node.joint - 1) % 4 == 0:  # the group's first board serves the group's 4 boards
@@ -100,7 +101,7 @@ def wire(robot: "Robot") -> LeanBus:
 
     lean.attach(robot.tick.name, {})
     senders.extend(lean.attach(b.name, board_handlers(b)) for b in boards)
-    host_handlers: dict[int, Handler] = {int(msg.frame_id): _python(host)
+    host_handlers: dict[int, Handler] = {int(msg.frame_id): python_handler(host)
                                          for msg in schema.db.messages}
     for j, (can_id, codec) in enumerate(zip(meas_ids, meas_codecs, strict=True), start=1):
         host_handlers[can_id] = _measurement(host, j, codec)

@@ -6,11 +6,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
+from servobus.bus.schema import JOINTS
 from servobus.robot.assembly import Robot
 
 
 def plot_run(robot: Robot, path: str, joints: list[int]) -> None:
     """Four panels over the run, for the chosen joints (1-based)."""
+    if not set(joints) <= set(range(1, JOINTS + 1)):
+        raise ValueError(f"joints {joints}: the SPEJBL robot has joints 1..{JOINTS}")
     recs = robot.host.records
     if not recs:
         raise ValueError("nothing to plot: the run recorded no period")

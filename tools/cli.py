@@ -17,7 +17,7 @@ from servobus.tools.errors import user_errors
 
 # command -> (module in servobus.tools, one-line help); a module may register several commands
 COMMANDS: dict[str, tuple[str, str]] = {
-    "run": ("cmd_run", "12 boards + time trigger + host on the simulated bus"),
+    "run": ("cmd_run", "the whole robot on the simulated bus (SPEJBL, or --robot guroo)"),
     "step": ("cmd_step", "current step response of one board"),
     "analyze": ("cmd_analyze", "linear analysis of the control loops"),
     "identify": ("cmd_identify", "fit P(z) = K_P/(z(z-1)(z-q)) of one joint"),
@@ -31,6 +31,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "boards": ("cmd_nodes", "several emulated servo boards (one compiled bank) on a real bus"),
     "tick": ("cmd_nodes", "the time-trigger node on a real bus"),
     "host": ("cmd_nodes", "the PID host on a real bus"),
+    "central": ("cmd_guroo_nodes", "GuRoo's central computer on a real bus"),
+    "hp-board": ("cmd_guroo_nodes", "one emulated GuRoo high-power board on a real bus"),
+    "servo-board": ("cmd_guroo_nodes", "GuRoo's emulated RC-servo board on a real bus"),
     "record": ("cmd_record", "record a trajectory by puppet animation"),
     "sweep": ("cmd_sweep", "many runs (axes x metrics) as one Dask job, resumable"),
 }

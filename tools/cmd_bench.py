@@ -38,7 +38,11 @@ def add_subparser(sub: Commands) -> None:
                           "help": "simulated seconds on the engine, up to 1 h"}),
            ("--reference-seconds", {"type": units.EXPERIMENT_SECONDS, "default": 2.0,
                                     "help": "simulated seconds on the reference path in the "
-                                            "same run"}))
+                                            "same run"}),
+           ("--robot", {"choices": ("spejbl", "guroo"), "default": "spejbl",
+                        "help": "guroo: the 23-joint robot on the reference path (--seconds)"}),
+           ("--loop", {"choices": ("2002", "2khz"), "default": "2002",
+                       "help": "guroo: the boards' control loop"}))
     target("memory", "RSS of a long default run vs simulated time", _do_memory,
            ("--minutes", {"type": units.real(0.01, 1440.0), "default": 10.0,
                           "help": "simulated minutes, 0.01 .. 1440"}),
@@ -63,9 +67,11 @@ def _do_bus(args: argparse.Namespace) -> None:
 
 
 def _do_run(args: argparse.Namespace) -> None:
-    from servobus.robot.bench import bench_run
+    from servobus.robot.bench import bench_described, bench_run
 
-    emit(bench_run(args.seconds, args.reference_seconds), args.json, title="robot run benchmark")
+    result = (bench_run(args.seconds, args.reference_seconds) if args.robot == "spejbl" else
+              bench_described(args.robot, args.seconds, args.loop))
+    emit(result, args.json, title="robot run benchmark")
 
 
 def _do_memory(args: argparse.Namespace) -> None:

@@ -16,6 +16,8 @@ from servobus.plant.board_node import can_tick_fast, tick_all
 from servobus.plant.kernel_cache import is_cached
 from servobus.presets.board import SENSING_CHOICES
 from servobus.robot.assembly import BOARD_MODES, ENGINES, Robot, RobotConfig
+from servobus.robot.described import LOOPS, DescribedConfig, DescribedRobot
+from servobus.robot.description import GUROO, ROBOTS
 from servobus.tools import units
 from servobus.tools.bus_options import add_meas_bytes_argument
 from servobus.tools.cli import Commands
@@ -27,9 +29,16 @@ from servobus.tools.output import emit
 def add_subparser(sub: Commands) -> None:
     """Register the subcommand."""
     parser = sub.add_parser("run")
+    parser.add_argument("--robot", choices=tuple(ROBOTS), default="spejbl",
+                        help="the robot: spejbl (12 joints, 4 ms time-triggered) or guroo "
+                             "(23 joints, 2 ms velocity set-points)")
+    parser.add_argument("--loop", choices=LOOPS, default="2002",
+                        help="guroo: the boards' control loop, every 400 timer interrupts "
+                             "(2002 source, 250 Hz) or a 500 us interrupt (2 kHz)")
     parser.add_argument("--duration", type=units.RUN_SECONDS, default=10.0,
                         help="simulated seconds (1 ms .. 1 day; '500ms' also works)")
-    parser.add_argument("--trajectory", help="trajectory file (default: the shipped gait)")
+    parser.add_argument("--trajectory", help="trajectory file (default: the shipped gait; "
+                                             "guroo: a gait file of moves per joint)")
     parser.add_argument("--mode", choices=tuple(BOARD_MODES), default="cascade",
                         help="board firmware mode")
     parser.add_argument("--sensing", choices=SENSING_CHOICES, default="supply-unipolar")
@@ -50,8 +59,9 @@ def add_subparser(sub: Commands) -> None:
     parser.add_argument("--log", type=units.LOG, help="record the bus to run.blf / .asc / .log")
     parser.add_argument("--plot", type=units.PNG, metavar="FILE.png",
                         help="plot tracking, currents, bus load and host window")
-    parser.add_argument("--plot-joints", type=units.joints, default="1,3,4",
-                        help="joints to plot")
+    parser.add_argument("--plot-joints", type=lambda text: units.joints(text, GUROO.joints),
+                        default="1,3,4",
+                        help="joints to plot (guroo: DC joints 1..15)")
     parser.add_argument("--realtime", type=units.REALTIME_FACTOR, nargs="?", const=1.0,
                         default=None, metavar="FACTOR",
                         help="pace simulated time to wall time (factor 0.01..100)")
@@ -64,6 +74,8 @@ def add_subparser(sub: Commands) -> None:
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(func=_do_run)
+    defaults = vars(parser.parse_args([]))  # as parsed: what an option not given leaves
+    parser.set_defaults(spejbl_defaults={name: defaults[name] for name in SPEJBL_ONLY})
 
 
 def parse_alphas(text: str) -> list[float]:
@@ -75,7 +87,27 @@ def parse_alphas(text: str) -> list[float]:
     return values * JOINTS if len(values) == 1 else values
 
 
-def _do_run(args: argparse.Namespace) -> None:
+SPEJBL_ONLY = ("mode", "sensing", "plant", "alpha", "tuning", "anti_windup", "meas_bytes", "do")
+
+
+def _robot(args: argparse.Namespace) -> Robot | DescribedRobot:
+    """The robot the options describe; an option the chosen robot does not have is an error."""
+    if args.robot == "spejbl":
+        if args.loop != "2002":
+            raise ServobusError("--loop applies to --robot guroo")
+        return _spejbl(args)
+    given = [name for name in SPEJBL_ONLY if getattr(args, name) != args.spejbl_defaults[name]]
+    if given:
+        raise ServobusError(f"--{given[0].replace('_', '-')} applies to the SPEJBL robot, "
+                            f"not --robot {args.robot}")
+    return DescribedRobot(ROBOTS[args.robot], DescribedConfig(
+        seed=args.seed, faults=args.fault, log_path=args.log, realtime_factor=args.realtime,
+        keep_records=bool(args.plot), loop=args.loop, gait_path=args.trajectory,
+        engine=args.engine))
+
+
+def _spejbl(args: argparse.Namespace) -> Robot:
+    """The SPEJBL robot on its engines."""
     config = RobotConfig(mode=args.mode, sensing=args.sensing, plant=args.plant,
                          alphas=args.alpha, seed=args.seed, faults=args.fault,
                          log_path=args.log, realtime_factor=args.realtime,
@@ -89,7 +121,11 @@ def _do_run(args: argparse.Namespace) -> None:
     if not args.json and not is_cached(run_bank_lean_fast, can_tick_fast, tick_all, *HOST_STEP):
         print("compiling the board kernels, the host step and the period engine "
               "(first run only, cached) ...", file=sys.stderr)
-    robot = Robot(config)
+    return Robot(config)
+
+
+def _do_run(args: argparse.Namespace) -> None:
+    robot = _robot(args)
     bar = tqdm(total=args.duration, unit="sim s", disable=args.no_progress or args.json,
                file=sys.stderr, bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} sim s "
                                            "[{elapsed}<{remaining}]")
@@ -107,9 +143,13 @@ def _do_run(args: argparse.Namespace) -> None:
     plot_error = None
     if args.plot:
         from servobus.robot.plots import plot_run
+        from servobus.robot.plots_described import plot_described
 
         try:
-            plot_run(robot, args.plot, args.plot_joints)
+            if isinstance(robot, Robot):
+                plot_run(robot, args.plot, args.plot_joints)
+            else:
+                plot_described(robot, args.plot, args.plot_joints)
             report["plot"] = args.plot
         except Exception as err:  # whatever the plot hits, the report is kept
             plot_error = err

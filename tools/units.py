@@ -112,21 +112,21 @@ def bitrate(text: str) -> int:
     return round(value)
 
 
-def joints(text: str) -> list[int]:
-    """'1,3,4', '1-12' or '1,3,5-7' -> sorted joint numbers 1..12, each once."""
+def joints(text: str, top: int = JOINTS) -> list[int]:
+    """'1,3,4', '1-12' or '1,3,5-7' -> sorted joint numbers 1..top (12), each once."""
     values: list[int] = []
     for part in text.split(","):
         if not part.strip():
-            raise Bad(f"{text!r}: an empty joint number: give joints 1..{JOINTS} as numbers and "
+            raise Bad(f"{text!r}: an empty joint number: give joints 1..{top} as numbers and "
                       "ranges, e.g. 1-12 or 1,3,5-7")
         lo, _, hi = part.strip().partition("-")
         try:
             first, last = int(lo), int(hi if hi else lo)
         except ValueError:
-            raise Bad(f"{text!r}: give joints 1..{JOINTS} as numbers and ranges of whole "
+            raise Bad(f"{text!r}: give joints 1..{top} as numbers and ranges of whole "
                       "numbers, e.g. 1-12 or 1,3,5-7") from None
-        if not 1 <= first <= last <= JOINTS:
-            raise Bad(f"{text!r}: {part.strip()!r} is not a range within 1..{JOINTS}")
+        if not 1 <= first <= last <= top:
+            raise Bad(f"{text!r}: {part.strip()!r} is not a range within 1..{top}")
         values += range(first, last + 1)
     if len(set(values)) != len(values):
         raise Bad(f"{text!r}: a joint is named twice")

@@ -1,0 +1,189 @@
+"""A described robot (robot.description) on the simulated bus: its nodes built by kind, the load
+meter, fault scripts, the log, the run loop, the report.  The same node objects run on a real
+bus (`servobus central` / `hp-board` / ...).
+
+Two media, one set of nodes: the period engine's LeanBus (``engine="period"``, the default where
+it applies: frames as bytes, the same arbitration, bit times and delivery order as the reference
+medium; each node hears the frames the DBC names it a receiver of, handed over as can.Message)
+and the reference path's python-can Medium (``engine="reference"``, and every run with a bus
+fault script: error frames, silent nodes).  Both give the same log frame by frame
+(tests/robot/test_guroo_run.py).
+
+Robot-level fault lines (besides the bus faults of ``bus.faults``):
+
+    node 3 silent at 1.0s [for 50ms]     board 3 (its DIP-switch ID) stops talking and listening
+"""
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import can
+
+from servobus.bus.busload_cyclic import busload_cyclic
+from servobus.bus.fault_runner import apply_script
+from servobus.bus.faults import FaultPlan, FaultScriptError
+from servobus.bus.load_meter import LoadMeter
+from servobus.bus.medium import Medium
+from servobus.bus.node import Node, attach_sim
+from servobus.bus.period_engine import LeanBus
+from servobus.bus.recorder import MediumRecorder, open_writer
+from servobus.bus.scheduler import NS_PER_S, Environment
+from servobus.bus.schema import Schema
+from servobus.robot.advance import advance
+from servobus.robot.description import NodeSpec, RobotDescription
+from servobus.robot.engine_run import NodeBus, log_tap, python_handler
+
+LOOPS = ("2002", "2khz")  # GuRoo's control loop: every 400 timer interrupts, or 500 us
+ENGINES = ("auto", "period", "reference")
+
+
+@dataclass
+class DescribedConfig:
+    """What `servobus run --robot NAME` can vary for a described robot."""
+
+    seed: int = 0
+    faults: Sequence[str] = ()
+    log_path: str | None = None
+    realtime_factor: float | None = None
+    keep_records: bool = False  # keep the load windows and the tracking samples (for a plot)
+    loop: str = "2002"
+    gait_path: str | None = None
+    engine: str = "auto"
+
+
+def build_node(spec: NodeSpec, schema: Schema, config: DescribedConfig) -> Node:
+    """The node of `spec` (GuRoo's kinds), seeded from the run's seed and its board ID."""
+    seed = config.seed * 100 + spec.board
+    if spec.kind == "central":
+        from servobus.host.guroo_central import CentralNode
+        from servobus.host.guroo_trajectory import default_walk, load
+
+        gait = load(config.gait_path) if config.gait_path else default_walk()
+        return CentralNode(schema, gait, keep_samples=config.keep_records)
+    if spec.kind == "hp-board":
+        from servobus.plant.guroo_node import GurooBoardNode
+
+        return GurooBoardNode(schema, spec.board, loop=config.loop, seed=seed)
+    if spec.kind == "servo-board":
+        from servobus.plant.servo_board import ServoBoardNode
+
+        return ServoBoardNode(schema, seed=seed)
+    raise ValueError(f"no node of kind {spec.kind!r} on the generic assembly")
+
+
+class DescribedRobot:
+    """A ready-to-run described robot; `run` advances it and `report` summarises."""
+
+    def __init__(self, description: RobotDescription, config: DescribedConfig,
+                 node_factory: Callable[[NodeSpec, Schema, DescribedConfig], Node] = build_node
+                 ) -> None:
+        if config.loop not in LOOPS:
+            raise ValueError(f"loop {config.loop!r}: use {' or '.join(LOOPS)}")
+        self.description, self.config = description, config
+        self.schema = description.schema()
+        self.env = Environment(config.realtime_factor)
+        self.meter = LoadMeter(self.schema.bitrate, description.period_ns / NS_PER_S,
+                               keep_windows=config.keep_records)
+        self.nodes = {spec.name: node_factory(spec, self.schema, config)
+                      for spec in description.nodes}
+        bus_faults = [self._robot_fault(line) for line in config.faults]
+        self.engine, self.engine_fallback = self._choose_engine(bus_faults)
+        self.medium: Medium | None = None
+        self.lean: LeanBus | None = None
+        self.recorder: MediumRecorder | None = None
+        self._writer: can.Listener | None = None
+        if self.engine == "reference":
+            self.medium = Medium(self.env, self.schema.bitrate,
+                                 faults=FaultPlan(seed=config.seed))
+            self.medium.taps.append(self.meter.tap)
+            self.buses = [attach_sim(node, self.medium) for node in self.nodes.values()]
+            apply_script(self.medium, bus_faults,
+                         {int(m.frame_id) for m in self.schema.db.messages},
+                         description.period_ns)
+            if config.log_path:
+                self.recorder = MediumRecorder(self.medium, config.log_path)
+        else:
+            self.lean = self._wire()
+            if config.log_path:
+                self._writer = open_writer(config.log_path)
+                self.lean.taps.append(log_tap(self._writer))
+
+    def _choose_engine(self, bus_faults: list[str]) -> tuple[str, str | None]:
+        """The medium that runs this robot, and why auto fell back to the reference path."""
+        engine = self.config.engine
+        if engine not in ENGINES:
+            raise ValueError(f"engine {engine!r}: use {', '.join(ENGINES)} (the compiled engine "
+                             "runs the SPEJBL schedule only)")
+        why = ("bus-level faults (error frames, silent nodes) run on the reference path"
+               if bus_faults else None)
+        if engine == "period" and why is not None:
+            raise ValueError(f"engine period: {why}; use --engine auto or reference")
+        if engine == "reference" or why is not None:
+            return "reference", why if engine == "auto" else None
+        return "period", None
+
+    def _wire(self) -> LeanBus:
+        """The nodes on a LeanBus: each hears what the DBC names it a receiver of."""
+        lean = LeanBus(self.env, self.schema.bitrate)
+        for name, node in self.nodes.items():
+            heard = [int(m.frame_id) for m in self.schema.db.messages
+                     if any(name in s.receivers for s in m.signals)]
+            lean.attach(name, dict.fromkeys(heard, python_handler(node)))
+        for k, node in enumerate(self.nodes.values()):
+            node.start(NodeBus(lean, k), self.env)
+        lean.charges.append(self.meter.charge)
+        return lean
+
+    def _robot_fault(self, line: str) -> str:
+        """'node N silent at T [for D]' as the bus fault on board N's node; other lines as
+        they are."""
+        mt = re.fullmatch(r"node (\S+) silent at (\S+)( for (\S+))?", line.strip())
+        if mt is None:
+            return line
+        try:
+            spec = self.description.node(int(mt.group(1)))
+        except ValueError as err:
+            raise FaultScriptError(f"fault {line!r}: {err}") from None
+        return f"silence {spec.name} at {mt.group(2)}" + (f" for {mt.group(4)}"
+                                                          if mt.group(4) else "")
+
+    @property
+    def frames(self) -> int:
+        """Frames delivered on the bus so far."""
+        return self.medium.frames if self.medium is not None else self.lean.frames  # type: ignore[union-attr]
+
+    def run(self, duration_s: float, chunk_s: float = 0.1, progress=None) -> None:
+        """Advance the simulation; the log is closed even when interrupted."""
+        try:
+            advance(self.env, duration_s, self.description.period_ns, chunk_s, progress)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Flush and close the log."""
+        if self.recorder is not None:
+            self.recorder.close()
+            self.recorder = None
+        if self._writer is not None:
+            self._writer.stop()
+            self._writer = None
+
+    def report(self, wall_s: float) -> dict[str, Any]:
+        """The final report: the run, the bus, and every node's own report."""
+        sim_s = self.env.now / NS_PER_S
+        nodes = {name: node.report() for name, node in self.nodes.items()}  # type: ignore[attr-defined]
+        predicted = busload_cyclic(self.schema)["exact"]
+        return {
+            "robot": self.description.name, "sim_time_s": sim_s, "wall_time_s": wall_s,
+            "rtf": sim_s / wall_s if wall_s > 0 else 0.0, "frames": self.frames,
+            "bus_load_pct": self.meter.report()["load_pct"],
+            "bus_load_predicted_pct": predicted["load_pct_mean"],
+            "error_frames": self.medium.error_frames if self.medium is not None else 0,
+            "rx_faults": sum(getattr(n, "rx_faults", 0) for n in self.nodes.values()),
+            "tx_faults": sum(getattr(n, "tx_faults", 0) for n in self.nodes.values()),
+            "engine": self.engine,
+            **({"engine_fallback": self.engine_fallback} if self.engine_fallback else {}),
+            "nodes": nodes,
+        }

@@ -1,0 +1,86 @@
+"""`servobus run --robot guroo` and GuRoo's node commands (`central`, `hp-board`,
+`servo-board`) from the command line: reports, plots, options that belong to the other robot,
+and the three node processes' code talking on one real (virtual) python-can bus."""
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from servobus.bus import factory
+from servobus.tools.cli import main
+from tests.processes import when_opened
+
+
+def _reports(text: str) -> list[dict]:
+    """Every JSON object printed, in order."""
+    decoder, out, at = json.JSONDecoder(), [], 0
+    while (start := text.find("{", at)) >= 0:
+        obj, at = decoder.raw_decode(text, start)
+        out.append(obj)
+    return out
+
+
+def test_run_guroo_report_and_plot(capsys, tmp_path: Path) -> None:
+    plot = tmp_path / "guroo.png"
+    assert main(["run", "--robot", "guroo", "--duration", "0.2", "--json", "--plot", str(plot),
+                 "--plot-joints", "4,10", "--loop", "2khz"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["robot"] == "guroo" and report["engine"] == "period"
+    assert report["frames"] == 50 * 20 and report["nodes"]["HP_2"]["loop"] == "2khz"
+    assert report["nodes"]["CENTRAL"]["broadcasts"] == 101 and plot.stat().st_size > 10_000
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--robot", "guroo", "--mode", "local-p"], "--mode applies to the SPEJBL robot"),
+    (["--robot", "guroo", "--alpha", "2"], "--alpha applies to the SPEJBL robot"),
+    (["--robot", "guroo", "--engine", "compiled"], "compiled engine runs the SPEJBL schedule"),
+    (["--loop", "2khz"], "--loop applies to --robot guroo"),
+    (["--robot", "guroo", "--fault", "node 7 silent at 1s"], "guroo has boards 1..6, not 7"),
+    (["--robot", "guroo", "--plot-joints", "20", "--plot", "x.png"], "feedback carries joints"),
+    (["--plot-joints", "13", "--plot", "x.png"], "the SPEJBL robot has joints 1..12"),
+    (["--robot", "guroo", "--plot-joints", "24"], "not a range within 1..23"),
+])
+def test_options_of_the_other_robot_are_errors(capsys, tmp_path: Path, argv: list[str],
+                                               message: str) -> None:
+    argv = [str(tmp_path / a) if a == "x.png" else a for a in argv]
+    code = main(["run", "--duration", "0.05", "--json", *argv])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_a_bad_gait_file_is_an_error(capsys, tmp_path: Path) -> None:
+    gait = tmp_path / "gait.toml"
+    gait.write_text("[joint.4]\nstart = [[10.0, -1.0]]\n")
+    assert main(["run", "--robot", "guroo", "--duration", "0.05", "--trajectory",
+                 str(gait)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and str(gait) in err and "Traceback" not in err
+
+
+def test_central_and_boards_as_node_commands_on_one_bus(capsys, monkeypatch) -> None:
+    """The four commands' code on one virtual channel, each in its own thread (as processes on
+    a real bus would be); the central listens first, so it hears the boards announce."""
+    opened = when_opened(monkeypatch, factory)
+    common = ["--interface", "virtual", "--channel", "guroo-nodes", "--json"]
+    central = threading.Thread(target=main, args=(["central", "--duration", "1.5", *common],))
+    central.start()
+    assert opened.wait(timeout=60)
+    boards = [["hp-board", "--board", str(b), "--duration", "1.5", *common] for b in (1, 2)]
+    boards.append(["servo-board", "--duration", "1.5", *common])
+    threads = [threading.Thread(target=main, args=(argv,)) for argv in boards]
+    for thread in threads:
+        thread.start()
+    for thread in (*threads, central):
+        thread.join(timeout=60)
+    reports = {r["node"]: r for r in _reports(capsys.readouterr().out)}
+    central, hp1 = reports["CENTRAL"], reports["HP_1"]
+    assert set(reports) == {"CENTRAL", "HP_1", "HP_2", "SERVO_BOARD"}
+    assert central["boards_announced"] == [1, 2, 6] and central["rx_faults"] == 0
+    # a board that took over 16 ms (wall clock) to boot after the central counts once as silent
+    assert central["servo_faults"]["HP_1"] <= 1 and central["servo_faults"]["HP_2"] <= 1
+    assert central["servo_faults"]["HP_3"] == 1  # never heard: silent
+    assert hp1["setpoints_received"] >= 300 and hp1["rx_faults"] == 0
+    assert reports["SERVO_BOARD"]["frames"] >= 600  # SERVO_SP_1 and _2 every 2 ms
+    assert central["servo_board"]["updates_mod_256"] is not None  # its SERVO_STATUS heard
