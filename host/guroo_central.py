@@ -17,9 +17,16 @@ nominal time, the RTA's deadline) has passed: a board whose frames were missed
 again and falls silent again counts again).  The gait is open loop: nothing read back changes
 what is sent.  Memory is bounded: running sums, no per-period lists (unless ``keep_samples``:
 every feedback position with its commanded value, for `servobus run --plot`).
+
+The set-point frames are packed from their raw words (struct) and sent as bytes on a bus that
+takes them (``send_data``: the period engine), as can.Message otherwise; ``byte_handlers`` reads
+FEEDBACK_b and SERVO_STATUS from raw payloads.  Bytes and values equal the schema codec's
+(tests/robot/test_guroo_speed_parts.py).
 """
 
 import math
+import struct
+from collections.abc import Callable
 from typing import Any
 
 import can
@@ -28,12 +35,17 @@ import numpy as np
 from servobus.bus.node import Clock, send_or_count
 from servobus.bus.schema import Schema, SchemaError
 from servobus.host.guroo_trajectory import DC_JOINTS, JOINTS, Gait
+from servobus.presets import guroo as pre
 
-COUNTS_PER_REV = 2000  # HEDS5540, 500 lines, x4 (SPEC 5)
-GEAR = 156  # Maxon gearhead 156:1
-COUNTS_PER_RAD = COUNTS_PER_REV * GEAR / (2 * math.pi)  # joint radians to motor counts
-COUNTS_PER_DEG = COUNTS_PER_REV * GEAR / 360.0  # 866.67 (SPEC 5: "about 867")
-VEL_LSB = 16  # cnt/s per LSB of VEL_SP
+COUNTS_PER_RAD = pre.COUNTS_PER_REV * pre.GEAR_RATIO / (2 * math.pi)  # joint rad to motor counts
+COUNTS_PER_DEG = pre.COUNTS_PER_JOINT_DEG  # 866.67 (SPEC 5: "about 867")
+VEL_LSB = 16  # cnt/s per LSB of VEL_SP (dbc/guroo.dbc: the w_j scale)
+FEEDBACK_LSB = 8  # cnt per LSB of FEEDBACK (dbc/guroo.dbc: the x_j scale)
+VEL_SP = struct.Struct("<hhhH")  # three velocity words, the broadcast count
+FEEDBACK = struct.Struct("<hhhH")  # three position words, the status word
+SERVO_SP = struct.Struct("<hhhh")  # four position words (1 mrad)
+SERVO_STATUS = struct.Struct("<BB")  # updates mod 256, status byte
+SERVO_RAW_MAX = 32766  # |p| beyond this: the schema codec's range check decides (float edge)
 VEL_MIN, VEL_MAX = -32768 * VEL_LSB, 32767 * VEL_LSB
 SERVO_LSB_RAD = 0.001
 FEEDBACK_PERIOD_NS = 4_000_000
@@ -78,16 +90,20 @@ class CentralNode:
         self._last_seen: dict[int, int] = {}
         self._silent = {b: False for b in boards}
         self._tripped = {b: False for b in range(1, HP_BOARDS + 1)}
-        self._commanded = np.zeros(DC_JOINTS)  # counts, at the last broadcast
-        self._sent_w = np.zeros(DC_JOINTS)  # cnt/s of the last broadcast
+        self._commanded = [0.0] * DC_JOINTS  # counts, at the last broadcast
+        self._sent_w = [0.0] * DC_JOINTS  # cnt/s of the last broadcast
         self._t_sent = 0
-        self._err_n = np.zeros(DC_JOINTS, dtype=np.int64)
-        self._err_sq = np.zeros(DC_JOINTS)
-        self._err_max = np.zeros(DC_JOINTS)
+        self._err_n = [0] * DC_JOINTS
+        self._err_sq = [0.0] * DC_JOINTS
+        self._err_max = [0.0] * DC_JOINTS
         ids = {f"FEEDBACK_{b}": b for b in range(1, HP_BOARDS + 1)}
         self._feedback = {int(schema.message(n).frame_id): b for n, b in ids.items()}
         self._announce = {int(schema.message(f"ANNOUNCE_{b}").frame_id): b for b in boards}
         self._servo_status = int(schema.message("SERVO_STATUS").frame_id)
+        self._vel_ids = [int(schema.message(f"VEL_SP_{b}").frame_id)
+                         for b in range(1, HP_BOARDS + 1)]
+        self._servo_ids = [int(schema.message(f"SERVO_SP_{k}").frame_id) for k in (1, 2)]
+        self._send_data: Callable[[int, bytes], None] | None = None
         self._k = 0
         self._t0 = 0
         # (arrival ns, joint, measured, commanded counts) per feedback position, for a plot
@@ -97,6 +113,7 @@ class CentralNode:
         """Keep the bus and clock; the first broadcast now, the boards' silence counted from
         now."""
         self.bus, self.clock = bus, clock
+        self._send_data = getattr(bus, "send_data", None)
         self._t0 = self._t_sent = clock.now_ns()
         self._last_seen = {b: self._t0 for b in self.servo_faults}
         clock.call_at(self._t0, self._broadcast)
@@ -114,17 +131,24 @@ class CentralNode:
         now = self.clock.now_ns()
         self._supervise(now)
         t_nominal = self._t0 + self._k * self.period_ns
-        self._commanded += self._sent_w * (now - self._t_sent) / 1e9
+        dt = now - self._t_sent
+        self._commanded = [c + w * dt / 1e9 for c, w in zip(self._commanded, self._sent_w,
+                                                             strict=True)]
         w, p = self.commands((t_nominal - self._t0) / 1e9)
         seq = self.broadcasts % 65536
-        for b in range(1, HP_BOARDS + 1):
-            j = 3 * (b - 1)
-            self._send(f"VEL_SP_{b}", {f"w_{j + 1}": w[j], f"w_{j + 2}": w[j + 1],
-                                       f"w_{j + 3}": w[j + 2], f"seq_{b}": seq})
-        for half in (0, 1):
-            self._send(f"SERVO_SP_{half + 1}", {
-                f"p_{16 + 4 * half + i}": p[4 * half + i] * SERVO_LSB_RAD for i in range(4)})
-        self._sent_w, self._t_sent = w, now
+        raw_w = (w / VEL_LSB).astype(np.int64).tolist()  # exact: w is a multiple of the LSB
+        for b, can_id in enumerate(self._vel_ids):
+            j = 3 * b
+            self._send(can_id, VEL_SP.pack(raw_w[j], raw_w[j + 1], raw_w[j + 2], seq))
+        raw_p = p.astype(np.int64).tolist()  # p is integral (mrad)
+        for half, can_id in enumerate(self._servo_ids):
+            words = raw_p[4 * half:4 * half + 4]
+            if max(map(abs, words)) > SERVO_RAW_MAX:
+                self._send_msg(f"SERVO_SP_{half + 1}", {
+                    f"p_{16 + 4 * half + i}": p[4 * half + i] * SERVO_LSB_RAD for i in range(4)})
+                continue
+            self._send(can_id, SERVO_SP.pack(*words))
+        self._sent_w, self._t_sent = w.tolist(), now
         self.broadcasts += 1
         self._k += 1
         behind = max(0, (now - self._t0) // self.period_ns + 1 - self._k)
@@ -132,7 +156,19 @@ class CentralNode:
         self._k += behind
         self.clock.call_at(self._t0 + self._k * self.period_ns, self._broadcast)
 
-    def _send(self, name: str, values: dict[str, Any]) -> None:
+    def _send(self, can_id: int, data: bytes) -> None:
+        """A frame of raw words: as bytes on a bus that takes them, as can.Message otherwise."""
+        if self._send_data is None:
+            send_or_count(self.bus, can.Message(arbitration_id=can_id, data=data,
+                                                is_extended_id=False), self)
+            return
+        try:
+            self._send_data(can_id, data)
+        except can.CanError:
+            self.tx_faults += 1
+
+    def _send_msg(self, name: str, values: dict[str, Any]) -> None:
+        """A frame through the schema codec (its range check: SchemaError on a bad value)."""
         send_or_count(self.bus, self.schema.encode(name, values), self)
 
     def _supervise(self, now: int) -> None:
@@ -153,7 +189,9 @@ class CentralNode:
         now = self.clock.now_ns()
         can_id = msg.arbitration_id
         if can_id in self._feedback:
-            self._on_feedback(self._feedback[can_id], values, now)
+            b = self._feedback[can_id]
+            self._on_feedback(b, [float(values[f"x_{3 * b - 2 + i}"]) for i in range(3)],
+                              int(values[f"status_{b}"]), now)
         elif can_id == self._servo_status:
             self._heard(SERVO_BOARD, now)
             self.servo_updates = int(values["updates"])
@@ -165,20 +203,39 @@ class CentralNode:
         self._last_seen[b] = now
         self._silent[b] = False
 
-    def _on_feedback(self, b: int, values: dict[str, Any], now: int) -> None:
+    def byte_handlers(self) -> dict[int, Callable[[int, bytes, int], None]]:
+        """FEEDBACK_b and SERVO_STATUS on raw payloads, per CAN ID (a bus of bytes)."""
+        def feedback(can_id: int, data: bytes, now: int) -> None:
+            if len(data) != FEEDBACK.size:
+                self.rx_faults += 1
+                return
+            x1, x2, x3, status = FEEDBACK.unpack(data)
+            self._on_feedback(self._feedback[can_id], [float(x1 * FEEDBACK_LSB),
+                                                       float(x2 * FEEDBACK_LSB),
+                                                       float(x3 * FEEDBACK_LSB)], status, now)
+
+        def servo_status(can_id: int, data: bytes, now: int) -> None:
+            if len(data) != SERVO_STATUS.size:
+                self.rx_faults += 1
+                return
+            self._heard(SERVO_BOARD, now)
+            self.servo_updates, self.servo_status = SERVO_STATUS.unpack(data)
+        return {**dict.fromkeys(self._feedback, feedback), self._servo_status: servo_status}
+
+    def _on_feedback(self, b: int, xs: list[float], status: int, now: int) -> None:
         self._heard(b, now)
-        status = int(values[f"status_{b}"])
         tripped = bool(status & TRIP_BIT)
         self.trips[b] += tripped and not self._tripped[b]
         self._tripped[b] = tripped
         self.limit_frames[b] += bool(status & LIMIT_BIT)
         self.id_mismatches += (status >> 4) & 0xF != b
-        commanded = self._commanded + self._sent_w * (now - self._t_sent) / 1e9
+        dt = now - self._t_sent
         for i in range(3):
             j = 3 * (b - 1) + i
-            err = float(values[f"x_{j + 1}"]) - commanded[j]
+            commanded = self._commanded[j] + self._sent_w[j] * dt / 1e9
+            err = xs[i] - commanded
             if self.samples is not None:
-                self.samples.append((now, j + 1, float(values[f"x_{j + 1}"]), commanded[j]))
+                self.samples.append((now, j + 1, xs[i], commanded))
             self._err_n[j] += 1
             self._err_sq[j] += err * err
             self._err_max[j] = max(self._err_max[j], abs(err))

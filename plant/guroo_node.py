@@ -13,7 +13,14 @@ The board's simulation is advanced lazily to ``clock.now_ns()`` (whole 10 us tim
 boot) before every frame it handles and at its own timers, so the node runs the same in the
 lockstep simulator and on a real bus (bus.realtime).  A frame that does not decode is counted in
 ``rx_faults``, never raised; a refused send in ``tx_faults``.
+
+On a bus that takes bytes (the period engine's NodeBus: ``send_data``), ``byte_handlers`` gives
+the receive interrupt on VEL_SP_b's raw payload (the words are the raw signal values) and the
+feedback goes out as bytes packed from RAM; same frames, same state as through can.Message.
 """
+
+import struct
+from collections.abc import Callable
 
 import can
 
@@ -26,6 +33,7 @@ from servobus.presets import guroo as pre
 
 FEEDBACK_PERIOD_NS = 4_000_000
 PERIOD_NS = 1_000_000_000 // pre.PWM_HZ  # one timer-1 period, 10 us
+WORDS = struct.Struct("<hhhH")  # VEL_SP_b and FEEDBACK_b: three int16 words, one uint16
 
 
 class GurooBoardNode:
@@ -46,10 +54,13 @@ class GurooBoardNode:
         self.tx_faults = 0
         self.feedback_sent = 0
         self._t0 = 0
+        self._feedback_id = int(schema.message(f"FEEDBACK_{board}").frame_id)
+        self._send_data: Callable[[int, bytes], None] | None = None
 
     def start(self, bus: can.BusABC, clock: Clock) -> None:
         """Boot: acceptance filter, announce frame, the feedback timer."""
         self.bus, self.clock = bus, clock
+        self._send_data = getattr(bus, "send_data", None)
         self._t0 = clock.now_ns()
         if self.filter_bus:
             bus.set_filters(self.filters)  # type: ignore[arg-type]
@@ -82,20 +93,41 @@ class GurooBoardNode:
         words = [round(float(v[f"w_{j}"]) / 16) for j in self.joints]
         self.rig.set_velocity((words[0], words[1], words[2]), int(v[f"seq_{self.board}"]))
 
+    def byte_handlers(self) -> dict[int, Callable[[int, bytes, int], None]]:
+        """The receive interrupt on VEL_SP_b's raw payload (a bus of bytes)."""
+        def handler(can_id: int, data: bytes, now: int) -> None:
+            if len(data) != WORDS.size:
+                self.rx_faults += 1
+                return
+            self.advance()
+            w1, w2, w3, seq = WORDS.unpack(data)
+            self.rig.set_velocity((w1, w2, w3), seq)
+        return {self._sp_id: handler}
+
+    def feedback_words(self) -> tuple[int, int, int, int]:
+        """FEEDBACK_b's raw words from the firmware's RAM: positions / 8 (saturated), status."""
+        ram = self.rig.ram
+        pos = [max(min(int(ram[g.POS + k]) >> 3, 32767), -32768) for k in range(g.MOTORS)]
+        return pos[0], pos[1], pos[2], int(ram[g.STATUS]) & 0xFFFF
+
     def feedback_values(self) -> dict[str, float]:
         """FEEDBACK_b's signal values from the firmware's RAM."""
-        ram = self.rig.ram
-        values: dict[str, float] = {}
-        for k, j in enumerate(self.joints):
-            word = max(min(int(ram[g.POS + k]) >> 3, 32767), -32768)
-            values[f"x_{j}"] = 8 * word
-        values[f"status_{self.board}"] = int(ram[g.STATUS]) & 0xFFFF
+        *pos, status = self.feedback_words()
+        values: dict[str, float] = {f"x_{j}": 8 * word for j, word in zip(self.joints, pos,
+                                                                           strict=True)}
+        values[f"status_{self.board}"] = status
         return values
 
     def _feedback(self) -> None:
         self.advance()
-        send_or_count(self.bus, self.schema.encode(f"FEEDBACK_{self.board}",
-                                                   self.feedback_values()), self)
+        if self._send_data is None:
+            send_or_count(self.bus, self.schema.encode(f"FEEDBACK_{self.board}",
+                                                       self.feedback_values()), self)
+        else:
+            try:
+                self._send_data(self._feedback_id, WORDS.pack(*self.feedback_words()))
+            except can.CanError:
+                self.tx_faults += 1
         self.feedback_sent += 1
         self.clock.call_at(self._t0 + (self.feedback_sent + 1) * FEEDBACK_PERIOD_NS,
                            self._feedback)

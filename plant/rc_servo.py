@@ -6,14 +6,35 @@ speed is clipped to +-SPEED (the HS-705MG's 1.4 N m and 5.2 rad/s are the two bo
 KP = 14 N m/rad, KD = 0.75 N m s/rad (critical damping of KP on J = 0.01 kg m^2, natural
 frequency 37 rad/s) a large step is slew-limited (5.2 rad/s) and a small one (< 0.1 rad, below
 the torque limit) settles like a critically damped second-order system.  Integrated by
-semi-implicit Euler at the thesis simulator's 500 us step, all servos at once (numpy): the
-state always sits on that grid, and ``advance_to`` runs the whole steps up to a time.
+semi-implicit Euler at the thesis simulator's 500 us step: the state always sits on that grid,
+and ``advance_to`` runs the whole steps up to a time in one compiled call (``run_steps``), the
+same floating-point operations in the same order as ``step`` (numpy, the model as written; the
+two agree bit for bit, tests/robot/test_guroo_speed_parts.py).
 """
 
 import numpy as np
 
 from servobus.firmware import servo_board
+from servobus.plant.kernel_cache import cached_njit
 from servobus.presets import guroo as preset
+
+
+def run_steps(theta: np.ndarray, omega: np.ndarray, ref: np.ndarray, max_error: np.ndarray,
+              steps: int, kp: float, kd: float, inertia: float, torque: float, speed: float,
+              dt: float) -> None:
+    """`steps` integration steps of every servo, in place (``RCServoBank.step``'s arithmetic)."""
+    for _ in range(steps):
+        for k in range(theta.shape[0]):
+            tau = min(max(kp * (ref[k] - theta[k]) - kd * omega[k], -torque), torque)
+            w = min(max(omega[k] + tau / inertia * dt, -speed), speed)
+            omega[k] = w
+            theta[k] = theta[k] + w * dt
+            error = abs(ref[k] - theta[k])
+            if error > max_error[k]:
+                max_error[k] = error
+
+
+run_steps_fast = cached_njit(run_steps)
 
 
 class RCServoBank:
@@ -39,7 +60,7 @@ class RCServoBank:
         self.ref[k] = (pulse_us - servo_board.CENTER) / servo_board.US_PER_RAD
 
     def step(self) -> None:
-        """One integration step of every servo."""
+        """One integration step of every servo (numpy: the model as written)."""
         tau = np.clip(self._kp * (self.ref - self.theta) - self._kd * self.omega,
                       -self._tau, self._tau)
         self.omega = np.clip(self.omega + tau / self._j * self._dt, -self._speed, self._speed)
@@ -48,6 +69,9 @@ class RCServoBank:
         np.maximum(self.max_error, np.abs(self.ref - self.theta), out=self.max_error)
 
     def advance_to(self, t_ns: int) -> None:
-        """Run every whole step that ends at or before t_ns."""
-        for _ in range(max(0, (t_ns - self.t_ns) // self.step_ns)):
-            self.step()
+        """Run every whole step that ends at or before t_ns (one compiled call)."""
+        steps = (t_ns - self.t_ns) // self.step_ns
+        if steps > 0:
+            run_steps_fast(self.theta, self.omega, self.ref, self.max_error, steps, self._kp,
+                           self._kd, self._j, self._tau, self._speed, self._dt)
+            self.t_ns += steps * self.step_ns

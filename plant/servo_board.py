@@ -10,9 +10,15 @@ the same code runs in the lockstep simulator and on a real bus.  The acceptance 
 the two set-point frames only (``filter_bus=False``: the caller filters); a frame that does
 not decode is counted in ``rx_faults``, a refused send in ``tx_faults``.  ``seed`` draws the
 servos' power-up angles (within +-20 mrad of zero: where the arms were left), deterministically.
+
+On a bus that takes bytes (the period engine's NodeBus: ``send_data``), ``byte_handlers`` gives
+the receive interrupt on the raw payload (the words are the raw signal values: ``p * 1000``
+rounds back to them exactly) and the node sends its status as bytes; same frames, same state.
 """
 
 import random
+import struct
+from collections.abc import Callable
 from typing import Any
 
 import can
@@ -27,6 +33,8 @@ from servobus.presets import guroo as preset
 
 POWER_UP_SPREAD_RAD = 0.020
 FIRST_JOINT = 16  # SERVO_SP_1 carries p_16..p_19, SERVO_SP_2 p_20..p_23
+SETPOINTS = struct.Struct("<hhhh")  # SERVO_SP_k: four int16 words (1 mrad)
+STATUS = struct.Struct("<BB")  # SERVO_STATUS: updates mod 256, status byte
 
 
 class ServoBoardNode:
@@ -49,10 +57,13 @@ class ServoBoardNode:
         self._frames = {int(schema.message(f"SERVO_SP_{k}").frame_id): k for k in (1, 2)}
         self.filters: list[CanFilter] = [
             {"can_id": i, "can_mask": 0x7FF, "extended": False} for i in self._frames]
+        self._status_id = int(schema.message("SERVO_STATUS").frame_id)
+        self._send_data: Callable[[int, bytes], None] | None = None
 
     def start(self, bus: can.BusABC, clock: Clock) -> None:
         """Boot: acceptance filter, announce, status timer; the servos start at now."""
         self.bus, self.clock = bus, clock
+        self._send_data = getattr(bus, "send_data", None)
         self.servos.t_ns = clock.now_ns()
         if self.filter_bus:
             bus.set_filters(self.filters)
@@ -70,9 +81,22 @@ class ServoBoardNode:
         except SchemaError:
             self.rx_faults += 1
             return
-        self.servos.advance_to(self.clock.now_ns())
         first = FIRST_JOINT + 4 * (frame - 1)
-        words = [round(values[f"p_{first + i}"] * 1000) for i in range(fw.WORDS_PER_FRAME)]
+        self._setpoints(frame, [round(values[f"p_{first + i}"] * 1000)
+                                for i in range(fw.WORDS_PER_FRAME)])
+
+    def byte_handlers(self) -> dict[int, Callable[[int, bytes, int], None]]:
+        """The receive interrupt on raw payloads, per accepted CAN ID (a bus of bytes)."""
+        def handler(can_id: int, data: bytes, now: int) -> None:
+            if len(data) != SETPOINTS.size:
+                self.rx_faults += 1
+                return
+            self._setpoints(self._frames[can_id], list(SETPOINTS.unpack(data)))
+        return dict.fromkeys(self._frames, handler)
+
+    def _setpoints(self, frame: int, words: list[int]) -> None:
+        """Set-point words of SERVO_SP_<frame> to pulse widths (the servos advanced to now)."""
+        self.servos.advance_to(self.clock.now_ns())
         self.frames += 1
         self.updates += fw.can_setpoints(self.ram, frame, words)
         for i in range(fw.WORDS_PER_FRAME):
@@ -81,8 +105,15 @@ class ServoBoardNode:
 
     def _status(self) -> None:
         self.servos.advance_to(self.clock.now_ns())
-        send_or_count(self.bus, self.schema.encode("SERVO_STATUS", {
-            "updates": self.ram.updates & 0xFF, "servo_status": self.ram.status}), self)
+        updates, status = self.ram.updates & 0xFF, self.ram.status
+        if self._send_data is None:
+            send_or_count(self.bus, self.schema.encode("SERVO_STATUS", {
+                "updates": updates, "servo_status": status}), self)
+        else:
+            try:
+                self._send_data(self._status_id, STATUS.pack(updates, status))
+            except can.CanError:
+                self.tx_faults += 1
         self.clock.call_at(self.clock.now_ns() + self.status_period_ns, self._status)
 
     def report(self) -> dict[str, Any]:

@@ -4,7 +4,8 @@ bus (`servobus central` / `hp-board` / ...).
 
 Two media, one set of nodes: the period engine's LeanBus (``engine="period"``, the default where
 it applies: frames as bytes, the same arbitration, bit times and delivery order as the reference
-medium; each node hears the frames the DBC names it a receiver of, handed over as can.Message)
+medium; each node hears the frames the DBC names it a receiver of: its hot frames as bytes
+through its ``byte_handlers``, the rare ones as can.Message)
 and the reference path's python-can Medium (``engine="reference"``, and every run with a bus
 fault script: error frames, silent nodes).  Both give the same log frame by frame
 (tests/robot/test_guroo_run.py).
@@ -125,12 +126,17 @@ class DescribedRobot:
         return "period", None
 
     def _wire(self) -> LeanBus:
-        """The nodes on a LeanBus: each hears what the DBC names it a receiver of."""
+        """The nodes on a LeanBus: each hears what the DBC names it a receiver of, the hot frames
+        on raw payloads (a node's ``byte_handlers``), the rest as can.Message."""
         lean = LeanBus(self.env, self.schema.bitrate)
         for name, node in self.nodes.items():
             heard = [int(m.frame_id) for m in self.schema.db.messages
                      if any(name in s.receivers for s in m.signals)]
-            lean.attach(name, dict.fromkeys(heard, python_handler(node)))
+            handlers = dict.fromkeys(heard, python_handler(node))
+            fast = getattr(node, "byte_handlers", None)  # hot frames on raw payloads
+            if fast is not None:
+                handlers.update({i: h for i, h in fast().items() if i in handlers})
+            lean.attach(name, handlers)
         for k, node in enumerate(self.nodes.values()):
             node.start(NodeBus(lean, k), self.env)
         lean.charges.append(self.meter.charge)
