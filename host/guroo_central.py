@@ -122,9 +122,16 @@ class CentralNode:
         """The DC joints' velocity set-points (cnt/s, LSB-rounded) and the servo joints'
         positions (mrad) at gait time t_s."""
         omega, theta = self.gait.state(t_s)
-        w = np.clip(np.round(omega[:DC_JOINTS] * COUNTS_PER_RAD / VEL_LSB) * VEL_LSB,
-                    VEL_MIN, VEL_MAX)
-        p = np.clip(np.round(theta[DC_JOINTS:JOINTS] / SERVO_LSB_RAD), -32768, 32767)
+        # clip(round(omega C / LSB) LSB), in place: rint is round's decimals=0, and clip is
+        # min(max()) for finite values
+        w = omega[:DC_JOINTS] * COUNTS_PER_RAD
+        np.divide(w, VEL_LSB, out=w)
+        np.rint(w, out=w)
+        np.multiply(w, VEL_LSB, out=w)
+        np.minimum(np.maximum(w, VEL_MIN, out=w), VEL_MAX, out=w)
+        p = theta[DC_JOINTS:JOINTS] / SERVO_LSB_RAD
+        np.rint(p, out=p)
+        np.minimum(np.maximum(p, -32768, out=p), 32767, out=p)
         return w, p
 
     def _broadcast(self) -> None:

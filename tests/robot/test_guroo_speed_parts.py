@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from servobus.bus.schema import Schema, shipped_dbc
+from servobus.host import guroo_central as gc
 from servobus.host.guroo_central import SERVO_RAW_MAX, SERVO_SP, CentralNode
 from servobus.host.guroo_trajectory import default_walk
 from servobus.plant.guroo_node import GurooBoardNode
@@ -96,7 +97,7 @@ def test_central_broadcast_bytes_equal_the_schema_codec() -> None:
         central.broadcasts = reference.broadcasts = k
         central._broadcast()
         reference._broadcast()
-        w, p = central.commands(k * 2 * MS / 1e9)
+        w, p = _commands(central.gait.state(k * 2 * MS / 1e9))
         expected = [SCHEMA.encode_data(f"VEL_SP_{b}", {
             **{f"w_{3 * b - 2 + i}": w[3 * b - 3 + i] for i in range(3)}, f"seq_{b}": k})
             for b in range(1, 6)]
@@ -104,6 +105,36 @@ def test_central_broadcast_bytes_equal_the_schema_codec() -> None:
             f"p_{12 + 4 * h + i}": p[4 * h - 4 + i] * 0.001 for i in range(4)}) for h in (1, 2)]
         assert bus.sent[-7:] == ref_bus.sent[-7:] == expected
     assert central._commanded == reference._commanded and any(central._commanded)
+
+
+def _commands(state: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The set-points as first written: clip(round(w C / 16) 16), clip(round(theta / 1 mrad))."""
+    omega, theta = state
+    w = np.clip(np.round(omega[:15] * gc.COUNTS_PER_RAD / 16) * 16, gc.VEL_MIN, gc.VEL_MAX)
+    return w, np.clip(np.round(theta[15:23] / 0.001), -32768, 32767)
+
+
+class _Gait:
+    """A gait whose state is given (to reach the clipping bounds and rounding ties)."""
+
+    def __init__(self, omega: np.ndarray, theta: np.ndarray) -> None:
+        self.omega, self.theta = omega, theta
+
+    def state(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        return self.omega.copy(), self.theta.copy()
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), scale=st.sampled_from([1e-3, 1.0, 10.0, 1e3]))
+def test_commands_equal_the_clipped_rounded_formula(seed: int, scale: float) -> None:
+    rng = np.random.default_rng(seed)
+    omega, theta = rng.normal(0, scale, 23), rng.normal(0, scale * 20, 23)
+    omega[:3] = (np.arange(3) + 0.5) * 16 / gc.COUNTS_PER_RAD  # near rounding ties
+    theta[15:18] = np.array([0.0005, -0.0015, 0.0025])
+    central = CentralNode(SCHEMA, _Gait(omega, theta))  # type: ignore[arg-type]
+    w, p = central.commands(0.0)
+    expected_w, expected_p = _commands((omega, theta))
+    assert w.tobytes() == expected_w.tobytes() and p.tobytes() == expected_p.tobytes()
 
 
 @settings(max_examples=30, deadline=None)
