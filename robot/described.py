@@ -33,6 +33,7 @@ from servobus.bus.recorder import MediumRecorder, open_writer
 from servobus.bus.scheduler import NS_PER_S, Environment
 from servobus.bus.schema import Schema
 from servobus.robot.advance import advance
+from servobus.robot.charge_batch import BatchedCharges
 from servobus.robot.description import NodeSpec, RobotDescription
 from servobus.robot.engine_run import NodeBus, log_tap, python_handler
 
@@ -95,6 +96,7 @@ class DescribedRobot:
         self.lean: LeanBus | None = None
         self.recorder: MediumRecorder | None = None
         self._writer: can.Listener | None = None
+        self._charges: BatchedCharges | None = None
         if self.engine == "reference":
             self.medium = Medium(self.env, self.schema.bitrate,
                                  faults=FaultPlan(seed=config.seed))
@@ -139,7 +141,8 @@ class DescribedRobot:
             lean.attach(name, handlers)
         for k, node in enumerate(self.nodes.values()):
             node.start(NodeBus(lean, k), self.env)
-        lean.charges.append(self.meter.charge)
+        self._charges = BatchedCharges(self.meter)  # charged in compiled batches
+        lean.charges.append(self._charges.add)
         return lean
 
     def _robot_fault(self, line: str) -> str:
@@ -168,7 +171,9 @@ class DescribedRobot:
             self.close()
 
     def close(self) -> None:
-        """Flush and close the log."""
+        """Charge the meter with every frame so far; flush and close the log."""
+        if self._charges is not None:
+            self._charges.flush()
         if self.recorder is not None:
             self.recorder.close()
             self.recorder = None
@@ -178,6 +183,8 @@ class DescribedRobot:
 
     def report(self, wall_s: float) -> dict[str, Any]:
         """The final report: the run, the bus, and every node's own report."""
+        if self._charges is not None:
+            self._charges.flush()
         sim_s = self.env.now / NS_PER_S
         nodes = {name: node.report() for name, node in self.nodes.items()}  # type: ignore[attr-defined]
         predicted = busload_cyclic(self.schema)["exact"]

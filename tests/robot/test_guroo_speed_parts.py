@@ -1,6 +1,7 @@
 """The GuRoo run's fast parts equal what they replace: the RC servos' compiled steps equal the
-numpy model, and every node's byte path (raw payloads in, struct-packed payloads out) gives the
-schema codec's bytes and the can.Message path's state."""
+numpy model, every node's byte path (raw payloads in, struct-packed payloads out) gives the
+schema codec's bytes and the can.Message path's state, the batched load charges the meter's
+per-frame ones."""
 
 import random
 from collections.abc import Callable
@@ -11,6 +12,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from servobus.bus.load_meter import LoadMeter
 from servobus.bus.schema import Schema, shipped_dbc
 from servobus.host import guroo_central as gc
 from servobus.host.guroo_central import SERVO_RAW_MAX, SERVO_SP, CentralNode
@@ -18,6 +20,7 @@ from servobus.host.guroo_trajectory import default_walk
 from servobus.plant.guroo_node import GurooBoardNode
 from servobus.plant.rc_servo import RCServoBank
 from servobus.plant.servo_board import ServoBoardNode
+from servobus.robot.charge_batch import BatchedCharges
 
 SCHEMA = Schema(shipped_dbc("guroo.dbc"), required=("VEL_SP_1",))
 MS = 1_000_000
@@ -192,3 +195,22 @@ def test_central_byte_handlers_equal_the_message_path(seed: int, frames: int) ->
         handlers[can_id](can_id, data, clock.now)
         slow.on_message(can.Message(arbitration_id=can_id, data=data, is_extended_id=False))
     assert fast.report() == slow.report()
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), size=st.integers(1, 50), keep=st.booleans())
+def test_batched_charges_leave_the_meter_as_charging_frame_by_frame(seed: int, size: int,
+                                                                    keep: bool) -> None:
+    rng = random.Random(seed)
+    one, batched = (LoadMeter(1_000_000, 0.002, keep_windows=keep) for _ in range(2))
+    charges = BatchedCharges(batched, size)
+    at = rng.randrange(10**6)
+    for _ in range(rng.randrange(1, 300)):
+        at += rng.choice([0, rng.randrange(200_000), rng.randrange(5_000_000)])
+        bits = rng.randrange(47, 160)
+        start, end = at - rng.randrange(100) * rng.randrange(2), at + bits * 1000
+        one.charge(start, end, bits)
+        charges.add(start, end, bits)
+        at = end
+    charges.flush()
+    assert batched.report() == one.report() and batched.report()["frames"] > 0
