@@ -125,7 +125,9 @@ class LoadMeter:
                          self.busy_ns, self._done, self._lo, self._hi, self._window_ns,
                          len(opened)], dtype=np.int64)
         floats = np.array([self._closed_sum, self._closed_max])
-        gaps = np.zeros((len(starts) + 1, 2))
+        # a row per window closed (each frame opens those it spans) and per run of empty ones
+        spans = int(((ends - starts) // self._window_ns).sum())
+        gaps = np.zeros((lk.MAX_OPEN + spans + 3 * len(starts) + 1, 2))
         n_gaps = lk.charge_frames_c(starts, ends, bits, ints, floats, keys, values, gaps)
         (_, self.last, self.overlapping, self.frames, self.bits, self.busy_ns, self._done,
          self._lo, self._hi, _, n_open) = ints.tolist()
