@@ -46,6 +46,7 @@ FEEDBACK = struct.Struct("<hhhH")  # three position words, the status word
 SERVO_SP = struct.Struct("<hhhh")  # four position words (1 mrad)
 SERVO_STATUS = struct.Struct("<BB")  # updates mod 256, status byte
 SERVO_RAW_MAX = 32766  # |p| beyond this: the schema codec's range check decides (float edge)
+LOOKAHEAD = 125  # broadcasts whose commands are evaluated at once (0.25 s at 2 ms)
 VEL_MIN, VEL_MAX = -32768 * VEL_LSB, 32767 * VEL_LSB
 SERVO_LSB_RAD = 0.001
 FEEDBACK_PERIOD_NS = 4_000_000
@@ -106,6 +107,8 @@ class CentralNode:
         self._send_data: Callable[[int, bytes], None] | None = None
         self._k = 0
         self._t0 = 0
+        self._plan_k = 0
+        self._plans: list[tuple[list[float], list[int], list[int]]] = []
         # (arrival ns, joint, measured, commanded counts) per feedback position, for a plot
         self.samples: list[tuple[int, int, float, float]] | None = [] if keep_samples else None
 
@@ -121,41 +124,56 @@ class CentralNode:
     def commands(self, t_s: float) -> tuple[np.ndarray, np.ndarray]:
         """The DC joints' velocity set-points (cnt/s, LSB-rounded) and the servo joints'
         positions (mrad) at gait time t_s."""
-        omega, theta = self.gait.state(t_s)
-        # clip(round(omega C / LSB) LSB), in place: rint is round's decimals=0, and clip is
-        # min(max()) for finite values
-        w = omega[:DC_JOINTS] * COUNTS_PER_RAD
+        return self._setpoints(*self.gait.state(t_s))
+
+    @staticmethod
+    def _setpoints(omega: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """clip(round(omega C / LSB) LSB) and clip(round(theta / 1 mrad)) of the last axis (one
+        row per instant), in place: rint is round's decimals=0, clip is min(max()) for finite
+        values."""
+        w = omega[..., :DC_JOINTS] * COUNTS_PER_RAD
         np.divide(w, VEL_LSB, out=w)
         np.rint(w, out=w)
         np.multiply(w, VEL_LSB, out=w)
         np.minimum(np.maximum(w, VEL_MIN, out=w), VEL_MAX, out=w)
-        p = theta[DC_JOINTS:JOINTS] / SERVO_LSB_RAD
+        p = theta[..., DC_JOINTS:JOINTS] / SERVO_LSB_RAD
         np.rint(p, out=p)
         np.minimum(np.maximum(p, -32768, out=p), 32767, out=p)
         return w, p
 
+    def _plan(self, k: int) -> tuple[list[float], list[int], list[int]]:
+        """Broadcast k's set-points (cnt/s), VEL_SP words and servo words (mrad): the commands
+        of its nominal instant, evaluated LOOKAHEAD broadcasts at a time (the gait is open
+        loop; ``Gait.states`` gives ``state``'s numbers)."""
+        i = k - self._plan_k
+        if not 0 <= i < len(self._plans):
+            ts = [(j * self.period_ns) / 1e9 for j in range(k, k + LOOKAHEAD)]
+            w, p = self._setpoints(*self.gait.states(ts))
+            raw_w = (w / VEL_LSB).astype(np.int64)  # exact: w is a multiple of the LSB
+            self._plans = list(zip(w.tolist(), raw_w.tolist(), p.astype(np.int64).tolist(),
+                                   strict=True))
+            self._plan_k, i = k, 0
+        return self._plans[i]
+
     def _broadcast(self) -> None:
         now = self.clock.now_ns()
         self._supervise(now)
-        t_nominal = self._t0 + self._k * self.period_ns
         dt = now - self._t_sent
         self._commanded = [c + w * dt / 1e9 for c, w in zip(self._commanded, self._sent_w,
                                                              strict=True)]
-        w, p = self.commands((t_nominal - self._t0) / 1e9)
+        w, raw_w, raw_p = self._plan(self._k)
         seq = self.broadcasts % 65536
-        raw_w = (w / VEL_LSB).astype(np.int64).tolist()  # exact: w is a multiple of the LSB
         for b, can_id in enumerate(self._vel_ids):
             j = 3 * b
             self._send(can_id, VEL_SP.pack(raw_w[j], raw_w[j + 1], raw_w[j + 2], seq))
-        raw_p = p.astype(np.int64).tolist()  # p is integral (mrad)
         for half, can_id in enumerate(self._servo_ids):
             words = raw_p[4 * half:4 * half + 4]
             if max(map(abs, words)) > SERVO_RAW_MAX:
                 self._send_msg(f"SERVO_SP_{half + 1}", {
-                    f"p_{16 + 4 * half + i}": p[4 * half + i] * SERVO_LSB_RAD for i in range(4)})
+                    f"p_{16 + 4 * half + i}": words[i] * SERVO_LSB_RAD for i in range(4)})
                 continue
             self._send(can_id, SERVO_SP.pack(*words))
-        self._sent_w, self._t_sent = w.tolist(), now
+        self._sent_w, self._t_sent = w, now
         self.broadcasts += 1
         self._k += 1
         behind = max(0, (now - self._t0) // self.period_ns + 1 - self._k)

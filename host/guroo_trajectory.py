@@ -130,6 +130,20 @@ class Gait:
         velocity, position = cycle.evaluate((t - self.start_s) % self.cycle_s)
         return velocity, offset + position
 
+    def states(self, ts: list[float]) -> tuple[np.ndarray, np.ndarray]:
+        """``state`` at every time of `ts` (one row each) in one evaluation per table: the same
+        numbers as ``state`` per time (a broadcast looks ahead: the gait is open loop)."""
+        start, cycle, offset = self._tables
+        velocity, position = np.zeros((len(ts), JOINTS)), np.zeros((len(ts), JOINTS))
+        early = [i for i, t in enumerate(ts) if t < self.start_s or self.cycle_s == 0.0]
+        late = [i for i, t in enumerate(ts) if not (t < self.start_s or self.cycle_s == 0.0)]
+        if early:
+            velocity[early], position[early] = start.evaluate_many([ts[i] for i in early])
+        if late:
+            v, x = cycle.evaluate_many([(ts[i] - self.start_s) % self.cycle_s for i in late])
+            velocity[late], position[late] = v, offset + x
+        return velocity, position
+
     def velocity(self, t: float) -> np.ndarray:
         """Joint velocities (rad/s) at time t (s) from the start of the gait."""
         return self.state(t)[0]
@@ -175,6 +189,21 @@ class _Table:
         """Velocities and positions of every chain at t into it."""
         k = np.maximum((self.starts <= t).sum(axis=1) - 1, 0)
         rows = self._rows
+        into = t - self.starts[rows, k]
+        theta, duration = self.thetas[rows, k], self.durations[rows, k]
+        x = np.clip(into, 0.0, duration)
+        phase = 2.0 * np.pi * x / duration
+        inside = (into >= 0.0) & (into <= duration)
+        velocity = np.where(inside, theta / duration * (1.0 - np.cos(phase)), 0.0)
+        position = self.before[rows, k] + theta / duration * (
+            x - duration / (2.0 * np.pi) * np.sin(phase))
+        return velocity, position
+
+    def evaluate_many(self, ts: list[float]) -> tuple[np.ndarray, np.ndarray]:
+        """``evaluate`` at every time of `ts` (one row each), elementwise the same operations."""
+        t = np.array(ts)[:, None]
+        k = np.maximum((self.starts[None, :, :] <= t[:, :, None]).sum(axis=2) - 1, 0)
+        rows = self._rows[None, :]
         into = t - self.starts[rows, k]
         theta, duration = self.thetas[rows, k], self.durations[rows, k]
         x = np.clip(into, 0.0, duration)

@@ -16,7 +16,7 @@ from servobus.bus.load_meter import LoadMeter
 from servobus.bus.schema import Schema, shipped_dbc
 from servobus.host import guroo_central as gc
 from servobus.host.guroo_central import SERVO_RAW_MAX, SERVO_SP, CentralNode
-from servobus.host.guroo_trajectory import default_walk
+from servobus.host.guroo_trajectory import Gait, Moves, default_walk
 from servobus.plant.guroo_node import GurooBoardNode
 from servobus.plant.rc_servo import RCServoBank
 from servobus.plant.servo_board import ServoBoardNode
@@ -94,7 +94,8 @@ def test_servo_words_round_trip_exactly_over_the_fast_range() -> None:
 def test_central_broadcast_bytes_equal_the_schema_codec() -> None:
     central, clock, bus = _started(CentralNode(SCHEMA, default_walk()), data=True)
     reference, ref_clock, ref_bus = _started(CentralNode(SCHEMA, default_walk()), data=False)
-    for k in range(0, 3000, 7):  # 6 s of the walk, every 7th broadcast instant
+    # 6 s of the walk, every 7th broadcast instant, then jumps past the central's lookahead
+    for k in [*range(0, 3000, 7), 3001, 3400, 3401, 9000, 8999]:
         clock.now = ref_clock.now = k * 2 * MS
         central._k = reference._k = k
         central.broadcasts = reference.broadcasts = k
@@ -108,6 +109,22 @@ def test_central_broadcast_bytes_equal_the_schema_codec() -> None:
             f"p_{12 + 4 * h + i}": p[4 * h - 4 + i] * 0.001 for i in range(4)}) for h in (1, 2)]
         assert bus.sent[-7:] == ref_bus.sent[-7:] == expected
     assert central._commanded == reference._commanded and any(central._commanded)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_gait_states_equal_state_at_every_time(seed: int) -> None:
+    rng = random.Random(seed)
+    chains = [Moves(tuple(rng.uniform(-1, 1) for _ in range(n)),
+                    tuple(rng.uniform(0.05, 1.0) for _ in range(n)))
+              for n in (rng.randrange(4) for _ in range(46))]
+    gaits = [default_walk(), Gait(tuple(chains[:23]), tuple(chains[23:]))]
+    for gait in gaits:
+        ts = [rng.uniform(-0.5, 20.0) for _ in range(60)] + [0.0, gait.start_s, gait.cycle_s]
+        velocity, position = gait.states(ts)
+        for t, v, x in zip(ts, velocity, position, strict=True):
+            omega, theta = gait.state(t)
+            assert v.tobytes() == omega.tobytes() and x.tobytes() == theta.tobytes(), t
 
 
 def _commands(state: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
