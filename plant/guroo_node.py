@@ -107,8 +107,8 @@ class GurooBoardNode:
     def feedback_words(self) -> tuple[int, int, int, int]:
         """FEEDBACK_b's raw words from the firmware's RAM: positions / 8 (saturated), status."""
         ram = self.rig.ram
-        pos = [max(min(int(ram[g.POS + k]) >> 3, 32767), -32768) for k in range(g.MOTORS)]
-        return pos[0], pos[1], pos[2], int(ram[g.STATUS]) & 0xFFFF
+        p1, p2, p3 = (max(min(x >> 3, 32767), -32768) for x in ram[g.POS:g.POS + 3].tolist())
+        return p1, p2, p3, int(ram[g.STATUS]) & 0xFFFF
 
     def feedback_values(self) -> dict[str, float]:
         """FEEDBACK_b's signal values from the firmware's RAM."""
