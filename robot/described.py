@@ -140,7 +140,7 @@ class DescribedRobot:
                 handlers.update({i: h for i, h in fast().items() if i in handlers})
             lean.attach(name, handlers)
         for k, node in enumerate(self.nodes.values()):
-            node.start(NodeBus(lean, k), self.env)
+            node.start(NodeBus(lean, k), self.env)  # type: ignore[arg-type]  # a bus's send
         self._charges = BatchedCharges(self.meter)  # charged in compiled batches
         lean.charges.append(self._charges.add)
         return lean
