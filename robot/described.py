@@ -132,7 +132,7 @@ class DescribedRobot:
                      if any(name in s.receivers for s in m.signals)]
             lean.attach(name, dict.fromkeys(heard, python_handler(node)))
         for k, node in enumerate(self.nodes.values()):
-            node.start(NodeBus(lean, k), self.env)
+            node.start(NodeBus(lean, k), self.env)  # type: ignore[arg-type]  # a bus's send
         lean.charges.append(self.meter.charge)
         return lean
 
