@@ -84,3 +84,15 @@ def test_central_and_boards_as_node_commands_on_one_bus(capsys, monkeypatch) -> 
     assert hp1["setpoints_received"] >= 300 and hp1["rx_faults"] == 0
     assert reports["SERVO_BOARD"]["frames"] >= 600  # SERVO_SP_1 and _2 every 2 ms
     assert central["servo_board"]["updates_mod_256"] is not None  # its SERVO_STATUS heard
+
+
+def test_feathering_and_board_bench_commands(capsys) -> None:
+    assert main(["analyze", "feathering", "--step", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["resolution_counts"] == 1 / 16 and len(out["loops"]) == 6
+    for loop in out["loops"]:  # every 16-period window applies the output to 1/16 count
+        assert loop["window_mean_compares"] == [loop["output_q4"] / 16]
+    assert {loop["setpoint_cnt_s"] for loop in out["loops"]} == {16000, 16032}
+    assert main(["bench", "board", "--robot", "guroo", "--seconds", "0.01", "--json"]) == 0
+    bench = json.loads(capsys.readouterr().out)
+    assert bench["loop"] == "2002" and bench["ns_per_period"]["min"] > 0
