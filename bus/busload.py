@@ -17,7 +17,7 @@ from typing import Any
 import cantools
 
 from servobus.bus import frame_bits as fb
-from servobus.bus.rta import MessageTiming, response_times
+from servobus.bus.rta import MessageTiming, response_rows, response_times
 from servobus.bus.scheduler import NS_PER_S
 from servobus.bus.schema import TICK, Schema
 
@@ -111,12 +111,4 @@ def _response_times(schema: Schema, meas_bytes: int, period_ns: int,
                     bit_ns: int) -> list[dict[str, Any]]:
     """Davis 2007 worst-case response of every cyclic message against its deadline (= period)."""
     timings = _timings(schema, meas_bytes, period_ns, bit_ns)
-    rts = response_times(timings, bit_ns)
-    rows = []
-    for t in sorted(timings, key=lambda t: t.can_id):
-        wcrt = rts[t.name]
-        rows.append({"name": t.name, "id": f"0x{t.can_id:03X}", "c_s": t.c_ns / 1e9,
-                     "period_s": t.t_ns / 1e9, "deadline_s": t.d_ns / 1e9,
-                     "wcrt_s": None if wcrt is None else wcrt / 1e9,
-                     "meets_deadline": wcrt is not None and wcrt <= t.d_ns})
-    return rows
+    return response_rows(timings, bit_ns)

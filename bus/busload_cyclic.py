@@ -21,7 +21,7 @@ import cantools
 
 from servobus.bus import frame_bits as fb
 from servobus.bus.busload import MODELS
-from servobus.bus.rta import MessageTiming, response_times
+from servobus.bus.rta import MessageTiming, response_rows
 from servobus.bus.scheduler import NS_PER_S
 from servobus.bus.schema import Schema
 
@@ -105,15 +105,7 @@ def _response_times(msgs: list[cantools.database.Message], bit_ns: int) -> list[
     timings = [MessageTiming(m.name, m.frame_id, fb.worst_case_bits(m.length) * bit_ns,
                              _cycle(m) * NS_PER_MS, _cycle(m) * NS_PER_MS)
                for m in msgs]
-    rts = response_times(timings, bit_ns)
-    rows = []
-    for t in sorted(timings, key=lambda t: t.can_id):
-        wcrt = rts[t.name]
-        rows.append({"name": t.name, "id": f"0x{t.can_id:03X}", "c_s": t.c_ns / 1e9,
-                     "period_s": t.t_ns / 1e9, "deadline_s": t.d_ns / 1e9,
-                     "wcrt_s": None if wcrt is None else wcrt / 1e9,
-                     "meets_deadline": wcrt is not None and wcrt <= t.d_ns})
-    return rows
+    return response_rows(timings, bit_ns)
 
 
 def busload_cyclic(schema: Schema, bitrate: int | None = None) -> dict[str, Any]:

@@ -10,6 +10,7 @@ q < Q_m = ceil((t_m + J_m) / T_m):
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -60,3 +61,16 @@ def response_times(msgs: list[MessageTiming], bit_ns: int) -> dict[str, int | No
             worst = max(worst, m.j_ns + w - q * m.t_ns + m.c_ns)
         result[m.name] = None if worst < 0 else worst
     return result
+
+
+def response_rows(timings: list[MessageTiming], bit_ns: int) -> list[dict[str, Any]]:
+    """The busload report's rows: every message's WCRT against its deadline, by CAN ID."""
+    rts = response_times(timings, bit_ns)
+    rows = []
+    for t in sorted(timings, key=lambda t: t.can_id):
+        wcrt = rts[t.name]
+        rows.append({"name": t.name, "id": f"0x{t.can_id:03X}", "c_s": t.c_ns / 1e9,
+                     "period_s": t.t_ns / 1e9, "deadline_s": t.d_ns / 1e9,
+                     "wcrt_s": None if wcrt is None else wcrt / 1e9,
+                     "meets_deadline": wcrt is not None and wcrt <= t.d_ns})
+    return rows

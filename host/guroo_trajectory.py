@@ -12,6 +12,7 @@ and ``cycle``, lists of ``[theta_deg, T_s]`` pairs; a joint not listed holds sti
 level tables (``[pattern]``: the walking pattern's parameters) are documentation, not read here.
 """
 
+import itertools
 import math
 import tomllib
 from dataclasses import dataclass
@@ -23,9 +24,13 @@ from typing import Any
 import numpy as np
 
 from servobus.bus.untrusted import shown
+from servobus.presets import guroo as pre
 
-JOINTS = 23
-DC_JOINTS = 15  # joints 1..15: high-power boards 1..5, three each; 16..23: the RC servo board
+JOINTS = pre.JOINTS  # 23
+DC_JOINTS = pre.DC_JOINTS  # joints 1..15: high-power boards 1..5, three each; 16..23: servos
+# what VEL_SP and SERVO_SP can carry (dbc/guroo.dbc): a gait beyond them would be clipped
+VEL_SP_MAX_RAD_S = 32767 * 16 / (pre.COUNTS_PER_REV * pre.GEAR_RATIO / (2 * math.pi))
+SERVO_SP_MAX_RAD = 32.767
 JOINT_NAMES = (
     "l_hip_yaw", "l_hip_roll", "l_hip_pitch",  # HP_1 motors 1..3
     "l_knee_pitch", "l_ankle_pitch", "l_ankle_roll",  # HP_2
@@ -245,7 +250,7 @@ def parse(text: str, source: str = "<text>") -> Gait:
         raise GaitError(f"{source}: no [joint.<n>] tables (n = 1..{JOINTS})")
     start, cycle = [Moves()] * JOINTS, [Moves()] * JOINTS
     for key, entry in table.items():
-        if not (key.isdigit() and 1 <= int(key) <= JOINTS):
+        if not (key.isdigit() and str(int(key)) == key and 1 <= int(key) <= JOINTS):
             raise GaitError(f"{source}: joint {shown(key, 20)} is not a joint number 1..{JOINTS}")
         where = f"{source}: joint {key}"
         if not isinstance(entry, dict) or set(entry) - {"start", "cycle"}:
@@ -270,6 +275,21 @@ def _check(start: list[Moves], cycle: list[Moves], source: str) -> None:
             raise GaitError(f"{source}: joint {j + 1} cycle moves by "
                             f"{math.degrees(sum(c.thetas)):.6g} deg: a cycle must return to "
                             "where it began")
+    for j in range(JOINTS):
+        moves = list(zip(start[j].thetas + cycle[j].thetas,
+                         start[j].durations + cycle[j].durations, strict=True))
+        if j < DC_JOINTS:  # the peak velocity of a move is 2 theta / T
+            fast = [(t, d) for t, d in moves if 2 * abs(t) / d > VEL_SP_MAX_RAD_S]
+            if fast:
+                theta, duration = fast[0]
+                raise GaitError(f"{source}: joint {j + 1} moves {math.degrees(theta):g} deg in "
+                                f"{duration:g} s: a peak of {2 * abs(theta) / duration:.4g} "
+                                f"rad/s, VEL_SP carries {VEL_SP_MAX_RAD_S:.4g} rad/s at most")
+        else:  # positions at the move boundaries (each move is monotonic)
+            reach = max((abs(p) for p in itertools.accumulate(t for t, _ in moves)), default=0.0)
+            if reach > SERVO_SP_MAX_RAD:
+                raise GaitError(f"{source}: joint {j + 1} reaches {math.degrees(reach):g} deg: "
+                                f"SERVO_SP carries +-{SERVO_SP_MAX_RAD} rad")
 
 
 def load(path: str | Path) -> Gait:

@@ -45,6 +45,7 @@ def add_subparser(sub: Commands) -> None:
     add_position_loop(topics)
     add_limit_cycle(topics)
     add_timing(topics)
+    add_feathering(topics)
 
 
 def _do_current_loop(args: argparse.Namespace) -> None:
@@ -182,3 +183,24 @@ def _do_timing(args: argparse.Namespace) -> None:
     period = args.period or schema.tick_period_ns
     emit(analyze_log(args.log, period, schema, warn), args.json,
          title=f"bus timing of {args.log} at a {period / 1e6:g} ms period")
+
+
+def add_feathering(topics: argparse._SubParsersAction) -> None:
+    """`analyze feathering`: GuRoo's 16x finer average duty, shown with a set-point step."""
+    feather = topics.add_parser("feathering", help="GuRoo high-power board: the mean compare "
+                                                   "value per 16 PWM periods around a small "
+                                                   "velocity set-point step")
+    feather.add_argument("--loop", choices=("2002", "2khz"), default="2002")
+    feather.add_argument("--word", type=units.integer(-2000, 2000), default=1000,
+                         help="set-point before the step, 16 cnt/s per LSB")
+    feather.add_argument("--step", type=units.integer(-100, 100), default=1,
+                         help="the step, in set-point LSB (16 cnt/s)")
+    feather.add_argument("--json", action="store_true")
+    feather.set_defaults(func=_do_feathering)
+
+
+def _do_feathering(args: argparse.Namespace) -> None:
+    from servobus.plant.guroo_bench import feathering_step
+
+    emit(feathering_step(args.loop, args.word, args.step), args.json,
+         title="GuRoo feathering around a set-point step")

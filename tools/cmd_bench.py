@@ -25,7 +25,11 @@ def add_subparser(sub: Commands) -> None:
 
     target("board", "one board at full fidelity", _do_board,
            ("--seconds", {"type": units.EXPERIMENT_SECONDS, "default": 10.0,
-                          "help": "simulated seconds, up to 1 h"}))
+                          "help": "simulated seconds, up to 1 h"}),
+           ("--robot", {"choices": ("spejbl", "guroo"), "default": "spejbl",
+                        "help": "guroo: one 3-motor high-power board's compiled kernel"}),
+           ("--loop", {"choices": ("2002", "2khz"), "default": "2002",
+                       "help": "guroo: the board's control loop"}))
     target("bus", "frames/s with 14 nodes: simulated bus vs python-can", _do_bus,
            ("--frames", {"type": units.integer(1, 1_000_000), "default": 2000,
                          "help": "frames sent by each node, 1 .. 1e6"}),
@@ -54,6 +58,12 @@ def add_subparser(sub: Commands) -> None:
 
 
 def _do_board(args: argparse.Namespace) -> None:
+    if args.robot == "guroo":
+        from servobus.plant.guroo_bench import bench_guroo_board
+
+        emit(bench_guroo_board(args.seconds, args.loop), args.json,
+             title="GuRoo board benchmark")
+        return
     from servobus.plant.bench import bench_board
 
     emit(bench_board(args.seconds), args.json, title="board benchmark")

@@ -11,6 +11,7 @@ import argparse
 from servobus.tools import units
 from servobus.tools.cli import Commands
 from servobus.tools.interrupts import interrupted
+from servobus.tools.node_runner import serve
 from servobus.tools.output import emit
 
 NODE_KINDS = ("central", "hp-board", "servo-board")  # the commands, named as the node kinds
@@ -43,8 +44,6 @@ def add_subparser(sub: Commands) -> None:
 
 def _do_node(args: argparse.Namespace) -> None:
     """Build the node as `run --robot guroo` does, serve it until --duration, report."""
-    from servobus.bus.factory import open_bus
-    from servobus.bus.realtime import RealtimeRunner
     from servobus.robot.described import DescribedConfig, build_node
     from servobus.robot.description import GUROO
 
@@ -53,14 +52,7 @@ def _do_node(args: argparse.Namespace) -> None:
     config = DescribedConfig(seed=getattr(args, "seed", 0), loop=getattr(args, "loop", "2002"),
                              gait_path=getattr(args, "trajectory", None))
     node = build_node(spec, GUROO.schema(), config)
-    bus = open_bus(args.interface, args.channel)
-    runner = RealtimeRunner(bus, [node])
-    try:
-        runner.run(args.duration)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        bus.shutdown()
+    runner = serve(args, node)
     emit({"node": spec.name, "frames_received": runner.received, "timers_late": runner.late,
           **node.report(), "interrupted": interrupted()},  # type: ignore[attr-defined]
          args.json, title=spec.name.lower())

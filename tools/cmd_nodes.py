@@ -8,12 +8,7 @@ time.
 """
 
 import argparse
-from typing import Any
 
-from can.typechecking import CanFilter
-
-from servobus.bus.factory import open_bus
-from servobus.bus.realtime import RealtimeRunner
 from servobus.bus.schema import JOINTS, Schema
 from servobus.bus.tick_node import TickNode
 from servobus.host.host_node import HostNode
@@ -30,6 +25,7 @@ from servobus.tools import units
 from servobus.tools.bus_options import add_bus_arguments, add_meas_bytes_argument
 from servobus.tools.cli import Commands
 from servobus.tools.interrupts import interrupted
+from servobus.tools.node_runner import serve
 from servobus.tools.output import emit
 
 
@@ -83,23 +79,6 @@ def add_subparser(sub: Commands) -> None:
     host.set_defaults(func=_do_host)
 
 
-def _serve(args: argparse.Namespace, node: Any, *more: Any,
-           filters: list[CanFilter] | None = None) -> RealtimeRunner:
-    """Run the nodes until --duration, Ctrl-C or SIGTERM (then exit 130 / 143 after the
-    report); `filters`: the acceptance filter of the process' one bus."""
-    bus = open_bus(args.interface, args.channel)
-    if filters is not None:
-        bus.set_filters(filters)
-    runner = RealtimeRunner(bus, [node, *more])
-    try:
-        runner.run(args.duration)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        bus.shutdown()
-    return runner
-
-
 def _bank_nodes(args: argparse.Namespace, joints: list[int]) -> list[BoardNode]:
     """Boards of one compiled bank that idle until the first tick and catch up one period."""
     mode = BOARD_MODES[args.mode]
@@ -113,7 +92,7 @@ def _bank_nodes(args: argparse.Namespace, joints: list[int]) -> list[BoardNode]:
 
 def _do_board(args: argparse.Namespace) -> None:
     node, = _bank_nodes(args, [args.node])
-    runner = _serve(args, node)
+    runner = serve(args, node)
     emit({"node": node.name, "frames_received": runner.received, "rx_faults": node.rx_faults,
           "tx_faults": node.tx_faults, "pwm_periods": int(node.bank.done[0]),
           "skipped_s": node.bank.skipped_ns / 1e9, "interrupted": interrupted()},
@@ -122,7 +101,7 @@ def _do_board(args: argparse.Namespace) -> None:
 
 def _do_boards(args: argparse.Namespace) -> None:
     nodes = _bank_nodes(args, args.nodes)
-    runner = _serve(args, *nodes, filters=[f for n in nodes for f in n.filters])
+    runner = serve(args, *nodes, filters=[f for n in nodes for f in n.filters])
     bank = nodes[0].bank
     emit({"nodes": [n.name for n in nodes], "frames_received": runner.received,
           "rx_faults": sum(n.rx_faults for n in nodes),
@@ -134,7 +113,7 @@ def _do_boards(args: argparse.Namespace) -> None:
 
 def _do_tick(args: argparse.Namespace) -> None:
     node = TickNode(Schema(), args.period)
-    runner = _serve(args, node)
+    runner = serve(args, node)
     emit({"ticks_sent": node.sent, "ticks_skipped": node.ticks_skipped,
           "tx_faults": node.tx_faults, "timers_late": runner.late,
           "interrupted": interrupted()}, args.json, title="tick")
@@ -148,7 +127,7 @@ def _do_host(args: argparse.Namespace) -> None:
     node = HostNode(Schema(), pids, Player(trajectory),
                     args.meas_bytes, local_p=args.local_p,
                     supervisor=Supervisor(expected=joints))
-    _serve(args, node)
+    serve(args, node)
     sup = node.supervisor
     emit({"ticks": sup.ticks, "slips": sup.slips, "ticks_out_of_order": sup.ticks_out_of_order,
           "deadline_misses": sup.deadline_misses,

@@ -14,6 +14,7 @@ from servobus.host.tunings import DEFAULT_TUNING, TUNINGS
 from servobus.plant.bank_kernel import run_bank_lean_fast
 from servobus.plant.board_node import can_tick_fast, tick_all
 from servobus.plant.kernel_cache import is_cached
+from servobus.presets import guroo
 from servobus.presets.board import SENSING_CHOICES
 from servobus.robot.assembly import BOARD_MODES, ENGINES, Robot, RobotConfig
 from servobus.robot.described import LOOPS, DescribedConfig, DescribedRobot
@@ -39,21 +40,26 @@ def add_subparser(sub: Commands) -> None:
                         help="simulated seconds (1 ms .. 1 day; '500ms' also works)")
     parser.add_argument("--trajectory", help="trajectory file (default: the shipped gait; "
                                              "guroo: a gait file of moves per joint)")
-    parser.add_argument("--mode", choices=tuple(BOARD_MODES), default="cascade",
-                        help="board firmware mode")
-    parser.add_argument("--sensing", choices=SENSING_CHOICES, default="supply-unipolar")
-    parser.add_argument("--plant", choices=("switching", "averaged"), default="switching")
-    parser.add_argument("--alpha", type=parse_alphas, default="1",
-                        help="inertia factor 0.01..100: one value or 12, comma separated")
-    parser.add_argument("--tuning", choices=tuple(TUNINGS), default=DEFAULT_TUNING,
+    # the SPEJBL robot's own options: absent unless given (another robot refuses them)
+    parser.add_argument("--mode", choices=tuple(BOARD_MODES), default=argparse.SUPPRESS,
+                        help="board firmware mode (default: cascade)")
+    parser.add_argument("--sensing", choices=SENSING_CHOICES, default=argparse.SUPPRESS,
+                        help="default: supply-unipolar")
+    parser.add_argument("--plant", choices=("switching", "averaged"), default=argparse.SUPPRESS,
+                        help="default: switching")
+    parser.add_argument("--alpha", type=parse_alphas, default=argparse.SUPPRESS,
+                        help="inertia factor 0.01..100: one value or 12, comma separated "
+                             "(default: 1)")
+    parser.add_argument("--tuning", choices=tuple(TUNINGS), default=argparse.SUPPRESS,
                         help="position PID tuning (default: the thesis' R2)")
-    parser.add_argument("--anti-windup", choices=ANTI_WINDUP, default="soft")
-    add_meas_bytes_argument(parser)
+    parser.add_argument("--anti-windup", choices=ANTI_WINDUP, default=argparse.SUPPRESS,
+                        help="default: soft")
+    add_meas_bytes_argument(parser, default=argparse.SUPPRESS, help="default: 2")
     parser.add_argument("--seed", type=units.SEED, default=0)
     parser.add_argument("--fault", action="append", default=[],
                         help='"node 5 silent at 1.0s", "tick drop at 2.0s", '
                              '"host delay 3ms at 1.5s", "babble 0x001 at 1.0s for 50ms", ...')
-    parser.add_argument("--do", action="append", default=[], metavar="ACTION",
+    parser.add_argument("--do", action="append", default=argparse.SUPPRESS, metavar="ACTION",
                         help='operator actions: "release 3 at 1s", "freeze all at 2s", '
                              '"engage 3 at 3s", "pause at 1s", "resume at 2s", "scrub 0.5 at 2s"')
     parser.add_argument("--log", type=units.LOG, help="record the bus to run.blf / .asc / .log")
@@ -74,8 +80,6 @@ def add_subparser(sub: Commands) -> None:
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(func=_do_run)
-    defaults = vars(parser.parse_args([]))  # as parsed: what an option not given leaves
-    parser.set_defaults(spejbl_defaults={name: defaults[name] for name in SPEJBL_ONLY})
 
 
 def parse_alphas(text: str) -> list[float]:
@@ -87,7 +91,10 @@ def parse_alphas(text: str) -> list[float]:
     return values * JOINTS if len(values) == 1 else values
 
 
-SPEJBL_ONLY = ("mode", "sensing", "plant", "alpha", "tuning", "anti_windup", "meas_bytes", "do")
+# the SPEJBL robot's own options and their defaults (the parser leaves them out unless given)
+SPEJBL_DEFAULTS = {"mode": "cascade", "sensing": "supply-unipolar", "plant": "switching",
+                   "alpha": [1.0] * JOINTS, "tuning": DEFAULT_TUNING, "anti_windup": "soft",
+                   "meas_bytes": 2, "do": []}
 
 
 def _robot(args: argparse.Namespace) -> Robot | DescribedRobot:
@@ -95,11 +102,19 @@ def _robot(args: argparse.Namespace) -> Robot | DescribedRobot:
     if args.robot == "spejbl":
         if args.loop != "2002":
             raise ServobusError("--loop applies to --robot guroo")
+        if max(args.plot_joints) > JOINTS:
+            raise ServobusError(f"--plot-joints {args.plot_joints}: the SPEJBL robot has "
+                                f"joints 1..{JOINTS}")
+        for name, default in SPEJBL_DEFAULTS.items():
+            vars(args).setdefault(name, default)
         return _spejbl(args)
-    given = [name for name in SPEJBL_ONLY if getattr(args, name) != args.spejbl_defaults[name]]
+    given = [name for name in SPEJBL_DEFAULTS if name in vars(args)]
     if given:
         raise ServobusError(f"--{given[0].replace('_', '-')} applies to the SPEJBL robot, "
                             f"not --robot {args.robot}")
+    if max(args.plot_joints) > guroo.DC_JOINTS:
+        raise ServobusError(f"--plot-joints {args.plot_joints}: GuRoo's feedback carries joints "
+                            f"1..{guroo.DC_JOINTS} (the DC joints)")
     return DescribedRobot(ROBOTS[args.robot], DescribedConfig(
         seed=args.seed, faults=args.fault, log_path=args.log, realtime_factor=args.realtime,
         keep_records=bool(args.plot), loop=args.loop, gait_path=args.trajectory,

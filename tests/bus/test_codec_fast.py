@@ -1,20 +1,24 @@
-"""The generated struct codec gives the same bytes and values as cantools for every message."""
+"""The generated struct codec gives the same bytes and values as cantools for every message of
+both robots' schemas."""
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from servobus.bus import codec_fast
-from servobus.bus.schema import Schema
+from servobus.bus.schema import Schema, shipped_dbc
 
 SCHEMA = Schema()
-FAST = [m for m in SCHEMA.db.messages if codec_fast.generate(m) is not None]
+GUROO = Schema(shipped_dbc("guroo.dbc"), required=("VEL_SP_1",))
+FAST = [m for schema in (SCHEMA, GUROO) for m in schema.db.messages
+        if codec_fast.generate(m) is not None]
 
 
 def test_every_byte_aligned_message_has_a_fast_codec() -> None:
     names = {m.name.rsplit("_", 1)[0] for m in FAST}
     assert {"TICK", "ACTUATION", "MEAS", "MEAS6", "POSREF", "COMMAND", "ANNOUNCE"} <= names
     assert all(not m.name.startswith("STATUS") for m in FAST)  # bit fields stay with cantools
+    assert len([m for m in GUROO.db.messages if m in FAST]) == len(GUROO.db.messages)
 
 
 @settings(max_examples=400)

@@ -1,5 +1,5 @@
-"""The DBC schema: every signal round-trips over its whole range; bad frames and files are
-clear errors."""
+"""The DBC schemas (SPEJBL's and GuRoo's): every signal round-trips over its whole range; bad
+frames and files are clear errors."""
 
 from pathlib import Path
 
@@ -8,9 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from servobus.bus.schema import JOINTS, Schema, SchemaError
+from servobus.bus.schema import JOINTS, Schema, SchemaError, shipped_dbc
 
 SCHEMA = Schema()
+GUROO = Schema(shipped_dbc("guroo.dbc"), required=("VEL_SP_1",))
+MESSAGES = [(schema, m) for schema in (SCHEMA, GUROO) for m in schema.db.messages]
 
 
 def _raw_range(sig) -> tuple[int, int]:
@@ -21,16 +23,17 @@ def _raw_range(sig) -> tuple[int, int]:
     return max(lo, bits_lo), min(hi, bits_hi)
 
 
-@settings(max_examples=300)
-@given(st.sampled_from(SCHEMA.db.messages), st.data())
-def test_every_signal_round_trips_over_its_whole_range(message, data) -> None:
+@settings(max_examples=400)
+@given(st.sampled_from(MESSAGES), st.data())
+def test_every_signal_round_trips_over_its_whole_range(schema_message, data) -> None:
+    schema, message = schema_message
     values = {}
     for sig in message.signals:
         lo, hi = _raw_range(sig)
         raw = data.draw(st.one_of(st.sampled_from([lo, hi]), st.integers(lo, hi)))
         values[sig.name] = raw * sig.scale + sig.offset
-    frame = SCHEMA.encode(message.name, values)
-    decoded = SCHEMA.decode(frame)
+    frame = schema.encode(message.name, values)
+    decoded = schema.decode(frame)
     assert decoded.name == message.name
     for name, value in values.items():
         assert decoded.values[name] == pytest.approx(value, abs=1e-12)

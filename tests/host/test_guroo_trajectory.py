@@ -139,6 +139,10 @@ def test_shipped_file_is_the_generator_output_and_round_trips() -> None:
     ("[joint.1]\ncycle = [[5, 1], [-4, 1]]", "joint 1 cycle moves by 1 deg"),
     ("[joint.1]\nstart = [[5, 1]]\n[joint.2]\nstart = [[5, 2]]", "start must last as long"),
     ("[joint.1]\nstart = [[nan, 1]]", "theta must be finite"),
+    ("[joint.01]\nstart = [[1, 1]]", "joint '01' is not a joint number"),
+    # 400 deg in 1 s peaks at 13.96 rad/s; VEL_SP's +-32767 x 16 cnt/s is 10.56 rad/s
+    ("[joint.4]\nstart = [[400, 1]]", "peak of 13.96 rad/s, VEL_SP carries 10.56 rad/s"),
+    ("[joint.20]\nstart = [[1000, 10], [1000, 10]]", "reaches 2000 deg: SERVO_SP carries"),
 ])
 def test_bad_files_name_the_problem(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "bad.toml"
@@ -163,3 +167,10 @@ def test_gait_arrays_equal_the_scalar_moves(t: float) -> None:
         offset = np.array([sum(c.thetas) for c in gait.start])
     assert np.allclose(velocity, [c.velocity(into) for c in chains], rtol=0, atol=1e-12)
     assert np.allclose(position, offset + [c.position(into) for c in chains], rtol=0, atol=1e-12)
+
+
+def test_the_fastest_move_vel_sp_carries_is_accepted() -> None:
+    """300 deg in 1 s peaks at 10.47 rad/s, within VEL_SP's 10.56 rad/s; servo joints may move
+    faster (the servo board gets positions) but not beyond SERVO_SP's +-32.767 rad."""
+    gait = parse("[joint.4]\nstart = [[300, 1]]\n[joint.20]\nstart = [[1800, 1]]\n")
+    assert gait.velocity(0.5)[3] == pytest.approx(2 * math.radians(300))

@@ -2,6 +2,7 @@
 medium give the same log frame by frame and the same node reports; a 23-joint run is clean and
 tracks; a silent board is detected; a run is deterministic."""
 
+import time
 from pathlib import Path
 
 import pytest
@@ -69,3 +70,14 @@ def test_same_seed_same_log_and_a_bad_board_is_an_error(tmp_path: Path) -> None:
         DescribedRobot(GUROO, DescribedConfig(engine="compiled"))
     with pytest.raises(ValueError, match="loop"):
         DescribedRobot(GUROO, DescribedConfig(loop="1khz"))
+
+
+def test_realtime_paces_the_run_to_wall_time(tmp_path: Path) -> None:
+    """--realtime 4: 0.2 simulated s take at least 50 ms of wall time (a loaded machine can only
+    make it later), with the same frames as an unpaced run."""
+    start = time.perf_counter()
+    paced, frames = _run(tmp_path, "paced", 0.2, realtime_factor=4.0)
+    assert time.perf_counter() - start >= 0.2 / 4 - 0.002
+    unpaced, frames_unpaced = _run(tmp_path, "unpaced", 0.2)
+    assert len(frames) == 50 * 20 and frames == frames_unpaced
+    assert paced["nodes"] == unpaced["nodes"]

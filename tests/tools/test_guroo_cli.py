@@ -78,9 +78,23 @@ def test_central_and_boards_as_node_commands_on_one_bus(capsys, monkeypatch) -> 
     central, hp1 = reports["CENTRAL"], reports["HP_1"]
     assert set(reports) == {"CENTRAL", "HP_1", "HP_2", "SERVO_BOARD"}
     assert central["boards_announced"] == [1, 2, 6] and central["rx_faults"] == 0
-    # a board that took over 16 ms (wall clock) to boot after the central counts once as silent
-    assert central["servo_faults"]["HP_1"] <= 1 and central["servo_faults"]["HP_2"] <= 1
-    assert central["servo_faults"]["HP_3"] == 1  # never heard: silent
+    # wall-clock stalls of a loaded machine (threads sharing the GIL) can make a talking board
+    # look silent for a while, so count what was heard: boards 1 and 2's feedback, never 3's
+    rms = central["tracking"]["rms_counts"]
+    assert all(r is not None for r in rms[:6]) and rms[6:9] == [None, None, None]
+    assert central["servo_faults"]["HP_3"] == 1  # never heard: one silence
     assert hp1["setpoints_received"] >= 300 and hp1["rx_faults"] == 0
     assert reports["SERVO_BOARD"]["frames"] >= 600  # SERVO_SP_1 and _2 every 2 ms
     assert central["servo_board"]["updates_mod_256"] is not None  # its SERVO_STATUS heard
+
+
+def test_feathering_and_board_bench_commands(capsys) -> None:
+    assert main(["analyze", "feathering", "--step", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["resolution_counts"] == 1 / 16 and len(out["loops"]) == 6
+    for loop in out["loops"]:  # every 16-period window applies the output to 1/16 count
+        assert loop["window_mean_compares"] == [loop["output_q4"] / 16]
+    assert {loop["setpoint_cnt_s"] for loop in out["loops"]} == {16000, 16032}
+    assert main(["bench", "board", "--robot", "guroo", "--seconds", "0.01", "--json"]) == 0
+    bench = json.loads(capsys.readouterr().out)
+    assert bench["loop"] == "2002" and bench["ns_per_period"]["min"] > 0
