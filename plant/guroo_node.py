@@ -46,6 +46,7 @@ class GurooBoardNode:
         self.schema, self.board, self.fast, self.filter_bus = schema, board, fast, filter_bus
         self.name = f"HP_{board}"
         self.rig = GurooRig(board, loop, seed)
+        self.rig.run(0, fast=fast)  # load the compiled kernel now, not in the first timer period
         self.joints = [3 * (board - 1) + 1 + k for k in range(g.MOTORS)]
         self._sp_name = f"VEL_SP_{board}"
         self._sp_id = int(schema.message(self._sp_name).frame_id)

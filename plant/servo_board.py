@@ -69,7 +69,8 @@ class ServoBoardNode:
             bus.set_filters(self.filters)
         send_or_count(bus, self.schema.encode(f"ANNOUNCE_{self.board_id}",
                                               {f"board_{self.board_id}": self.board_id}), self)
-        clock.call_at(clock.now_ns() + self.status_period_ns, self._status)
+        self._status_t0, self._status_k = clock.now_ns(), 1
+        clock.call_at(self._status_t0 + self.status_period_ns, self._status)
 
     def on_message(self, msg: can.Message) -> None:
         """The CAN receive interrupt: set-point words to pulse widths."""
@@ -114,7 +115,8 @@ class ServoBoardNode:
                 self._send_data(self._status_id, STATUS.pack(updates, status))
             except can.CanError:
                 self.tx_faults += 1
-        self.clock.call_at(self.clock.now_ns() + self.status_period_ns, self._status)
+        self._status_k += 1  # an absolute grid from boot: a late status shifts no later one
+        self.clock.call_at(self._status_t0 + self._status_k * self.status_period_ns, self._status)
 
     def report(self) -> dict[str, Any]:
         """Updates, frames, positions (rad) and the largest tracking error seen (rad)."""

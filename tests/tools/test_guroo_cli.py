@@ -98,3 +98,12 @@ def test_feathering_and_board_bench_commands(capsys) -> None:
     assert main(["bench", "board", "--robot", "guroo", "--seconds", "0.01", "--json"]) == 0
     bench = json.loads(capsys.readouterr().out)
     assert bench["loop"] == "2002" and bench["ns_per_period"]["min"] > 0
+
+
+def test_a_short_hp_board_process_sends_its_feedback_from_the_start(capsys) -> None:
+    """The board's compiled kernel loads before its clock starts: a 0.2 s process sends its 50
+    FEEDBACK frames (before, the first load ate the first ~0.3 s and it sent 2)."""
+    assert main(["hp-board", "--board", "2", "--interface", "virtual", "--channel",
+                 "guroo-short", "--duration", "0.2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["feedback_sent"] >= 40 and out["periods"] >= 19_000
