@@ -12,8 +12,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import can
-
 from servobus.bus.busload import busload
 from servobus.bus.fault_runner import apply_script
 from servobus.bus.faults import FaultPlan, FaultScriptError, parse_duration
@@ -21,7 +19,6 @@ from servobus.bus.load_meter import LoadMeter
 from servobus.bus.medium import Medium
 from servobus.bus.node import Node, attach_sim
 from servobus.bus.period_engine import LeanBus
-from servobus.bus.recorder import MediumRecorder, open_writer
 from servobus.bus.scheduler import NS_PER_S, Environment
 from servobus.bus.schema import JOINTS, Schema
 from servobus.bus.tick_node import TickNode
@@ -45,8 +42,9 @@ from servobus.plant.board_node import BoardNode
 from servobus.plant.build import PlantOptions
 from servobus.presets.board import DEFAULT_BOARD, Sensing
 from servobus.robot.advance import advance
-from servobus.robot.engine_run import log_tap, wire
+from servobus.robot.engine_run import wire
 from servobus.robot.engine_sync import CompiledEngine, unsupported
+from servobus.robot.run_log import RunLog
 
 BOARD_MODES = {"cascade": m.MODE_CURRENT, "local-p": m.MODE_LOCAL_P}
 ENGINES = ("auto", "compiled", "period", "reference")
@@ -179,13 +177,7 @@ class Robot:
         for line in cfg.actions:
             self._schedule_action(line)
         # last, so that a bad fault or action line leaves no half-written log behind
-        self._writer: can.Listener | None = None
-        self.recorder: MediumRecorder | None = None
-        if cfg.log_path and self.medium is not None:
-            self.recorder = MediumRecorder(self.medium, cfg.log_path)
-        elif cfg.log_path and self.lean is not None:
-            self._writer = open_writer(cfg.log_path)
-            self.lean.taps.append(log_tap(self._writer))
+        self.log = RunLog(cfg.log_path, self.medium, self.lean) if cfg.log_path else None
 
     def _choose_engine(self, bus_faults: list[str]) -> tuple[str, str | None]:
         """The engine that runs this robot, and why auto fell back to the reference path."""
@@ -266,12 +258,8 @@ class Robot:
 
     def close(self) -> None:
         """Flush and close the log."""
-        if self.recorder is not None:
-            self.recorder.close()
-            self.recorder = None
-        if self._writer is not None:
-            self._writer.stop()
-            self._writer = None
+        if self.log is not None:
+            self.log.close()
 
     def report(self, wall_s: float) -> dict:
         """The final report (`servobus run --json` keys)."""

@@ -20,8 +20,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import can
-
 from servobus.bus.busload_cyclic import busload_cyclic
 from servobus.bus.fault_runner import apply_script
 from servobus.bus.faults import FaultPlan, FaultScriptError
@@ -29,13 +27,13 @@ from servobus.bus.load_meter import LoadMeter
 from servobus.bus.medium import Medium
 from servobus.bus.node import Node, attach_sim
 from servobus.bus.period_engine import LeanBus
-from servobus.bus.recorder import MediumRecorder, open_writer
 from servobus.bus.scheduler import NS_PER_S, Environment
 from servobus.bus.schema import Schema
 from servobus.robot.advance import advance
 from servobus.robot.charge_batch import BatchedCharges
 from servobus.robot.description import NodeSpec, RobotDescription
-from servobus.robot.engine_run import NodeBus, log_tap, python_handler
+from servobus.robot.engine_run import NodeBus, python_handler
+from servobus.robot.run_log import RunLog
 
 LOOPS = ("2002", "2khz")  # GuRoo's control loop: every 400 timer interrupts, or 500 us
 ENGINES = ("auto", "period", "reference")
@@ -94,8 +92,6 @@ class DescribedRobot:
         self.engine, self.engine_fallback = self._choose_engine(bus_faults)
         self.medium: Medium | None = None
         self.lean: LeanBus | None = None
-        self.recorder: MediumRecorder | None = None
-        self._writer: can.Listener | None = None
         self._charges: BatchedCharges | None = None
         if self.engine == "reference":
             self.medium = Medium(self.env, self.schema.bitrate,
@@ -105,13 +101,9 @@ class DescribedRobot:
             apply_script(self.medium, bus_faults,
                          {int(m.frame_id) for m in self.schema.db.messages},
                          description.period_ns)
-            if config.log_path:
-                self.recorder = MediumRecorder(self.medium, config.log_path)
         else:
             self.lean = self._wire()
-            if config.log_path:
-                self._writer = open_writer(config.log_path)
-                self.lean.taps.append(log_tap(self._writer))
+        self.log = RunLog(config.log_path, self.medium, self.lean) if config.log_path else None
 
     def _choose_engine(self, bus_faults: list[str]) -> tuple[str, str | None]:
         """The medium that runs this robot, and why auto fell back to the reference path."""
@@ -174,12 +166,8 @@ class DescribedRobot:
         """Charge the meter with every frame so far; flush and close the log."""
         if self._charges is not None:
             self._charges.flush()
-        if self.recorder is not None:
-            self.recorder.close()
-            self.recorder = None
-        if self._writer is not None:
-            self._writer.stop()
-            self._writer = None
+        if self.log is not None:
+            self.log.close()
 
     def report(self, wall_s: float) -> dict[str, Any]:
         """The final report: the run, the bus, and every node's own report."""
