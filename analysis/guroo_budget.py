@@ -45,6 +45,7 @@ CYCLES = {
     "bit_and": 1, "bit_or": 1, "wrap32": 0,
     "eq": 4, "ne": 4, "lt": 4, "gt": 4, "ge": 4,  # SUB + BCND, taken
     "sat16": 0,  # its two compares are counted
+    "divmod_floor": 24,  # ABS, RPT #15 + SUBC (17), quotient/remainder and the sign fix-up
 }
 ENTRIES = ("timer_isr", "loop_due", "bl_control", "can_rx")
 _I16 = ("add16", "sub16", "wrap16", "u16", "mpy", "apac")
@@ -107,7 +108,7 @@ class GurooCounter:
         return ram_view, rom_view
 
     def __enter__(self) -> "GurooCounter":
-        for module, names in ((i16, _I16), (i32, _I32), (fw, ("sat16", "shl"))):
+        for module, names in ((i16, _I16), (i32, _I32), (fw, ("sat16", "shl", "divmod_floor"))):
             for name in names:
                 self._patch(module, name, self._primitive(name, getattr(module, name)))
         for name in ENTRIES:

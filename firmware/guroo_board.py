@@ -13,7 +13,9 @@ Integers only, every operation through the int16 (words) and int32 (longs, compa
 so analysis.guroo_budget can count them; every function is ``register_jitable`` so the plant
 kernel inlines it (fast path) and CPython runs the same code (reference path).  The PI works on
 joint velocity as the thesis says, in the position form it is equivalent to: the set-point
-(counts per loop, Q4) is summed into a reference position REF, the integral term is REF -
+(counts per loop, Q4: word x R_SP_NUM / R_SP_DEN, the division's remainder carried to the next
+loop so REF never drifts from the integral of the set-points) is summed into a reference
+position REF, the integral term is REF -
 position (anti-windup: REF is held within R_IERR_MAX of the position and does not move while
 the output is limited), the proportional term the velocity error of this loop.
 """
@@ -165,10 +167,18 @@ def split_output(out: int) -> tuple[int, int, int, int]:
     return direction, low, i16.add16(low, 1), counter
 
 
+@register_jitable
+def divmod_floor(x: int, d: int) -> tuple[int, int]:
+    """A long divided by a positive word: (q, r), x = q d + r, 0 <= r < d (ABS, RPT SUBC, sign
+    fix-up: the C2xx's 16-step conditional subtract; |q| < 2^16 here)."""
+    return x // d, x % d
+
+
 @register_jitable(inline="always")
 def pi_output(ram, rom, k: int, delta: int) -> int:
     """Velocity PI of motor k for a loop that moved `delta` counts: the 16-bit output, Q4 duty."""
-    sp_q4 = sat16(i32.asr(i16.mpy(ram[g.SP + k], rom[g.R_K_SP]), rom[g.R_SP_SHIFT]))
+    acc = i32.add(i16.mpy(ram[g.SP + k], rom[g.R_SP_NUM]), ram[g.SP_REM + k])
+    sp_q4, ram[g.SP_REM + k] = divmod_floor(acc, rom[g.R_SP_DEN])  # remainder carried: exact
     ref = i32.add(ram[g.REF + k], sp_q4)
     pos_q4 = shl(ram[g.POS + k], 4)
     err = i32.sub(ref, pos_q4)
@@ -241,10 +251,11 @@ def bl_control(ram, rom) -> None:
             ram[g.INDEX_POS + k] = ram[g.POS + k]
             ram[g.INDEX_COUNT + k] = i16.add16(ram[g.INDEX_COUNT + k], 1)
             flags = i32.bit_or(flags, g.STATUS_INDEX)
-        held = ram[g.REF + k]
+        held, held_rem = ram[g.REF + k], ram[g.SP_REM + k]
         out, lim_flags = limit_output(ram, rom, k, pi_output(ram, rom, k, delta), delta)
         if i32.ne(lim_flags, 0):
             ram[g.REF + k] = held  # conditional integration: no windup while limited
+            ram[g.SP_REM + k] = held_rem
             flags = i32.bit_or(flags, lim_flags)
         ram[g.OUT + k] = out
         direction, low, high, counter = split_output(out)

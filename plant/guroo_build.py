@@ -11,6 +11,8 @@ apply the same floats.  With the outputs floated (PDPINT) the current decays thr
 diodes against the supply until it reaches zero, then the shaft coasts (mechanics-only matrices).
 """
 
+from fractions import Fraction
+
 import numpy as np
 from scipy.linalg import expm
 
@@ -82,6 +84,11 @@ def loop_hz(loop: str) -> float:
     return pre.PWM_HZ / pre.LOOP_DIVIDER_2002 if loop == "2002" else 1e9 / pre.LOOP_PERIOD_2KHZ_NS
 
 
+def sp_step(loop: str) -> Fraction:
+    """Q4 per loop of one VEL_SP LSB (16 cnt/s): 16 x 16 / loop rate, 128/125 or 16/125."""
+    return Fraction(16 * 16) / Fraction(loop_hz(loop))  # both rates are whole numbers of Hz
+
+
 def build_rom(board: int, loop: str = "2002") -> np.ndarray:
     """The firmware's constants for DIP-switch ID `board` and loop mode `loop`."""
     hz = loop_hz(loop)
@@ -91,8 +98,8 @@ def build_rom(board: int, loop: str = "2002") -> np.ndarray:
     rom[g.R_LOOP_TICKS] = round(pre.PWM_HZ / hz)
     rom[g.R_RESET_FEATHER] = 1 if old else 0  # 400 = 25 x 16; 50 is not a multiple of 16
     rom[g.R_LATENCY] = pre.LOOP_LATENCY_2002_PERIODS if old else pre.LOOP_LATENCY_2KHZ_PERIODS
-    rom[g.R_SP_SHIFT] = 10
-    rom[g.R_K_SP] = round(16 * 16 / hz * 1024)  # VEL_SP word (16 cnt/s) -> 1/16 count per loop
+    step = sp_step(loop)  # VEL_SP word (16 cnt/s) -> Q4 (1/16 count) per loop, exactly
+    rom[g.R_SP_NUM], rom[g.R_SP_DEN] = step.numerator, step.denominator
     rom[g.R_KP], rom[g.R_KI] = pre.GAINS_2002 if old else pre.GAINS_2KHZ
     rom[g.R_PI_SHIFT] = pre.PI_SHIFT
     rom[g.R_IERR_MAX] = pre.IERR_MAX_Q4
