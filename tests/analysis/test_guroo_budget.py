@@ -41,3 +41,17 @@ def test_cli_budget_robot_guroo(capsys: pytest.CaptureFixture[str]) -> None:
     out = json.loads(capsys.readouterr().out)
     assert out["robot"] == "guroo" and out["loop_hz"] == 2000.0
     assert out["interrupts"]["bl_control"]["calls_counted"] == 24
+
+
+def test_bl_control_counts_its_shifts_and_negations() -> None:
+    ram, rom = g.new_ram(), build_rom(1)
+    fw.boot(ram, rom)
+    with GurooCounter() as counter:
+        fw.bl_control(*counter.watch(ram, rom))
+    ops = counter.ops["bl_control"]
+    # shl: per motor position and delta into Q4 (6), the two HCTL high bytes (2), the STATUS
+    # word's loop count and board ID (2); sub: per motor the position and velocity errors, the
+    # drive beyond the back-EMF and the two negated limits (no current over its limit at rest)
+    assert ops["shl"] == 6 + 2 + 2
+    assert ops["sub"] == 3 * 5
+    assert ops["divmod_floor"] == 3
