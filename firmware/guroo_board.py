@@ -9,13 +9,20 @@
                   fallback limit PWM <= I*R - K_V*omega, feathering split of the 16-bit output
     pdpint_isr    over-current comparator: all outputs floated, latched until clear_trip
 
-Integers only, every operation through the int16 (words) and int32 (longs, compares) primitives
-so analysis.guroo_budget can count them; every function is ``register_jitable`` so the plant
-kernel inlines it (fast path) and CPython runs the same code (reference path).  The PI works on
-joint velocity as the thesis says, in the position form it is equivalent to: the set-point
-(counts per loop, Q4) is summed into a reference position REF, the integral term is REF -
-position (anti-windup: REF is held within R_IERR_MAX of the position and does not move while
-the output is limited), the proportional term the velocity error of this loop.
+Integers only.  In the entry points the budget counts (timer_isr, loop_due, bl_control, can_rx)
+every operation goes through the int16 (words) and int32 (longs, compares) primitives or this
+module's sat16, shl and divmod_floor, so analysis.guroo_budget counts it; not counted, by
+design: constants the compiler folds into immediates (-U_MAX, ~STATUS_TRIP), the ``& 0xFFFF``
+that reads a counter word as unsigned (no instruction), the HCTL-2016 putting its byte on the
+bus (read_counter's ``>> 8 & 0xFF`` of the emulated register), the once-only boot, and the
+emulator's statistic FEATHERED.  Every function is ``register_jitable`` so the plant kernel
+inlines it (fast path) and CPython runs the same code (reference path).  The PI works on joint
+velocity as the thesis says, in the position form it is equivalent to: the set-point (counts per
+loop, Q4: word x R_SP_NUM / R_SP_DEN, the division's remainder carried to the next loop so REF
+never drifts from the integral of the set-points) is summed into a reference position REF, the
+integral term is REF - position (anti-windup: REF is held within R_IERR_MAX of the position
+and does not move while the output is limited), the proportional term the velocity error of
+this loop.
 """
 
 from numba.extending import register_jitable
@@ -136,7 +143,7 @@ def pdpint_isr(ram) -> None:
 def clear_trip(ram) -> None:
     """Re-enable the outputs after a trip (the firmware's reset of the PDPINT flag)."""
     ram[g.TRIPPED] = 0
-    ram[g.STATUS] &= ~g.STATUS_TRIP
+    ram[g.STATUS] = i32.bit_and(ram[g.STATUS], ~g.STATUS_TRIP)  # AND #immediate
 
 
 @register_jitable(inline="always")
@@ -145,9 +152,9 @@ def read_counter(ram, k: int) -> int:
     reg = ram[g.REG_CNT + k]
     if k == 0:
         return i16.wrap16(reg)
-    high = (reg >> 8) & 0xFF  # reading the high byte latches the count (HCTL inhibit logic)
-    low = reg & 0xFF
-    return i16.wrap16(i32.bit_or(high << 8, low))
+    high = (reg >> 8) & 0xFF  # the byte the chip drives (reading it latches: inhibit logic)
+    low = i32.bit_and(reg, 0xFF)  # the IN's upper 8 data lines float: masked
+    return i16.wrap16(i32.bit_or(shl(high, 8), low))
 
 
 @register_jitable
@@ -165,19 +172,28 @@ def split_output(out: int) -> tuple[int, int, int, int]:
     return direction, low, i16.add16(low, 1), counter
 
 
+@register_jitable
+def divmod_floor(x: int, d: int) -> tuple[int, int]:
+    """A long divided by a positive word: (q, r), x = q d + r, 0 <= r < d (ABS, RPT SUBC, sign
+    fix-up: the C2xx's 16-step conditional subtract; |q| < 2^16 here)."""
+    return x // d, x % d
+
+
 @register_jitable(inline="always")
 def pi_output(ram, rom, k: int, delta: int) -> int:
     """Velocity PI of motor k for a loop that moved `delta` counts: the 16-bit output, Q4 duty."""
-    sp_q4 = sat16(i32.asr(i16.mpy(ram[g.SP + k], rom[g.R_K_SP]), rom[g.R_SP_SHIFT]))
+    acc = i32.add(i16.mpy(ram[g.SP + k], rom[g.R_SP_NUM]), ram[g.SP_REM + k])
+    sp_q4, ram[g.SP_REM + k] = divmod_floor(acc, rom[g.R_SP_DEN])  # remainder carried: exact
     ref = i32.add(ram[g.REF + k], sp_q4)
     pos_q4 = shl(ram[g.POS + k], 4)
     err = i32.sub(ref, pos_q4)
     lim = rom[g.R_IERR_MAX]
+    neg_lim = i32.sub(0, lim)
     if i32.gt(err, lim):
         err = lim
         ref = i32.add(pos_q4, lim)
-    elif i32.lt(err, -lim):
-        err = -lim
+    elif i32.lt(err, neg_lim):
+        err = neg_lim
         ref = i32.sub(pos_q4, lim)
     ram[g.REF + k] = ref
     verr = sat16(i32.sub(sp_q4, shl(delta, 4)))
@@ -212,11 +228,12 @@ def limit_output(ram, rom, k: int, out: int, delta: int) -> tuple[int, int]:
             excess = i32.add(excess, cut) if i32.gt(i32.sub(0, excess), cut) else 0
         flags = g.STATUS_CLIMIT
     lim = rom[g.R_LIM_IR]
+    neg_lim = i32.sub(0, lim)
     if i32.gt(excess, lim):
         excess = lim
         flags = i32.bit_or(flags, g.STATUS_FLIMIT)
-    elif i32.lt(excess, -lim):
-        excess = -lim
+    elif i32.lt(excess, neg_lim):
+        excess = neg_lim
         flags = i32.bit_or(flags, g.STATUS_FLIMIT)
     out2 = i32.add(emf, excess)
     if i32.gt(out2, g.U_MAX):
@@ -241,10 +258,11 @@ def bl_control(ram, rom) -> None:
             ram[g.INDEX_POS + k] = ram[g.POS + k]
             ram[g.INDEX_COUNT + k] = i16.add16(ram[g.INDEX_COUNT + k], 1)
             flags = i32.bit_or(flags, g.STATUS_INDEX)
-        held = ram[g.REF + k]
+        held, held_rem = ram[g.REF + k], ram[g.SP_REM + k]
         out, lim_flags = limit_output(ram, rom, k, pi_output(ram, rom, k, delta), delta)
         if i32.ne(lim_flags, 0):
             ram[g.REF + k] = held  # conditional integration: no windup while limited
+            ram[g.SP_REM + k] = held_rem
             flags = i32.bit_or(flags, lim_flags)
         ram[g.OUT + k] = out
         direction, low, high, counter = split_output(out)
@@ -257,8 +275,11 @@ def bl_control(ram, rom) -> None:
     if i32.ne(i32.bit_and(flags, g.STATUS_FLIMIT), 0):
         ram[g.FLIMIT_EVENTS] = i16.add16(ram[g.FLIMIT_EVENTS], 1)
     ram[g.LOOPS] = i16.add16(ram[g.LOOPS], 1)
-    ram[g.STATUS] = (ram[g.TRIPPED] * g.STATUS_TRIP) | flags | (ram[g.BOARD_ID] << 4) | (
-        (ram[g.LOOPS] & 0xFF) << 8)
+    status = i32.bit_or(shl(i32.bit_and(ram[g.LOOPS], 0xFF), 8), shl(ram[g.BOARD_ID], 4))
+    status = i32.bit_or(status, flags)
+    if i32.ne(ram[g.TRIPPED], 0):
+        status = i32.bit_or(status, g.STATUS_TRIP)
+    ram[g.STATUS] = status
     if i32.gt(rom[g.R_LATENCY], 0):
         ram[g.APPLY_IN] = rom[g.R_LATENCY]
     else:

@@ -38,14 +38,15 @@ OUT = DELTA + 3  # 16-bit controller output after the limits (signed, Q4 duty)
 INDEX_POS = OUT + 3  # position latched at the last index pulse
 INDEX_COUNT = INDEX_POS + 3
 ADC = INDEX_COUNT + 3  # last current reading (10-bit code)
+SP_REM = ADC + 3  # set-point integration's remainder, 0..R_SP_DEN-1 (in 1/R_SP_DEN of Q4)
 # --- peripheral registers (written by the plant) --------------------------------------------------
-REG_CNT = ADC + 3  # motor 0: the DSP's QEP counter T2CNT; motors 1, 2: HCTL-2016 counters
+REG_CNT = SP_REM + 3  # motor 0: the DSP's QEP counter T2CNT; motors 1, 2: HCTL-2016 counters
 REG_ADC = REG_CNT + 3  # ADC conversion results of the current-sense channels
 REG_INDEX = REG_ADC + 3  # index-pulse capture flags
 RAM_SIZE = REG_INDEX + 3
 
 # --- ROM -----------------------------------------------------------------------------------
-(R_LOOP_TICKS, R_RESET_FEATHER, R_LATENCY, R_K_SP, R_SP_SHIFT, R_KP, R_KI, R_PI_SHIFT, R_IERR_MAX,
+(R_LOOP_TICKS, R_RESET_FEATHER, R_LATENCY, R_SP_NUM, R_SP_DEN, R_KP, R_KI, R_PI_SHIFT, R_IERR_MAX,
  R_ILIM_CODE, R_KCL, R_LIM_IR, R_KV, R_KV_SHIFT, R_DIP) = range(15)
 ROM_SIZE = 15
 

@@ -11,6 +11,8 @@ apply the same floats.  With the outputs floated (PDPINT) the current decays thr
 diodes against the supply until it reaches zero, then the shaft coasts (mechanics-only matrices).
 """
 
+from fractions import Fraction
+
 import numpy as np
 from scipy.linalg import expm
 
@@ -18,7 +20,7 @@ from servobus.firmware import guroo_memory as g
 from servobus.plant.prng import seed_state
 from servobus.presets import guroo as pre
 
-LOOPS = ("2002", "2khz")
+LOOPS = pre.LOOPS
 DT = 1.0 / pre.PWM_HZ
 
 # params (float64)
@@ -82,6 +84,11 @@ def loop_hz(loop: str) -> float:
     return pre.PWM_HZ / pre.LOOP_DIVIDER_2002 if loop == "2002" else 1e9 / pre.LOOP_PERIOD_2KHZ_NS
 
 
+def sp_step(loop: str) -> Fraction:
+    """Q4 per loop of one VEL_SP LSB (16 cnt/s): 16 x 16 / loop rate, 128/125 or 16/125."""
+    return Fraction(16 * 16) / Fraction(loop_hz(loop))  # both rates are whole numbers of Hz
+
+
 def build_rom(board: int, loop: str = "2002") -> np.ndarray:
     """The firmware's constants for DIP-switch ID `board` and loop mode `loop`."""
     hz = loop_hz(loop)
@@ -91,20 +98,20 @@ def build_rom(board: int, loop: str = "2002") -> np.ndarray:
     rom[g.R_LOOP_TICKS] = round(pre.PWM_HZ / hz)
     rom[g.R_RESET_FEATHER] = 1 if old else 0  # 400 = 25 x 16; 50 is not a multiple of 16
     rom[g.R_LATENCY] = pre.LOOP_LATENCY_2002_PERIODS if old else pre.LOOP_LATENCY_2KHZ_PERIODS
-    rom[g.R_SP_SHIFT] = 10
-    rom[g.R_K_SP] = round(16 * 16 / hz * 1024)  # VEL_SP word (16 cnt/s) -> 1/16 count per loop
+    step = sp_step(loop)  # VEL_SP word (16 cnt/s) -> Q4 (1/16 count) per loop, exactly
+    rom[g.R_SP_NUM], rom[g.R_SP_DEN] = step.numerator, step.denominator
     rom[g.R_KP], rom[g.R_KI] = pre.GAINS_2002 if old else pre.GAINS_2KHZ
     rom[g.R_PI_SHIFT] = pre.PI_SHIFT
-    rom[g.R_IERR_MAX] = 16000  # 1000 counts of position error (1.15 joint degrees)
+    rom[g.R_IERR_MAX] = pre.IERR_MAX_Q4
     q4_per_volt = g.U_MAX / pre.SUPPLY_V
     rom[g.R_ILIM_CODE] = round(pre.CURRENT_LIMIT_A * pre.SENSE_OHM * (1 << pre.ADC_BITS)
                                / pre.ADC_VREF)
     amps_per_code = pre.ADC_VREF / (1 << pre.ADC_BITS) / pre.SENSE_OHM
-    rom[g.R_KCL] = round(2 * amps_per_code * pre.R_WINDING * q4_per_volt)  # twice I*R per code
+    rom[g.R_KCL] = round(pre.KCL_PER_CODE_IR * amps_per_code * pre.R_WINDING * q4_per_volt)
     rom[g.R_LIM_IR] = round(pre.CURRENT_LIMIT_A * pre.R_WINDING * q4_per_volt)
-    rom[g.R_KV_SHIFT] = 8
+    rom[g.R_KV_SHIFT] = pre.KV_SHIFT
     counts_to_rad_s = 2 * np.pi / pre.COUNTS_PER_REV * hz
-    rom[g.R_KV] = round(pre.KE * counts_to_rad_s * q4_per_volt * 256)
+    rom[g.R_KV] = round(pre.KE * counts_to_rad_s * q4_per_volt * (1 << pre.KV_SHIFT))
     return rom
 
 

@@ -61,7 +61,12 @@ PI_SHIFT = 8
 GAINS_2002 = (100, 60)  # (KP, KI) for the 250 Hz loop (unstable from KI ~ 90)
 GAINS_2KHZ = (1000, 150)  # (KP, KI) for the 2 kHz loop
 LOOP_LATENCY_2002_PERIODS = 128  # outputs written 1.28 ms after the sensors are read (thesis)
-LOOP_LATENCY_2KHZ_PERIODS = 6  # the 2 kHz routine: ~0.06 ms by analysis.guroo_budget's count
+LOOP_LATENCY_2KHZ_PERIODS = 7  # the 2 kHz routine: 0.063 ms (6.3 periods) by guroo_budget, up
+# the firmware's loop constants (tunings and data, not physics; plant.guroo_build puts them in ROM)
+LOOPS = ("2002", "2khz")  # the 2002 source: loop in main, 250 Hz; the redesign: 2 kHz interrupt
+IERR_MAX_Q4 = 16000  # anti-windup: REF held within 1000 counts (1.15 joint degrees) of position
+KCL_PER_CODE_IR = 2  # current check: output pulled back by twice I*R per ADC code over the limit
+KV_SHIFT = 8  # back-EMF constant K_V in the output's Q4 units per count per loop, x 2^KV_SHIFT
 
 # --- the bus and the central computer (SPEC 5) ----------------------------------------------------
 BITRATE = 1_000_000  # CAN 1 Mbit/s, PCA82C250 transceivers

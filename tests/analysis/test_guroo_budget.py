@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from servobus.analysis.guroo_budget import CYCLES, ISR_OVERHEAD_CYCLES, GurooCounter, measure
+from servobus.analysis import guroo_budget
+from servobus.analysis.guroo_budget import ISR_OVERHEAD_CYCLES, GurooCounter, _explanation, measure
 from servobus.firmware import guroo_board as fw
 from servobus.firmware import guroo_memory as g
 from servobus.plant.guroo_build import build_rom
@@ -27,7 +28,6 @@ def test_budget_counts_the_hctl_bytes_and_the_interrupt_share() -> None:
     out = measure("2002", 0.02)
     loop = out["interrupts"]["bl_control"]
     assert loop["calls_counted"] == 5 and loop["ops_per_call"]["io_read"] == 4
-    assert out["control_loop"]["hctl_byte_read_cycles"] == 4 * CYCLES["io_read"] == 36
     isr = out["interrupts"]["timer_isr"]
     assert isr["cycles_per_call"] >= 33 + ISR_OVERHEAD_CYCLES
     assert 40.0 < isr["cpu_pct"] < 60.0  # the 100 kHz interrupt takes about half the CPU
@@ -41,3 +41,41 @@ def test_cli_budget_robot_guroo(capsys: pytest.CaptureFixture[str]) -> None:
     out = json.loads(capsys.readouterr().out)
     assert out["robot"] == "guroo" and out["loop_hz"] == 2000.0
     assert out["interrupts"]["bl_control"]["calls_counted"] == 24
+
+
+def test_bl_control_counts_its_shifts_and_negations() -> None:
+    ram, rom = g.new_ram(), build_rom(1)
+    fw.boot(ram, rom)
+    with GurooCounter() as counter:
+        fw.bl_control(*counter.watch(ram, rom))
+    ops = counter.ops["bl_control"]
+    # shl: per motor position and delta into Q4 (6), the two HCTL high bytes (2), the STATUS
+    # word's loop count and board ID (2); sub: per motor the position and velocity errors, the
+    # drive beyond the back-EMF and the two negated limits (no current over its limit at rest)
+    assert ops["shl"] == 6 + 2 + 2
+    assert ops["sub"] == 3 * 5
+    assert ops["divmod_floor"] == 3
+
+
+def test_hctl_cycles_follow_the_counted_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    base = measure("2002", 0.008)["control_loop"]["hctl_byte_read_cycles"]
+    # a board with motor 0 on an HCTL-2016 too: three counters read as two bytes each
+    monkeypatch.setattr(guroo_budget, "_HCTL", {g.REG_CNT, g.REG_CNT + 1, g.REG_CNT + 2})
+    more = measure("2002", 0.008)["control_loop"]["hctl_byte_read_cycles"]
+    assert more == base * 3 / 2 and more > 0
+
+
+def test_thesis_text_follows_loop_mode_and_verdict() -> None:
+    old, new = measure("2002", 0.008), measure("2khz", 0.008)
+    assert old["thesis_1_28_ms"]["explanation"].startswith("not reproduced")
+    assert "main runs the loop" in old["thesis_1_28_ms"]["explanation"]
+    text = new["thesis_1_28_ms"]["explanation"]
+    assert "main" not in text and "2002 loop" not in text and "500 us interrupt" in text
+    assert new["thesis_1_28_ms"]["applies_to_this_loop"] is False
+    assert _explanation("2002", 0.5, 600, 1.2e-3, 36, 1.1, True).startswith("reproduced")
+    assert old["control_loop"]["simulated_latency_source"].startswith("thesis")
+    # 2 kHz: the simulated latency is the count's, rounded up to whole timer periods
+    loop = new["control_loop"]
+    assert loop["simulated_latency_source"].startswith("this count")
+    assert loop["count_implied_latency_periods"] <= loop["simulated_latency_periods"]
+    assert loop["simulated_latency_periods"] < loop["count_implied_latency_periods"] + 1

@@ -1,0 +1,38 @@
+"""GuRoo board set-point integration: REF is the exact integral of the VEL_SP words (< 1 Q4)."""
+
+from fractions import Fraction
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from servobus.firmware import guroo_board as fw
+from servobus.firmware import guroo_memory as g
+from servobus.plant.guroo_build import build_rom
+
+HZ = {"2002": 250, "2khz": 2000}
+
+
+def ref_after(loop: str, word: int, loops: int) -> int:
+    """REF (Q4) after `loops` PI evaluations at a constant word, the joint held at 0."""
+    rom = build_rom(1, loop)
+    rom[g.R_IERR_MAX] = 2**31 - 1  # the anti-windup clamp out of the way
+    ram = g.new_ram()
+    fw.boot(ram, rom)
+    ram[g.SP] = word
+    for _ in range(loops):
+        fw.pi_output(ram, rom, 0, 0)
+    return int(ram[g.REF])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["2002", "2khz"]), st.integers(-32768, 32767), st.integers(1, 2000))
+def test_ref_moves_by_the_exact_integral_of_the_setpoint(loop: str, word: int, n: int) -> None:
+    exact_q4 = Fraction(n * word * 16 * 16, HZ[loop])  # 16 cnt/s per LSB, 16 Q4 per count
+    assert 0 <= exact_q4 - ref_after(loop, word, n) < 1  # the remainder only: no drift
+
+
+def test_small_word_for_2_s_reaches_its_position() -> None:
+    # 37 x 16 cnt/s for 2 s = 1184 counts; the old floor of 37 x 131 >> 10 stopped at 1000
+    assert ref_after("2khz", 37, 4000) == 1184 * 16
+    assert ref_after("2002", 37, 500) == 1184 * 16
+    assert ref_after("2002", -37, 500) == -1184 * 16
