@@ -192,17 +192,8 @@ class _Table:
 
     def evaluate(self, t: float) -> tuple[np.ndarray, np.ndarray]:
         """Velocities and positions of every chain at t into it."""
-        k = np.maximum((self.starts <= t).sum(axis=1) - 1, 0)
-        rows = self._rows
-        into = t - self.starts[rows, k]
-        theta, duration = self.thetas[rows, k], self.durations[rows, k]
-        x = np.clip(into, 0.0, duration)
-        phase = 2.0 * np.pi * x / duration
-        inside = (into >= 0.0) & (into <= duration)
-        velocity = np.where(inside, theta / duration * (1.0 - np.cos(phase)), 0.0)
-        position = self.before[rows, k] + theta / duration * (
-            x - duration / (2.0 * np.pi) * np.sin(phase))
-        return velocity, position
+        velocity, position = self.evaluate_many([t])
+        return velocity[0], position[0]
 
     def evaluate_many(self, ts: list[float]) -> tuple[np.ndarray, np.ndarray]:
         """``evaluate`` at every time of `ts` (one row each), elementwise the same operations."""

@@ -20,7 +20,6 @@ from servobus.firmware import guroo_memory as g
 from servobus.plant.prng import seed_state
 from servobus.presets import guroo as pre
 
-LOOPS = pre.LOOPS
 DT = 1.0 / pre.PWM_HZ
 
 # params (float64)
@@ -79,8 +78,8 @@ def build_params() -> np.ndarray:
 
 def loop_hz(loop: str) -> float:
     """Control-loop rate of a loop mode."""
-    if loop not in LOOPS:
-        raise ValueError(f"loop must be one of {', '.join(LOOPS)}, not {loop!r}")
+    if loop not in pre.LOOPS:
+        raise ValueError(f"loop must be one of {', '.join(pre.LOOPS)}, not {loop!r}")
     return pre.PWM_HZ / pre.LOOP_DIVIDER_2002 if loop == "2002" else 1e9 / pre.LOOP_PERIOD_2KHZ_NS
 
 

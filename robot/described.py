@@ -29,13 +29,14 @@ from servobus.bus.node import Node, attach_sim
 from servobus.bus.period_engine import LeanBus
 from servobus.bus.scheduler import NS_PER_S, Environment
 from servobus.bus.schema import Schema
+from servobus.presets import guroo
 from servobus.robot.advance import advance
 from servobus.robot.charge_batch import BatchedCharges
 from servobus.robot.description import NodeSpec, RobotDescription
 from servobus.robot.engine_run import NodeBus, python_handler
 from servobus.robot.run_log import RunLog
 
-LOOPS = ("2002", "2khz")  # GuRoo's control loop: every 400 timer interrupts, or 500 us
+LOOPS = guroo.LOOPS  # GuRoo's control loop: every 400 timer interrupts, or a 500 us interrupt
 ENGINES = ("auto", "period", "reference")
 
 

@@ -190,7 +190,9 @@ def add_feathering(topics: argparse._SubParsersAction) -> None:
     feather = topics.add_parser("feathering", help="GuRoo high-power board: the mean compare "
                                                    "value per 16 PWM periods around a small "
                                                    "velocity set-point step")
-    feather.add_argument("--loop", choices=("2002", "2khz"), default="2002")
+    from servobus.presets import guroo
+
+    feather.add_argument("--loop", choices=guroo.LOOPS, default="2002")
     feather.add_argument("--word", type=units.integer(-2000, 2000), default=1000,
                          help="set-point before the step, 16 cnt/s per LSB")
     feather.add_argument("--step", type=units.integer(-100, 100), default=1,

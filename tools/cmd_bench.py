@@ -4,6 +4,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
+from servobus.presets import guroo
 from servobus.tools import units
 from servobus.tools.cli import Commands
 from servobus.tools.output import emit
@@ -28,7 +29,7 @@ def add_subparser(sub: Commands) -> None:
                           "help": "simulated seconds, up to 1 h"}),
            ("--robot", {"choices": ("spejbl", "guroo"), "default": "spejbl",
                         "help": "guroo: one 3-motor high-power board's compiled kernel"}),
-           ("--loop", {"choices": ("2002", "2khz"), "default": "2002",
+           ("--loop", {"choices": guroo.LOOPS, "default": "2002",
                        "help": "guroo: the board's control loop"}))
     target("bus", "frames/s with 14 nodes: simulated bus vs python-can", _do_bus,
            ("--frames", {"type": units.integer(1, 1_000_000), "default": 2000,
@@ -45,7 +46,7 @@ def add_subparser(sub: Commands) -> None:
                                             "same run"}),
            ("--robot", {"choices": ("spejbl", "guroo"), "default": "spejbl",
                         "help": "guroo: the 23-joint robot on the reference path (--seconds)"}),
-           ("--loop", {"choices": ("2002", "2khz"), "default": "2002",
+           ("--loop", {"choices": guroo.LOOPS, "default": "2002",
                        "help": "guroo: the boards' control loop"}))
     target("memory", "RSS of a long default run vs simulated time", _do_memory,
            ("--minutes", {"type": units.real(0.01, 1440.0), "default": 10.0,

@@ -3,6 +3,7 @@ or, with --robot guroo, of the GuRoo high-power board's TMS320F243."""
 
 import argparse
 
+from servobus.presets import guroo
 from servobus.presets.board import DEFAULT_BOARD
 from servobus.tools import units
 from servobus.tools.cli import Commands
@@ -20,7 +21,7 @@ def add_subparser(sub: Commands) -> None:
                         help="skip the machine-code cycle count (oracle extra) beside the table")
     parser.add_argument("--robot", choices=("spejbl", "guroo"), default="spejbl",
                         help="whose board firmware: spejbl (LPC2119) or guroo (TMS320F243)")
-    parser.add_argument("--loop", choices=("2002", "2khz"), default="2002",
+    parser.add_argument("--loop", choices=guroo.LOOPS, default="2002",
                         help="guroo: control loop every 400 timer periods (2002) or at 2 kHz")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(func=_do_budget)

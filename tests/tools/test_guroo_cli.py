@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from servobus.bus import factory
+from servobus.robot.described import DescribedConfig, build_node
+from servobus.robot.description import GUROO
 from servobus.tools.cli import main
 from tests.processes import when_opened
 
@@ -62,6 +64,8 @@ def test_a_bad_gait_file_is_an_error(capsys, tmp_path: Path) -> None:
 def test_central_and_boards_as_node_commands_on_one_bus(capsys, monkeypatch) -> None:
     """The four commands' code on one virtual channel, each in its own thread (as processes on
     a real bus would be); the central listens first, so it hears the boards announce."""
+    for spec in GUROO.nodes:  # compile or load the kernels first: threads share the GIL
+        build_node(spec, GUROO.schema(), DescribedConfig())
     opened = when_opened(monkeypatch, factory)
     common = ["--interface", "virtual", "--channel", "guroo-nodes", "--json"]
     central = threading.Thread(target=main, args=(["central", "--duration", "1.5", *common],))
