@@ -4,11 +4,10 @@ bus (`servobus central` / `hp-board` / ...).
 
 Two media, one set of nodes: the period engine's LeanBus (``engine="period"``, the default where
 it applies: frames as bytes, the same arbitration, bit times and delivery order as the reference
-medium; each node hears the frames the DBC names it a receiver of: its hot frames as bytes
-through its ``byte_handlers``, the rare ones as can.Message)
-and the reference path's python-can Medium (``engine="reference"``, and every run with a bus
-fault script: error frames, silent nodes).  Both give the same log frame by frame
-(tests/robot/test_guroo_run.py).
+medium; each node hears the frames the DBC names it a receiver of, its hot frames as bytes
+through its ``byte_handlers``, the rare ones as can.Message), and the reference path's python-can
+Medium (``engine="reference"``, and every run with a bus fault script: error frames, silent
+nodes).  Both give the same log frame by frame (tests/robot/test_guroo_run.py).
 
 Robot-level fault lines (besides the bus faults of ``bus.faults``):
 
