@@ -129,6 +129,8 @@ class LoadMeter:
         spans = int(((ends - starts) // self._window_ns).sum())
         gaps = np.zeros((lk.MAX_OPEN + spans + 3 * len(starts) + 1, 2))
         n_gaps = lk.charge_frames_c(starts, ends, bits, ints, floats, keys, values, gaps)
+        if n_gaps > len(gaps):  # the compiled kernel does not check its bounds
+            raise RuntimeError(f"charge_batch: {n_gaps} window rows for a buffer of {len(gaps)}")
         (_, self.last, self.overlapping, self.frames, self.bits, self.busy_ns, self._done,
          self._lo, self._hi, _, n_open) = ints.tolist()
         self._closed_sum, self._closed_max = floats.tolist()

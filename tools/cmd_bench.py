@@ -7,6 +7,7 @@ from typing import Any
 from servobus.presets import guroo
 from servobus.tools import units
 from servobus.tools.cli import Commands
+from servobus.tools.errors import ServobusError
 from servobus.tools.output import emit
 
 
@@ -45,7 +46,7 @@ def add_subparser(sub: Commands) -> None:
                                     "help": "simulated seconds on the reference path in the "
                                             "same run"}),
            ("--robot", {"choices": ("spejbl", "guroo"), "default": "spejbl",
-                        "help": "guroo: the 23-joint robot on the reference path (--seconds)"}),
+                        "help": "guroo: the 23-joint robot on the period engine (--seconds)"}),
            ("--loop", {"choices": guroo.LOOPS, "default": "2002",
                        "help": "guroo: the boards' control loop"}))
     target("memory", "RSS of a long default run vs simulated time", _do_memory,
@@ -58,7 +59,14 @@ def add_subparser(sub: Commands) -> None:
                        "help": "fresh processes measured, 1 .. 100"}))
 
 
+def _guroo_only_loop(args: argparse.Namespace) -> None:
+    """--loop belongs to --robot guroo (an error, never ignored, for the SPEJBL robot)."""
+    if args.robot != "guroo" and args.loop != "2002":
+        raise ServobusError("--loop applies to --robot guroo")
+
+
 def _do_board(args: argparse.Namespace) -> None:
+    _guroo_only_loop(args)
     if args.robot == "guroo":
         from servobus.plant.guroo_bench import bench_guroo_board
 
@@ -78,6 +86,7 @@ def _do_bus(args: argparse.Namespace) -> None:
 
 
 def _do_run(args: argparse.Namespace) -> None:
+    _guroo_only_loop(args)
     from servobus.robot.bench import bench_described, bench_run
 
     result = (bench_run(args.seconds, args.reference_seconds) if args.robot == "spejbl" else

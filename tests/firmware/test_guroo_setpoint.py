@@ -36,3 +36,24 @@ def test_small_word_for_2_s_reaches_its_position() -> None:
     assert ref_after("2khz", 37, 4000) == 1184 * 16
     assert ref_after("2002", 37, 500) == 1184 * 16
     assert ref_after("2002", -37, 500) == -1184 * 16
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["2002", "2khz"]), st.integers(-50, 50), st.integers(1, 124))
+def test_a_limited_loop_keeps_ref_and_its_remainder(loop: str, word: int, rem: int) -> None:
+    """Conditional integration: a loop whose output the current check limits takes back both
+    REF and the carried remainder, so REF stays the exact integral of the accepted set-points;
+    the next loop (a slow word: not limited) integrates from the same state."""
+    rom = build_rom(1, loop)
+    ram = g.new_ram()
+    fw.boot(ram, rom)
+    ram[g.SP], ram[g.SP_REM], ram[g.REF] = word, rem, 1000
+    ram[g.REG_ADC] = rom[g.R_ILIM_CODE] + 5  # motor 1 above the current limit
+    fw.bl_control(ram, rom)
+    assert int(ram[g.REF]) == 1000 and int(ram[g.SP_REM]) == rem
+    assert int(ram[g.CLIMIT_EVENTS]) == 1
+    ram[g.REG_ADC] = 0
+    free = ram.copy()
+    fw.pi_output(free, rom, 0, 0)  # what one accepted loop adds from the held state
+    fw.bl_control(ram, rom)
+    assert int(ram[g.REF]) == int(free[g.REF]) and int(ram[g.SP_REM]) == int(free[g.SP_REM])

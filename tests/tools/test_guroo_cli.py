@@ -111,3 +111,9 @@ def test_a_short_hp_board_process_sends_its_feedback_from_the_start(capsys) -> N
                  "guroo-short", "--duration", "0.2", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["feedback_sent"] >= 40 and out["periods"] >= 19_000
+
+
+@pytest.mark.parametrize("target", ["board", "run"])
+def test_bench_loop_belongs_to_guroo(capsys, target: str) -> None:
+    assert main(["bench", target, "--seconds", "0.01", "--loop", "2khz"]) == 2
+    assert "error: --loop applies to --robot guroo" in capsys.readouterr().err
