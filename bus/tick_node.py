@@ -62,7 +62,9 @@ class TickNode:
         assert self._clock is not None
         jitter = self._rng.randint(-self.jitter_ns, self.jitter_ns) if self.jitter_ns else 0
         self._jitter = jitter
-        self._clock.call_at(max(self.due(self._k) + jitter, self._clock.now_ns()), self._tick)
+        # at its own instant even if that has passed (a slow send): the clock fires a past timer
+        # at once, and a real-time run that ends meanwhile still fires it if it was due within
+        self._clock.call_at(self.due(self._k) + jitter, self._tick)
 
     def _newest_due(self, t: int) -> int:
         """The newest tick k >= the armed one whose nominal time is not after t."""

@@ -217,3 +217,30 @@ def test_a_run_preempted_past_its_end_still_sends_the_ticks_due_within_it(
     bus.shutdown()
     # ticks 0..20 are due before the end (205 ms); the stall hits just before tick 20's time
     assert fake.now >= 205 * MS and [k for _, k in bus.sent] == list(range(21))
+
+
+class SendStallBus(SlowSendBus):
+    """A send that starts within [stall_from, stall_from + 5 ms) takes `cost` ns."""
+
+    def __init__(self, clock: list[int], cost: int, stall_from: int) -> None:
+        super().__init__(clock, cost=0, slow_until=0)
+        self.stall_cost, self.stall_from = cost, stall_from
+
+    def send(self, msg: can.Message, timeout: float | None = None) -> None:
+        super().send(msg, timeout)
+        if self.stall_from <= self.clock[0] < self.stall_from + 5 * MS:
+            self.clock[0] += self.stall_cost
+
+
+def test_a_send_that_stalls_past_the_end_still_accounts_for_every_tick_due(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tick 19's send (190 ms) takes 20 ms, past the end (205 ms): tick 20, due at 200 ms, is
+    still fired at the end — sent late as the newest tick due, the one it overtook counted — so
+    every tick due within the run is sent or skipped (the vcan0 test once counted 149 of 150)."""
+    clock = [0]
+    monkeypatch.setattr(realtime, "time", SimpleNamespace(monotonic_ns=lambda: clock[0]))
+    bus = SendStallBus(clock, cost=20 * MS, stall_from=190 * MS)
+    tick = TickNode(Schema(), period_ns=10 * MS)
+    RealtimeRunner(bus, [tick]).run(duration_s=0.205)
+    bus.shutdown()
+    assert tick.sent + tick.ticks_skipped >= 21 and [k for _, k in bus.sent][:20] == list(range(20))
