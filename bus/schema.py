@@ -99,9 +99,13 @@ class Schema:
     @property
     def tick_period_ns(self) -> int:
         """The TICK cycle time (GenMsgCycleTime) in ns."""
-        cycle = self.message(TICK).cycle_time
+        return self.cycle_ns(TICK)
+
+    def cycle_ns(self, name: str) -> int:
+        """A cyclic message's period (its GenMsgCycleTime) in ns: the DBC is where it lives."""
+        cycle = self.message(name).cycle_time
         if not cycle:
-            raise SchemaError(f"{self.path}: TICK has no GenMsgCycleTime")
+            raise SchemaError(f"{self.path}: {name} has no GenMsgCycleTime")
         return int(cycle) * 1_000_000
 
     def message(self, name: str) -> cantools.database.Message:

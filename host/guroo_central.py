@@ -49,7 +49,6 @@ SERVO_RAW_MAX = 32766  # |p| beyond this: the schema codec's range check decides
 LOOKAHEAD = 125  # broadcasts whose commands are evaluated at once (0.25 s at 2 ms)
 VEL_MIN, VEL_MAX = -32768 * VEL_LSB, 32767 * VEL_LSB
 SERVO_LSB_RAD = 0.001
-FEEDBACK_PERIOD_NS = 4_000_000
 HP_BOARDS = DC_JOINTS // 3
 SERVO_BOARD = HP_BOARDS + 1  # board 6 (its ANNOUNCE_6, its SERVO_STATUS)
 TRIP_BIT, LIMIT_BIT = 0x1, 0x2
@@ -70,9 +69,14 @@ class CentralNode:
 
     name = "CENTRAL"
 
-    def __init__(self, schema: Schema, gait: Gait, *, period_ns: int = 2_000_000,
-                 silent_after: int = 3, feedback_period_ns: int = FEEDBACK_PERIOD_NS,
+    def __init__(self, schema: Schema, gait: Gait, *, period_ns: int | None = None,
+                 silent_after: int = 3, feedback_period_ns: int | None = None,
                  keep_samples: bool = False) -> None:
+        # the DBC's cycle times unless given (a test may shorten them)
+        if period_ns is None:
+            period_ns = schema.cycle_ns("VEL_SP_1")
+        if feedback_period_ns is None:
+            feedback_period_ns = schema.cycle_ns("FEEDBACK_1")
         if period_ns <= 0 or feedback_period_ns <= 0 or silent_after < 1:
             raise ValueError(f"period {period_ns} ns, feedback period {feedback_period_ns} ns "
                              f"and silent_after {silent_after} must be positive")

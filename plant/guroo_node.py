@@ -31,7 +31,6 @@ from servobus.firmware import guroo_memory as g
 from servobus.plant.guroo_rig import GurooRig
 from servobus.presets import guroo as pre
 
-FEEDBACK_PERIOD_NS = 4_000_000
 PERIOD_NS = 1_000_000_000 // pre.PWM_HZ  # one timer-1 period, 10 us
 WORDS = struct.Struct("<hhhH")  # VEL_SP_b and FEEDBACK_b: three int16 words, one uint16
 
@@ -56,6 +55,7 @@ class GurooBoardNode:
         self.feedback_sent = 0
         self._t0 = 0
         self._feedback_id = int(schema.message(f"FEEDBACK_{board}").frame_id)
+        self._feedback_ns = schema.cycle_ns(f"FEEDBACK_{board}")
         self._send_data: Callable[[int, bytes], None] | None = None
 
     def start(self, bus: can.BusABC, clock: Clock) -> None:
@@ -70,7 +70,7 @@ class GurooBoardNode:
             f"board_{self.board}": int(ram[g.BOARD_ID])})
         msg.arbitration_id = fw.standard_id(int(ram[g.MSGIDH]))  # the mailbox's own ID
         send_or_count(bus, msg, self)
-        clock.call_at(self._t0 + FEEDBACK_PERIOD_NS, self._feedback)
+        clock.call_at(self._t0 + self._feedback_ns, self._feedback)
 
     def advance(self) -> None:
         """Run the board up to the clock's now (whole timer periods since boot)."""
@@ -130,7 +130,7 @@ class GurooBoardNode:
             except can.CanError:
                 self.tx_faults += 1
         self.feedback_sent += 1
-        self.clock.call_at(self._t0 + (self.feedback_sent + 1) * FEEDBACK_PERIOD_NS,
+        self.clock.call_at(self._t0 + (self.feedback_sent + 1) * self._feedback_ns,
                            self._feedback)
 
     def report(self) -> dict:

@@ -79,6 +79,5 @@ SERVO_INERTIA_KG_M2 = 0.01  # assumed: output stage + a 0.3 kg, 0.3 m arm link (
 SERVO_KP_NM_RAD = 14.0  # assumed: the torque limit reached at 0.1 rad (5.7 deg) of error
 SERVO_KD_NM_S_RAD = 0.75  # critical damping of KP on the inertia: 2 sqrt(KP J) = 0.748
 SERVO_STEP_NS = 500_000  # the thesis' simulator's integration step (500 us)
-SERVO_STATUS_PERIOD_NS = 4_000_000  # SERVO_STATUS every 4 ms (dbc/guroo.dbc GenMsgCycleTime)
 # the pulse-width scale (1500 us at 0 rad, 573 us/rad, 900..2100 us) is the servo board's ROM:
 # firmware/servo_board.py
