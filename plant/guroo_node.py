@@ -49,6 +49,7 @@ class GurooBoardNode:
         self.joints = [3 * (board - 1) + 1 + k for k in range(g.MOTORS)]
         self._sp_name = f"VEL_SP_{board}"
         self._sp_id = int(schema.message(self._sp_name).frame_id)
+        self._w_lsb = schema.message(self._sp_name).signals[0].scale  # cnt/s per word (16)
         self.filters = [{"can_id": self._sp_id, "can_mask": 0x7FF, "extended": False}]
         self.rx_faults = 0
         self.tx_faults = 0
@@ -91,7 +92,7 @@ class GurooBoardNode:
             self.rx_faults += 1
             return
         self.advance()
-        words = [round(float(v[f"w_{j}"]) / 16) for j in self.joints]
+        words = [round(float(v[f"w_{j}"]) / self._w_lsb) for j in self.joints]
         self.rig.set_velocity((words[0], words[1], words[2]), int(v[f"seq_{self.board}"]))
 
     def byte_handlers(self) -> dict[int, Callable[[int, bytes, int], None]]:
