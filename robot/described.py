@@ -35,7 +35,6 @@ from servobus.robot.description import NodeSpec, RobotDescription
 from servobus.robot.engine_run import NodeBus, python_handler
 from servobus.robot.run_log import RunLog
 
-LOOPS = guroo.LOOPS  # GuRoo's control loop: every 400 timer interrupts, or a 500 us interrupt
 ENGINES = ("auto", "period", "reference")
 
 
@@ -79,8 +78,8 @@ class DescribedRobot:
     def __init__(self, description: RobotDescription, config: DescribedConfig,
                  node_factory: Callable[[NodeSpec, Schema, DescribedConfig], Node] = build_node
                  ) -> None:
-        if config.loop not in LOOPS:
-            raise ValueError(f"loop {config.loop!r}: use {' or '.join(LOOPS)}")
+        if config.loop not in guroo.LOOPS:
+            raise ValueError(f"loop {config.loop!r}: use {' or '.join(guroo.LOOPS)}")
         self.description, self.config = description, config
         self.schema = description.schema()
         self.env = Environment(config.realtime_factor)

@@ -28,10 +28,7 @@ def add_subparser(sub: Commands) -> None:
     target("board", "one board at full fidelity", _do_board,
            ("--seconds", {"type": units.EXPERIMENT_SECONDS, "default": 10.0,
                           "help": "simulated seconds, up to 1 h"}),
-           ("--robot", {"choices": ("spejbl", "guroo"), "default": "spejbl",
-                        "help": "guroo: one 3-motor high-power board's compiled kernel"}),
-           ("--loop", {"choices": guroo.LOOPS, "default": "2002",
-                       "help": "guroo: the board's control loop"}))
+           *_robot_options("guroo: one 3-motor high-power board's compiled kernel"))
     target("bus", "frames/s with 14 nodes: simulated bus vs python-can", _do_bus,
            ("--frames", {"type": units.integer(1, 1_000_000), "default": 2000,
                          "help": "frames sent by each node, 1 .. 1e6"}),
@@ -45,10 +42,7 @@ def add_subparser(sub: Commands) -> None:
            ("--reference-seconds", {"type": units.EXPERIMENT_SECONDS, "default": 2.0,
                                     "help": "simulated seconds on the reference path in the "
                                             "same run"}),
-           ("--robot", {"choices": ("spejbl", "guroo"), "default": "spejbl",
-                        "help": "guroo: the 23-joint robot on the period engine (--seconds)"}),
-           ("--loop", {"choices": guroo.LOOPS, "default": "2002",
-                       "help": "guroo: the boards' control loop"}))
+           *_robot_options("guroo: the 23-joint robot on the period engine (--seconds)"))
     target("memory", "RSS of a long default run vs simulated time", _do_memory,
            ("--minutes", {"type": units.real(0.01, 1440.0), "default": 10.0,
                           "help": "simulated minutes, 0.01 .. 1440"}),
@@ -57,6 +51,14 @@ def add_subparser(sub: Commands) -> None:
     target("startup", "time to the first simulated period of run", _do_startup,
            ("--runs", {"type": units.integer(1, 100), "default": 5,
                        "help": "fresh processes measured, 1 .. 100"}))
+
+
+def _robot_options(guroo_help: str) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """--robot (what guroo measures: `guroo_help`) and GuRoo's --loop."""
+    return (("--robot", {"choices": ("spejbl", "guroo"), "default": "spejbl",
+                         "help": guroo_help}),
+            ("--loop", {"choices": guroo.LOOPS, "default": "2002",
+                        "help": "guroo: the boards' control loop"}))
 
 
 def _guroo_only_loop(args: argparse.Namespace) -> None:

@@ -20,7 +20,6 @@ NODE_KINDS = ("central", "hp-board", "servo-board")  # the commands, named as th
 def add_subparser(sub: Commands) -> None:
     """Register central, hp-board and servo-board."""
     from servobus.presets import guroo
-    from servobus.robot.described import LOOPS
     from servobus.tools.bus_options import add_bus_arguments
 
     for command in NODE_KINDS:
@@ -28,7 +27,7 @@ def add_subparser(sub: Commands) -> None:
         if command == "hp-board":
             parser.add_argument("--board", type=units.integer(1, guroo.HP_BOARDS), required=True,
                                 help=f"DIP-switch ID 1..{guroo.HP_BOARDS}")
-            parser.add_argument("--loop", choices=LOOPS, default="2002",
+            parser.add_argument("--loop", choices=guroo.LOOPS, default="2002",
                                 help="control loop: every 400 timer interrupts (2002 source, "
                                      "250 Hz) or a 500 us interrupt (2 kHz)")
         if command == "central":

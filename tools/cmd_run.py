@@ -17,7 +17,7 @@ from servobus.plant.kernel_cache import is_cached
 from servobus.presets import guroo
 from servobus.presets.board import SENSING_CHOICES
 from servobus.robot.assembly import BOARD_MODES, ENGINES, Robot, RobotConfig
-from servobus.robot.described import LOOPS, DescribedConfig, DescribedRobot
+from servobus.robot.described import DescribedConfig, DescribedRobot
 from servobus.robot.description import GUROO, ROBOTS
 from servobus.tools import units
 from servobus.tools.bus_options import add_meas_bytes_argument
@@ -33,7 +33,7 @@ def add_subparser(sub: Commands) -> None:
     parser.add_argument("--robot", choices=tuple(ROBOTS), default="spejbl",
                         help="the robot: spejbl (12 joints, 4 ms time-triggered) or guroo "
                              "(23 joints, 2 ms velocity set-points)")
-    parser.add_argument("--loop", choices=LOOPS, default="2002",
+    parser.add_argument("--loop", choices=guroo.LOOPS, default="2002",
                         help="guroo: the boards' control loop, every 400 timer interrupts "
                              "(2002 source, 250 Hz) or a 500 us interrupt (2 kHz)")
     parser.add_argument("--duration", type=units.RUN_SECONDS, default=10.0,
