@@ -9,8 +9,9 @@
                  fallback limit I*R - K_V*omega active, bit 3 index pulse seen, bits 4..7 the DIP
                  ID, bits 8..15 control loops run mod 256)
 
-The board's simulation is advanced lazily to ``clock.now_ns()`` (whole 10 us timer periods since
-boot) before every frame it handles and at its own timers, so the node runs the same in the
+The board's simulation is advanced lazily (whole 10 us timer periods since boot): to
+``clock.now_ns()`` before every frame it handles, to the feedback's own instant at its timer (a
+late process delays the frame, not the state it carries), so the node runs the same in the
 lockstep simulator and on a real bus (bus.realtime).  A frame that does not decode is counted in
 ``rx_faults``, never raised; a refused send in ``tx_faults``.
 
@@ -73,9 +74,10 @@ class GurooBoardNode:
         send_or_count(bus, msg, self)
         clock.call_at(self._t0 + self._feedback_ns, self._feedback)
 
-    def advance(self) -> None:
-        """Run the board up to the clock's now (whole timer periods since boot)."""
-        due = (self.clock.now_ns() - self._t0) // PERIOD_NS - self.rig.periods
+    def advance(self, upto_ns: int | None = None) -> None:
+        """Run the board up to the clock's now, or to `upto_ns` (whole timer periods since boot)."""
+        at = self.clock.now_ns() if upto_ns is None else upto_ns
+        due = (at - self._t0) // PERIOD_NS - self.rig.periods
         if due > 0:
             self.rig.run(due, fast=self.fast)
 
@@ -121,7 +123,9 @@ class GurooBoardNode:
         return values
 
     def _feedback(self) -> None:
-        self.advance()
+        # the state at the feedback's own instant: a process that runs late delays the frame,
+        # not the board's clock (in lockstep the two are the same)
+        self.advance(self._t0 + (self.feedback_sent + 1) * self._feedback_ns)
         if self._send_data is None:
             send_or_count(self.bus, self.schema.encode(f"FEEDBACK_{self.board}",
                                                        self.feedback_values()), self)

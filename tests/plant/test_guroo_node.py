@@ -90,6 +90,58 @@ def test_board_node_on_a_real_time_runner() -> None:
     assert 45 <= len(feedback) <= 50  # every 4 ms of the 0.2 s, however late the process ran
     last = feedback[-1]
     t = 0.004 * len(feedback)
-    assert 0.9 * 32000 * t - 500 < last["x_1"] < 32000 * t  # the board simulated up to now
+    assert 0.9 * 32000 * t - 500 < last["x_1"] < 32000 * t  # the state at the k-th 4 ms instant
     assert -8000 * t < last["x_3"] < 0.9 * -8000 * t + 300
     assert node.report()["setpoints_received"] == 1
+
+
+class LateClock:
+    """A clock whose timers fire `late_ns` after they are due (a preempted process)."""
+
+    def __init__(self, late_ns: int) -> None:
+        self.now, self.late_ns, self.timers = 0, late_ns, []
+
+    def now_ns(self) -> int:
+        return self.now
+
+    def call_at(self, at: int, action) -> None:
+        self.timers.append((at, action))
+
+    def fire_next(self) -> None:
+        at, action = self.timers.pop(0)
+        self.now = at + self.late_ns
+        action()
+
+
+class KeepBus(can.BusABC):
+    """Keeps what is sent."""
+
+    def __init__(self) -> None:
+        super().__init__(channel="keep")
+        self.sent: list[can.Message] = []
+
+    def send(self, msg: can.Message, timeout: float | None = None) -> None:
+        self.sent.append(msg)
+
+    def _recv_internal(self, timeout: float | None):
+        return None, False
+
+
+def test_a_late_feedback_timer_carries_the_state_at_its_own_instant() -> None:
+    """CI's failure: a feedback fired 1 ms late carried 1 ms more travel (x_3 = -1608 at 0.2 s
+    for -8000 cnt/s); the frame is late, the positions are those of its 4 ms instant."""
+    payloads = []
+    for late_ns in (0, 1_000_000, 3_900_000):
+        clock, bus = LateClock(late_ns), KeepBus()
+        node = GurooBoardNode(SCHEMA, 1, filter_bus=False)
+        node.start(bus, clock)
+        node.on_message(SCHEMA.encode("VEL_SP_1", {"w_1": 32000, "w_2": 0, "w_3": -8000,
+                                                   "seq_1": 7}))
+        for _ in range(10):
+            clock.fire_next()
+        bus.shutdown()
+        payloads.append([bytes(m.data) for m in bus.sent[1:]])
+        assert node.rig.periods == 4000  # 40 ms of 10 us periods, whatever the lateness
+        last = SCHEMA.decode(bus.sent[-1]).values
+        assert -8000 * 0.040 < last["x_3"] < -8000 * 0.030  # the travel, less a few ms of lag
+    assert payloads[0] == payloads[1] == payloads[2]
