@@ -66,6 +66,9 @@ class LoadMeter:
             bits = fb.ERROR_FRAME_BITS + fb.IFS_BITS if bits is None else bits
             self.charge(at, at + self._ns(bits), bits, ok=False)
             return
+        if msg.is_fd or len(msg.data) > 8:
+            raise ValueError(f"CAN FD frame 0x{msg.arbitration_id:X} at {msg.timestamp:.6f} s: "
+                             "bus load is computed for classic CAN frames only")
         if bits is None:
             bits = stuffed_length(msg.arbitration_id, bytes(msg.data), msg.is_extended_id) + \
                 fb.TRAILER_BITS + fb.IFS_BITS

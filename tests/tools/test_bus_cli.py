@@ -48,6 +48,20 @@ def test_busload_table_and_measured_log(capsys: pytest.CaptureFixture[str],
     assert measured["frames"] == 800 and 30 < measured["window_load_mean_pct"] < 33
 
 
+def test_busload_of_a_log_with_a_can_fd_frame_is_refused_clearly(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import can
+
+    log = tmp_path / "fd.blf"
+    with can.Logger(str(log)) as write:
+        write(can.Message(timestamp=1.0, arbitration_id=0x11, data=bytes(8), is_extended_id=False))
+        write(can.Message(timestamp=1.001, arbitration_id=0x10, data=bytes(12), is_fd=True,
+                          is_extended_id=False))
+    assert main(["busload", "--log", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: CAN FD frame 0x10 at ") and "classic CAN frames only" in err
+
+
 def test_bussim_with_faults(capsys: pytest.CaptureFixture[str]) -> None:
     out = _json(capsys, ["bussim", "--duration", "0.1", "--json",
                          "--fault", "corrupt 0x101 at 0.05s count 3",
