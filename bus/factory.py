@@ -8,11 +8,9 @@
 """
 
 import socket
-import time
 from typing import Any
 
 import can
-from can_remote.client import RemoteBus
 
 INTERFACES = ("servobus", "virtual", "socketcan", "remote")
 SO_RCVBUFFORCE = 33  # Linux <asm-generic/socket.h>; Python's socket module does not name it
@@ -45,7 +43,9 @@ def open_bus(interface: str, channel: Any, **kwargs: Any) -> can.BusABC:
             "ip link set up vcan0)")
     try:
         if interface == "remote":
-            return _FilteringRemoteBus(channel, **kwargs)
+            from servobus.bus.remote_client import FilteringRemoteBus  # its library: only here
+
+            return FilteringRemoteBus(channel, **kwargs)
         bus = can.Bus(interface=interface, channel=channel, **kwargs)
     except (OSError, can.CanError, ValueError) as err:
         raise BusUnavailable(f"{interface} {channel}: {err}") from err
@@ -63,19 +63,3 @@ def _enlarge_receive_queue(bus: can.BusABC) -> None:
         sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, SOCKET_RCVBUF)
     except OSError:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SOCKET_RCVBUF)
-
-
-class _FilteringRemoteBus(RemoteBus):
-    """python-can-remote's client overrides recv() and so skips python-can's receive filters;
-    this applies them, so nodes behave the same on every backend."""
-
-    def recv(self, timeout: float | None = None) -> can.Message | None:
-        """Next frame that passes the filters, within the timeout."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
-            msg = super().recv(left)
-            if msg is None or self._matches_filters(msg):
-                return msg
-            if deadline is not None and left == 0.0:
-                return None
