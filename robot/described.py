@@ -97,9 +97,9 @@ class DescribedRobot:
         self._charges: BatchedCharges | None = None
         self.compiled: GurooEngine | None = None
         if self.engine == "compiled":
-            from servobus.robot.guroo_sync import GurooEngine
+            from servobus.robot import guroo_sync
 
-            self.compiled = GurooEngine(self)
+            self.compiled = guroo_sync.GurooEngine(self)
         if self.engine == "reference":
             self.medium = Medium(self.env, self.schema.bitrate,
                                  faults=FaultPlan(seed=config.seed))

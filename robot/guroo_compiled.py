@@ -64,7 +64,7 @@ def put16(out, i: int, value: int) -> None:
 def word16(data, f: int, i: int, signed: bool) -> int:
     """The little-endian 16-bit word at data[f, i]."""
     v = np.int64(data[f, i]) | (np.int64(data[f, i + 1]) << 8)
-    return v - 65536 if signed and v >= 32768 else v
+    return int(v - 65536 if signed and v >= 32768 else v)
 
 
 @register_jitable

@@ -20,7 +20,7 @@ taps (a log writer) in order, as LeanBus delivers them.
 """
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -93,7 +93,7 @@ class GurooEngine:
         robot is on its LeanBus."""
         self.robot = robot
         self.env = robot.env
-        self.central: Any = robot.nodes["CENTRAL"]
+        self.central: Any = cast(Any, robot.nodes["CENTRAL"])
         self.boards: list[Any] = [robot.nodes[n] for n in NAMES[1:-1]]
         self.servo: Any = robot.nodes["SERVO_BOARD"]
         self.clocks = {n: TimerClock(robot.env) for n in NAMES[1:]}
