@@ -144,15 +144,12 @@ class GurooEngine:
         limit = min(x for x in (nxt, None if env.until is None else env.until + 1,
                                 now + BATCH * period) if x is not None)
         n = max(0, (limit - now) // period)
-        plans = []
-        for i in range(n):
-            plan = central._plan(central._k + i)
-            if max(map(abs, plan[2])) > SERVO_RAW_MAX:
-                break
-            plans.append(plan)
-        n = len(plans)
         if n:
-            self._run(n, plans)
+            plan_w, plan_raw, plan_p = central.plan_arrays(central._k, n)
+            too_big = np.flatnonzero(np.abs(plan_p).max(axis=1) > SERVO_RAW_MAX)
+            n = int(too_big[0]) if too_big.size else n  # a codec frame: that period in Python
+            if n:
+                self._run(n, plan_w[:n], plan_raw[:n], plan_p[:n])
         self._rearm()
         return n
 
@@ -165,14 +162,12 @@ class GurooEngine:
         self.clocks["SERVO_BOARD"].call_at(servo._status_t0 + servo._status_k *
                                            servo.status_period_ns, servo._status)
 
-    def _run(self, n: int, plans: list) -> None:
+    def _run(self, n: int, plan_w: np.ndarray, plan_raw: np.ndarray, plan_p: np.ndarray
+             ) -> None:
         """n periods compiled; the nodes' state written back, the frames charged and tapped."""
         env, lean, central, servo = self.env, self.lean, self.central, self.servo
         boards, bank = self.boards, servo.servos
         t0 = env.now
-        plan_w = np.array([p[0] for p in plans], dtype=float)
-        plan_raw = np.array([p[1] for p in plans], dtype=np.int64)
-        plan_p = np.array([p[2] for p in plans], dtype=np.int64)
         rigs = [b.rig for b in boards]
         periods = np.array([r.periods for r in rigs], dtype=np.int64)
         fb_sent = np.array([b.feedback_sent for b in boards], dtype=np.int64)
