@@ -112,7 +112,8 @@ class CentralNode:
         self._k = 0
         self._t0 = 0
         self._plan_k = 0
-        self._plans: tuple[np.ndarray, ...] = (np.empty((0, DC_JOINTS)),)
+        no_plan = np.empty((0, DC_JOINTS))
+        self._plans: tuple[np.ndarray, np.ndarray, np.ndarray] = (no_plan, no_plan, no_plan)
         # (arrival ns, joint, measured, commanded counts) per feedback position, for a plot
         self.samples: list[tuple[int, int, float, float]] | None = [] if keep_samples else None
 
@@ -165,11 +166,13 @@ class CentralNode:
                 self._plans = (w, raw_w, p.astype(np.int64))
                 self._plan_k, i = k, 0
             m = min(n, len(self._plans[0]) - i)
-            parts.append(tuple(a[i:i + m] for a in self._plans))
+            w, raw_w, raw_p = self._plans
+            parts.append((w[i:i + m], raw_w[i:i + m], raw_p[i:i + m]))
             k, n = k + m, n - m
         if len(parts) == 1:
             return parts[0]
-        return tuple(np.concatenate(c) for c in zip(*parts, strict=True))  # type: ignore[return-value]
+        w, raw_w, raw_p = (np.concatenate(c) for c in zip(*parts, strict=True))
+        return w, raw_w, raw_p
 
     def _broadcast(self) -> None:
         now = self.clock.now_ns()
