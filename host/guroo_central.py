@@ -112,7 +112,8 @@ class CentralNode:
         self._k = 0
         self._t0 = 0
         self._plan_k = 0
-        self._plans: list[tuple[list[float], list[int], list[int]]] = []
+        no_plan = np.empty((0, DC_JOINTS))
+        self._plans: tuple[np.ndarray, np.ndarray, np.ndarray] = (no_plan, no_plan, no_plan)
         # (arrival ns, joint, measured, commanded counts) per feedback position, for a plot
         self.samples: list[tuple[int, int, float, float]] | None = [] if keep_samples else None
 
@@ -149,15 +150,29 @@ class CentralNode:
         """Broadcast k's set-points (cnt/s), VEL_SP words and servo words (mrad): the commands
         of its nominal instant, evaluated LOOKAHEAD broadcasts at a time (the gait is open
         loop; ``Gait.states`` gives ``state``'s numbers)."""
-        i = k - self._plan_k
-        if not 0 <= i < len(self._plans):
-            ts = [(j * self.period_ns) / 1e9 for j in range(k, k + LOOKAHEAD)]
-            w, p = self._setpoints(*self.gait.states(ts))
-            raw_w = (w / VEL_LSB).astype(np.int64)  # exact: w is a multiple of the LSB
-            self._plans = list(zip(w.tolist(), raw_w.tolist(), p.astype(np.int64).tolist(),
-                                   strict=True))
-            self._plan_k, i = k, 0
-        return self._plans[i]
+        w, raw_w, raw_p = self.plan_arrays(k, 1)
+        return w[0].tolist(), raw_w[0].tolist(), raw_p[0].tolist()
+
+    def plan_arrays(self, k: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Broadcasts k..k+n-1's rows of ``_plan`` as arrays (the same chunks of LOOKAHEAD
+        broadcasts, each evaluated when the first broadcast beyond the last one is asked for)."""
+        parts = []
+        while n > 0:
+            i = k - self._plan_k
+            if not 0 <= i < len(self._plans[0]):
+                ts = [(j * self.period_ns) / 1e9 for j in range(k, k + LOOKAHEAD)]
+                w, p = self._setpoints(*self.gait.states(ts))
+                raw_w = (w / VEL_LSB).astype(np.int64)  # exact: w is a multiple of the LSB
+                self._plans = (w, raw_w, p.astype(np.int64))
+                self._plan_k, i = k, 0
+            m = min(n, len(self._plans[0]) - i)
+            w, raw_w, raw_p = self._plans
+            parts.append((w[i:i + m], raw_w[i:i + m], raw_p[i:i + m]))
+            k, n = k + m, n - m
+        if len(parts) == 1:
+            return parts[0]
+        w, raw_w, raw_p = (np.concatenate(c) for c in zip(*parts, strict=True))
+        return w, raw_w, raw_p
 
     def _broadcast(self) -> None:
         now = self.clock.now_ns()

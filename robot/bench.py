@@ -60,8 +60,9 @@ def bench_run(seconds: float = 10.0, reference_seconds: float = 2.0) -> dict:
 
 
 def bench_described(name: str, seconds: float = 10.0, loop: str = "2002") -> dict:
-    """A described robot (`--robot NAME`) at full fidelity on its default medium (the period
-    engine's LeanBus): simulated s per wall s and per CPU s, frames per wall s."""
+    """A described robot (`--robot NAME`) at full fidelity on its default engine (GuRoo's
+    compiled engine): simulated s per wall s and per CPU s, frames per wall s, the periods
+    each engine ran (`engine_periods`, warm-up included)."""
     from servobus.robot.described import DescribedConfig, DescribedRobot
     from servobus.robot.description import ROBOTS
 
@@ -71,7 +72,9 @@ def bench_described(name: str, seconds: float = 10.0, loop: str = "2002") -> dic
     start, cpu = time.perf_counter(), time.process_time()
     robot.run(seconds)
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-    return {"robot": name, "engine": robot.engine, "loop": loop, "sim_s": seconds,
+    return {"robot": name, "engine": robot.engine,
+            **({"engine_periods": dict(robot.compiled.counts)} if robot.compiled else {}),
+            "loop": loop, "sim_s": seconds,
             "wall_s": wall, "cpu_s": cpu, "sim_s_per_wall_s": seconds / wall,
             "sim_s_per_cpu_s": seconds / cpu, "frames": robot.frames - frames,
             "frames_per_wall_s": (robot.frames - frames) / wall}

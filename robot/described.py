@@ -17,7 +17,7 @@ Robot-level fault lines (besides the bus faults of ``bus.faults``):
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from servobus.bus.busload_cyclic import busload_cyclic
 from servobus.bus.fault_runner import apply_script
@@ -35,7 +35,10 @@ from servobus.robot.description import NodeSpec, RobotDescription
 from servobus.robot.engine_run import NodeBus, python_handler
 from servobus.robot.run_log import RunLog
 
-ENGINES = ("auto", "period", "reference")
+if TYPE_CHECKING:
+    from servobus.robot.guroo_sync import GurooEngine
+
+ENGINES = ("auto", "compiled", "period", "reference")
 
 
 @dataclass
@@ -92,6 +95,11 @@ class DescribedRobot:
         self.medium: Medium | None = None
         self.lean: LeanBus | None = None
         self._charges: BatchedCharges | None = None
+        self.compiled: GurooEngine | None = None
+        if self.engine == "compiled":
+            from servobus.robot import guroo_sync
+
+            self.compiled = guroo_sync.GurooEngine(self)
         if self.engine == "reference":
             self.medium = Medium(self.env, self.schema.bitrate,
                                  faults=FaultPlan(seed=config.seed))
@@ -105,18 +113,26 @@ class DescribedRobot:
         self.log = RunLog(config.log_path, self.medium, self.lean) if config.log_path else None
 
     def _choose_engine(self, bus_faults: list[str]) -> tuple[str, str | None]:
-        """The medium that runs this robot, and why auto fell back to the reference path."""
+        """The medium that runs this robot, and why auto fell back from the compiled engine."""
         engine = self.config.engine
         if engine not in ENGINES:
-            raise ValueError(f"engine {engine!r}: use {', '.join(ENGINES)} (the compiled engine "
-                             "runs the SPEJBL schedule only)")
+            raise ValueError(f"engine {engine!r}: use {', '.join(ENGINES)}")
         why = ("bus-level faults (error frames, silent nodes) run on the reference path"
                if bus_faults else None)
-        if engine == "period" and why is not None:
-            raise ValueError(f"engine period: {why}; use --engine auto or reference")
+        if engine in ("period", "compiled") and why is not None:
+            raise ValueError(f"engine {engine}: {why}; use --engine auto or reference")
         if engine == "reference" or why is not None:
             return "reference", why if engine == "auto" else None
-        return "period", None
+        if engine == "period":
+            return "period", None
+        from servobus.robot.guroo_sync import unsupported
+
+        why = unsupported(self)
+        if why is None and self.config.realtime_factor is not None:
+            why = "a run paced to wall time (--realtime) runs period by period"
+        if engine == "compiled" and why is not None:
+            raise ValueError(f"engine compiled: {why}; use --engine auto, period or reference")
+        return ("period", why) if why is not None else ("compiled", None)
 
     def _wire(self) -> LeanBus:
         """The nodes on a LeanBus: each hears what the DBC names it a receiver of, the hot frames
@@ -130,8 +146,11 @@ class DescribedRobot:
             if fast is not None:
                 handlers.update({i: h for i, h in fast().items() if i in handlers})
             lean.attach(name, handlers)
-        for k, node in enumerate(self.nodes.values()):
-            node.start(NodeBus(lean, k), self.env)  # type: ignore[arg-type]  # a bus's send
+        if self.compiled is not None:
+            self.compiled.bind(lean)
+        for k, (name, node) in enumerate(self.nodes.items()):
+            clock = self.env if self.compiled is None else self.compiled.clock(name)
+            node.start(NodeBus(lean, k), clock)  # type: ignore[arg-type]  # a bus's send
         self._charges = BatchedCharges(self.meter)  # charged in compiled batches
         lean.charges.append(self._charges.add)
         return lean
@@ -184,6 +203,7 @@ class DescribedRobot:
             "rx_faults": sum(getattr(n, "rx_faults", 0) for n in self.nodes.values()),
             "tx_faults": sum(getattr(n, "tx_faults", 0) for n in self.nodes.values()),
             "engine": self.engine,
+            **({"engine_periods": dict(self.compiled.counts)} if self.compiled else {}),
             **({"engine_fallback": self.engine_fallback} if self.engine_fallback else {}),
             "nodes": nodes,
         }

@@ -75,8 +75,8 @@ def add_subparser(sub: Commands) -> None:
                         help="compiled: steady periods in one numba call per batch, the rest "
                              "on the period engine; period: the period engine (a lean bus of "
                              "bytes); reference: the python-can path; auto: compiled where "
-                             "supported (cascade, 2-byte MEAS), else period, else reference "
-                             "(bus faults)")
+                             "supported (spejbl: cascade, 2-byte MEAS; guroo: not --realtime), "
+                             "else period, else reference (bus faults)")
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(func=_do_run)

@@ -66,8 +66,8 @@ def test_same_seed_same_log_and_a_bad_board_is_an_error(tmp_path: Path) -> None:
     assert frames == frames_again and first["nodes"] == again["nodes"]
     with pytest.raises(FaultScriptError, match=r"guroo has boards 1\.\.6, not 9"):
         DescribedRobot(GUROO, DescribedConfig(faults=["node 9 silent at 1s"]))
-    with pytest.raises(ValueError, match="compiled engine runs the SPEJBL schedule only"):
-        DescribedRobot(GUROO, DescribedConfig(engine="compiled"))
+    with pytest.raises(ValueError, match="engine compiled: bus-level faults"):
+        DescribedRobot(GUROO, DescribedConfig(engine="compiled", faults=["node 3 silent at 1s"]))
     with pytest.raises(ValueError, match="loop"):
         DescribedRobot(GUROO, DescribedConfig(loop="1khz"))
 

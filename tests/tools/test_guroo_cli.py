@@ -29,7 +29,7 @@ def test_run_guroo_report_and_plot(capsys, tmp_path: Path) -> None:
     assert main(["run", "--robot", "guroo", "--duration", "0.2", "--json", "--plot", str(plot),
                  "--plot-joints", "4,10", "--loop", "2khz"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["robot"] == "guroo" and report["engine"] == "period"
+    assert report["robot"] == "guroo" and report["engine"] == "compiled"
     assert report["frames"] == 50 * 20 and report["nodes"]["HP_2"]["loop"] == "2khz"
     assert report["nodes"]["CENTRAL"]["broadcasts"] == 101 and plot.stat().st_size > 10_000
 
@@ -37,7 +37,8 @@ def test_run_guroo_report_and_plot(capsys, tmp_path: Path) -> None:
 @pytest.mark.parametrize(("argv", "message"), [
     (["--robot", "guroo", "--mode", "local-p"], "--mode applies to the SPEJBL robot"),
     (["--robot", "guroo", "--alpha", "2"], "--alpha applies to the SPEJBL robot"),
-    (["--robot", "guroo", "--engine", "compiled"], "compiled engine runs the SPEJBL schedule"),
+    (["--robot", "guroo", "--engine", "compiled", "--fault", "node 3 silent at 1s"],
+     "engine compiled: bus-level faults"),
     (["--loop", "2khz"], "--loop applies to --robot guroo"),
     (["--robot", "guroo", "--fault", "node 7 silent at 1s"], "guroo has boards 1..6, not 7"),
     (["--robot", "guroo", "--plot-joints", "20", "--plot", "x.png"], "feedback carries joints"),

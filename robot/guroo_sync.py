@@ -1,0 +1,255 @@
+"""The hand-over between GuRoo's Python nodes and its compiled period engine (``guroo_compiled``).
+
+The robot runs on the period engine's LeanBus; the central's broadcast timer calls
+``GurooEngine.on_broadcast`` instead of ``CentralNode._broadcast``, and the boards' and the servo
+board's timers are armed through a ``TimerClock`` that keeps their handles.  At a broadcast
+due now, n whole 2 ms periods run in one compiled call when
+
+* the bus is idle (nothing queued or in flight, no arbitration pending, the wire free by now);
+* the broadcast is on the central's grid (none late) and every node timer is on that grid;
+* no other event is due before T_n (the heap's next event once the nodes' timers are set
+  aside), T_n is within the run's limit (``env.until + 1``): a run's end never cuts a batch;
+* every servo set-point word is one the central packs itself (no schema-codec frame);
+
+else this broadcast and its period run in Python on the LeanBus (``counts["period"]``).  The
+configuration must be one the compiled loop models (``unsupported`` says why not): the shipped
+node kinds on guroo.dbc, frames with distinct IDs, a period whose frames at their longest end
+before the next broadcast.  The nodes' objects stay the truth: after a batch their state is
+written back, their timers re-armed, the frames charged to the load meter and handed to the
+taps (a log writer) in order, as LeanBus delivers them.
+"""
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+
+from servobus.bus import frame_bits as fb
+from servobus.bus.controller import DEFAULT_TX_QUEUE
+from servobus.bus.period_engine import LeanBus
+from servobus.bus.scheduler import Environment, Handle
+from servobus.host.guroo_central import SERVO_RAW_MAX, CentralNode
+from servobus.plant.guroo_node import PERIOD_NS as PWM_NS
+from servobus.plant.guroo_node import GurooBoardNode
+from servobus.plant.servo_board import ServoBoardNode
+from servobus.robot import guroo_compiled as gc
+
+if TYPE_CHECKING:
+    from servobus.robot.described import DescribedRobot
+
+BATCH = 250  # periods per compiled call at most (0.5 s)
+NAMES = ("CENTRAL", *(f"HP_{b}" for b in range(1, gc.HP + 1)), "SERVO_BOARD")
+FRAME_NAMES = (*(f"VEL_SP_{b}" for b in range(1, gc.HP + 1)), "SERVO_SP_1", "SERVO_SP_2",
+               *(f"FEEDBACK_{b}" for b in range(1, gc.HP + 1)), "SERVO_STATUS")
+
+
+class TimerClock:
+    """A node's clock on the Environment that keeps its last timer's handle (one per node)."""
+
+    def __init__(self, env: Environment) -> None:
+        self.env = env
+        self.handle: Handle | None = None
+
+    def now_ns(self) -> int:
+        """Simulated time (ns)."""
+        return self.env.now
+
+    def call_at(self, at: int, action: Callable[[], None]) -> Handle:
+        """Arm the node's timer and keep its handle."""
+        self.handle = self.env.call_at(at, action)
+        return self.handle
+
+
+def unsupported(robot: "DescribedRobot") -> str | None:
+    """Why the compiled engine cannot run this robot's steady periods (None: it can)."""
+    nodes = robot.nodes
+    kinds = (CentralNode, *([GurooBoardNode] * gc.HP), ServoBoardNode)
+    if tuple(nodes) != NAMES or any(type(nodes[n]) is not k for n, k in zip(NAMES, kinds,
+                                                                             strict=True)):
+        return "nodes other than GuRoo's central, five high-power boards and servo board"
+    if not all(nodes[n].fast for n in NAMES[1:-1]):  # type: ignore[attr-defined]
+        return "a board on the reference kernel"
+    schema = robot.schema
+    ids = [int(schema.message(n).frame_id) for n in FRAME_NAMES]
+    if len(set(ids)) != len(ids) or DEFAULT_TX_QUEUE < gc.HP + 2:
+        return "frames that share an ID, or a transmit queue too short for a broadcast"
+    central: Any = nodes["CENTRAL"]
+    period = central.period_ns
+    worst = sum(fb.worst_case_bits(schema.message(n).length) for n in FRAME_NAMES)
+    if worst * (10**9 // schema.bitrate) >= period:
+        return "a period whose frames at their longest may end after the next broadcast"
+    boards: list[Any] = [nodes[n] for n in NAMES[1:-1]]
+    servo: Any = nodes["SERVO_BOARD"]
+    if any(b._feedback_ns % period for b in boards) or servo.status_period_ns % period:
+        return "node timers off the broadcast grid"
+    return None
+
+
+class GurooEngine:
+    """Runs GuRoo's steady periods in compiled batches, the rest on its LeanBus."""
+
+    def __init__(self, robot: "DescribedRobot") -> None:
+        """Take over the central's broadcast timer (before the nodes start); ``bind`` once the
+        robot is on its LeanBus."""
+        self.robot = robot
+        self.env = robot.env
+        self.central: Any = cast(Any, robot.nodes["CENTRAL"])
+        self.boards: list[Any] = [robot.nodes[n] for n in NAMES[1:-1]]
+        self.servo: Any = robot.nodes["SERVO_BOARD"]
+        self.clocks = {n: TimerClock(robot.env) for n in NAMES[1:]}
+        self.counts = {"compiled": 0, "period": 0}
+        self.lean: LeanBus = None  # type: ignore[assignment]
+        self.central._broadcast = self.on_broadcast
+        schema = robot.schema
+        self.ids = np.array([int(schema.message(n).frame_id) for n in FRAME_NAMES],
+                            dtype=np.int64)
+        self.frames = np.zeros((BATCH * gc.FRAMES_PER_PERIOD, 7), dtype=np.int64)
+        self.data = np.zeros((BATCH * gc.FRAMES_PER_PERIOD, 8), dtype=np.uint8)
+        self.samples_i = np.zeros((BATCH * gc.DC, 2), dtype=np.int64)
+        self.samples_f = np.zeros((BATCH * gc.DC, 2))
+
+    def clock(self, name: str) -> Any:
+        """The clock node `name` starts on: the boards' and servo board's keep their timers."""
+        return self.clocks.get(name, self.env)
+
+    def bind(self, lean: LeanBus) -> None:
+        """The LeanBus the robot runs on (its senders in NAMES order)."""
+        if tuple(lean.names) != NAMES:
+            raise ValueError(f"the compiled engine needs the nodes {NAMES} in that order")
+        self.lean = lean
+
+    def on_broadcast(self) -> None:
+        """The central's timer: a compiled batch from here, or this period in Python."""
+        n = self._batch()
+        if n == 0:
+            self.counts["period"] += 1
+            CentralNode._broadcast(self.central)
+            return
+        self.counts["compiled"] += n
+
+    def _batch(self) -> int:
+        """Run as many periods compiled as may from now (the module docstring); how many."""
+        env, lean, central = self.env, self.lean, self.central
+        now, period = env.now, central.period_ns
+        if env.realtime_factor is not None or lean._pool or lean._arbitration is not None or \
+                lean._busy or lean.free_at > now or any(lean._queued) or \
+                central._t0 + central._k * period != now:
+            return 0
+        handles = [c.handle for c in self.clocks.values()]
+        if any(h is None or h.time < now or (h.time - central._t0) % period for h in handles):
+            return 0
+        for h in handles:
+            h.cancel()  # type: ignore[union-attr]
+        nxt = env.peek()
+        limit = min(x for x in (nxt, None if env.until is None else env.until + 1,
+                                now + BATCH * period) if x is not None)
+        n = max(0, (limit - now) // period)
+        if n:
+            plan_w, plan_raw, plan_p = central.plan_arrays(central._k, n)
+            too_big = np.flatnonzero(np.abs(plan_p).max(axis=1) > SERVO_RAW_MAX)
+            n = int(too_big[0]) if too_big.size else n  # a codec frame: that period in Python
+            if n:
+                self._run(n, plan_w[:n], plan_raw[:n], plan_p[:n])
+        self._rearm()
+        return n
+
+    def _rearm(self) -> None:
+        """The boards' and servo board's next timers (as their own code arms them)."""
+        for b, board in enumerate(self.boards):
+            self.clocks[NAMES[1 + b]].call_at(board._t0 + (board.feedback_sent + 1) *
+                                              board._feedback_ns, board._feedback)
+        servo = self.servo
+        self.clocks["SERVO_BOARD"].call_at(servo._status_t0 + servo._status_k *
+                                           servo.status_period_ns, servo._status)
+
+    def _run(self, n: int, plan_w: np.ndarray, plan_raw: np.ndarray, plan_p: np.ndarray
+             ) -> None:
+        """n periods compiled; the nodes' state written back, the frames charged and tapped."""
+        env, lean, central, servo = self.env, self.lean, self.central, self.servo
+        boards, bank = self.boards, servo.servos
+        t0 = env.now
+        rigs = [b.rig for b in boards]
+        periods = np.array([r.periods for r in rigs], dtype=np.int64)
+        fb_sent = np.array([b.feedback_sent for b in boards], dtype=np.int64)
+        ram = servo.ram
+        words = np.array(ram.words, dtype=np.int64)
+        pulses = np.array(ram.pulse_us, dtype=np.int64)
+        sint = np.array([ram.updates, ram.status, servo.frames, servo.updates, bank.t_ns,
+                         servo._status_k], dtype=np.int64)
+        sc = np.array([bank._kp, bank._kd, bank._j, bank._tau, bank._speed, bank._dt])
+        cint = np.array([central.id_mismatches,
+                         -1 if central.servo_updates is None else central.servo_updates,
+                         -1 if central.servo_status is None else central.servo_status,
+                         central.broadcasts, central._k], dtype=np.int64)
+        cfl = np.array([central._commanded, central._sent_w, central._err_sq, central._err_max,
+                        [float(x) for x in central._err_n]], dtype=float)
+        boards_all = range(1, gc.HP + 2)
+        last_seen = np.array([central._last_seen[b] for b in boards_all], dtype=np.int64)
+        silent = np.array([central._silent[b] for b in boards_all], dtype=np.bool_)
+        faults = np.array([central.servo_faults[b] for b in boards_all], dtype=np.int64)
+        hp = range(1, gc.HP + 1)
+        tripped = np.array([central._tripped[b] for b in hp], dtype=np.bool_)
+        trips = np.array([central.trips[b] for b in hp], dtype=np.int64)
+        limits = np.array([central.limit_frames[b] for b in hp], dtype=np.int64)
+        bus = np.array([lean.free_at, 0, 0, central._t_sent], dtype=np.int64)
+        gc.forward_c(
+            n, t0, central.period_ns, lean.bit_ns, self.ids, bus, plan_w, plan_raw, plan_p,
+            tuple(r.ram for r in rigs), tuple(r.rom for r in rigs),
+            tuple(r.params for r in rigs), tuple(r.state for r in rigs),
+            tuple(r.istate for r in rigs), periods,
+            np.array([b._t0 for b in boards], dtype=np.int64), PWM_NS, fb_sent,
+            boards[0]._feedback_ns, bank.theta, bank.omega, bank.ref, bank.max_error,
+            bank.step_ns, sc, words, pulses, sint, servo._status_t0, servo.status_period_ns,
+            cint, cfl, last_seen, silent, faults, tripped, trips, limits,
+            (central.silent_after + 1) * central.feedback_period_ns,
+            central.samples is not None, self.frames, self.data, self.samples_i,
+            self.samples_f)
+        for rig, p in zip(rigs, periods.tolist(), strict=True):
+            rig.periods = p
+        for board, sent in zip(boards, fb_sent.tolist(), strict=True):
+            board.feedback_sent = sent
+        ram.words, ram.pulse_us = words.tolist(), pulses.tolist()
+        ram.updates, ram.status, servo.frames, servo.updates, bank.t_ns, servo._status_k = \
+            sint.tolist()
+        (central.id_mismatches, updates, status, central.broadcasts, central._k) = cint.tolist()
+        central.servo_updates = None if updates < 0 else updates
+        central.servo_status = None if status < 0 else status
+        central._commanded, central._sent_w, central._err_sq, central._err_max = \
+            (row.tolist() for row in cfl[:4])
+        central._err_n = [int(x) for x in cfl[4].tolist()]
+        central._t_sent = int(bus[3])
+        for k, b in enumerate(boards_all):
+            central._last_seen[b] = int(last_seen[k])
+            central._silent[b] = bool(silent[k])
+            central.servo_faults[b] = int(faults[k])
+        for k, b in enumerate(hp):
+            central._tripped[b] = bool(tripped[k])
+            central.trips[b] = int(trips[k])
+            central.limit_frames[b] = int(limits[k])
+        if central.samples is not None:
+            s = int(bus[gc.B_SAMPLES])
+            central.samples.extend(
+                (t, j, x, c) for (t, j), (x, c) in zip(self.samples_i[:s].tolist(),
+                                                       self.samples_f[:s].tolist(), strict=True))
+        self._deliver(int(bus[gc.B_FRAMES]))
+        lean.free_at = int(bus[gc.B_FREE])
+        env.advance(int(self.frames[int(bus[gc.B_FRAMES]) - 1, gc.F_END]))
+        env.call_at(t0 + n * central.period_ns, central._broadcast)
+
+    def _deliver(self, count: int) -> None:
+        """The batch's frames to the load meter and the taps, in order (as LeanBus._deliver)."""
+        lean, robot = self.lean, self.robot
+        frames = self.frames[:count]
+        lean.frames += count
+        if robot._charges is not None:
+            robot._charges.flush()
+        robot.meter.charge_batch(np.ascontiguousarray(frames[:, gc.F_START]),
+                                 np.ascontiguousarray(frames[:, gc.F_BUSY]),
+                                 frames[:, gc.F_BITS] + fb.TRAILER_BITS + fb.IFS_BITS)
+        if lean.taps:
+            rows = frames.tolist()
+            data = self.data[:count]
+            for f, (start, end, busy, can_id, sender, _, dlc) in enumerate(rows):
+                payload = data[f, :dlc].tobytes()
+                for tap in lean.taps:
+                    tap(start, end, busy, can_id, payload, sender)
