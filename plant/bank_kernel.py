@@ -24,6 +24,22 @@ engine that inlines ``run_bank_lean``, and it turns the reference's ZeroDivision
 inf/NaN).  What remains is the reference's own arithmetic: 13 divisions per period (~1 ns each),
 the RC filter's ~9 dependent updates and the 6 conversions (~28 ns together), the shaft's 4
 segments (~27 ns); docs/profile.md.
+
+Third pass (issue 11, same method): the period loop indexes its arrays with unsigned indices
+(``_u``: every index there is >= 0, and numba then drops its negative-index wraparound, two
+instructions per access); the moving sum's head is incremented without the 32-bit wrap (it
+stays in [0, MA_LEN)); the averaged segment's constants (5 divisions) are computed only in
+averaged mode, where LLVM had hoisted them into every period; the scratch arrays are
+``np.empty`` (every row read is written first).  Call by call against the second pass, same
+process, under load: 12-board bank 84-90 -> 78-82 ns per board-period (minimums), ~8 %; same
+bits.  Tried and dropped: advancing boards in lockstep (the period bodies of 2, 3 or 4 boards in
+one loop, generated from this one with each board's operations unchanged: 4-11 % slower, the
+boards' ~50 live values each no longer fit the registers), so the gain expected from
+overlapping the boards' dependent chains is not there at period granularity: the out-of-order
+core already overlaps what it can within one board's period, and a finer interleave (segment by
+segment) would need the boards' control flow in lockstep; the firmware's own ``pwm_isr`` on RAM
+instead of the locals (1.8x slower); dropping the zero checks of divisions whose divisor cannot
+be 0 (no gain).  A period with one segment (duty 0 or full) costs ~45 % of one with five.
 """
 
 import math
