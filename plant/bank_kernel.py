@@ -24,6 +24,22 @@ engine that inlines ``run_bank_lean``, and it turns the reference's ZeroDivision
 inf/NaN).  What remains is the reference's own arithmetic: 13 divisions per period (~1 ns each),
 the RC filter's ~9 dependent updates and the 6 conversions (~28 ns together), the shaft's 4
 segments (~27 ns); docs/profile.md.
+
+Third pass (issue 11, same method): the period loop indexes its arrays with unsigned indices
+(``_u``: every index there is >= 0, and numba then drops its negative-index wraparound, two
+instructions per access); the moving sum's head is incremented without the 32-bit wrap (it
+stays in [0, MA_LEN)); the averaged segment's constants (5 divisions) are computed only in
+averaged mode, where LLVM had hoisted them into every period; the scratch arrays are
+``np.empty`` (every row read is written first).  Call by call against the second pass, same
+process, under load: 12-board bank 84-90 -> 78-82 ns per board-period (minimums), ~8 %; same
+bits.  Tried and dropped: advancing boards in lockstep (the period bodies of 2, 3 or 4 boards in
+one loop, generated from this one with each board's operations unchanged: 4-11 % slower, the
+boards' ~50 live values each no longer fit the registers), so the gain expected from
+overlapping the boards' dependent chains is not there at period granularity: the out-of-order
+core already overlaps what it can within one board's period, and a finer interleave (segment by
+segment) would need the boards' control flow in lockstep; the firmware's own ``pwm_isr`` on RAM
+instead of the locals (1.8x slower); dropping the zero checks of divisions whose divisor cannot
+be 0 (no gain).  A period with one segment (duty 0 or full) costs ~45 % of one with five.
 """
 
 import math
@@ -40,6 +56,12 @@ from servobus.plant.sensors import POT_CODES, TWO_PI
 
 
 @register_jitable
+def _u(index):
+    """An index known to be >= 0 as unsigned: numba then skips its negative-index wraparound."""
+    return np.uint64(index)
+
+
+@register_jitable
 def _adc_push(ram, head, total, vc, zero, cpa, off_after, max_code):
     """One ADC conversion of the filtered signal into the decimator (locals head, total)."""
     amps_seen = vc + off_after
@@ -48,11 +70,11 @@ def _adc_push(ram, head, total, vc, zero, cpa, off_after, max_code):
         code = 0
     elif code > max_code:
         code = max_code
-    oldest = ram[m.MA_BUF0 + head]
+    oldest = ram[_u(m.MA_BUF0 + head)]
     total = i32.add(i32.sub(total, oldest), code)
-    ram[m.MA_BUF0 + head] = code
-    head = i32.add(head, 1)
-    if i32.eq(head, m.MA_LEN):
+    ram[_u(m.MA_BUF0 + head)] = code
+    head += 1  # head stays in [0, MA_LEN): i32.add's wrap is the identity
+    if head == m.MA_LEN:
         head = 0
     return head, total
 
@@ -238,36 +260,36 @@ def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
         target = step
         if not first:  # the sample at kT follows the controller
             head, total = _adc_push(ram, head, total, vc, zero, cpa, off_after, max_code)
+        if averaged:  # one AVERAGED segment at the duty's voltage: this period's constants
+            _state_constants(consts, hb.AVERAGED, v_supply * duty / top_f, kt, r, load, fc,
+                             jr_c)
         for s in range(n_seg):
-            end = ends[s]
-            seg = states[s]
+            end = ends[_u(s)]
+            seg = states[_u(s)]
             counts = end - start
             conducting = seg != hb.OPEN
-            if seg == hb.AVERAGED:  # the duty's voltage: this period's constants
-                _state_constants(consts, hb.AVERAGED, v_supply * duty / top_f, kt, r, load,
-                                 fc, jr_c)
             row = seg * ROW
-            v = consts[row + V]
+            v = consts[_u(row + V)]
             w0 = omega
             at_rest = not (w0 > 0.0 or w0 < 0.0)
-            if locked or (at_rest and consts[row + STUCK] != 0.0):
-                i = consts[row + V_OVER_R]
+            if locked or (at_rest and consts[_u(row + STUCK)] != 0.0):
+                i = consts[_u(row + V_OVER_R)]
             else:
-                if w0 > 0.0 or (at_rest and consts[row + NET] > 0.0):
-                    w_end, w_turn = consts[row + W_FWD], consts[row + W_BACK]
+                if w0 > 0.0 or (at_rest and consts[_u(row + NET)] > 0.0):
+                    w_end, w_turn = consts[_u(row + W_FWD)], consts[_u(row + W_BACK)]
                 else:
-                    w_end, w_turn = consts[row + W_BACK], consts[row + W_FWD]
+                    w_end, w_turn = consts[_u(row + W_BACK)], consts[_u(row + W_FWD)]
                 if conducting:
                     rate = rate_c
-                    decay = tab_c[counts]
+                    decay = tab_c[_u(counts)]
                 else:
                     rate = rate_o
-                    decay = tab_o[counts]
-                dt = tab_dt[counts]
+                    decay = tab_o[_u(counts)]
+                dt = tab_dt[_u(counts)]
                 w1 = w_end + (w0 - w_end) * decay
                 dtheta = w_end * dt + (w0 - w_end) * (1.0 - decay) / rate
                 if w0 != 0.0 and (w1 > 0.0) != (w0 > 0.0):
-                    if consts[row + STUCK] != 0.0:
+                    if consts[_u(row + STUCK)] != 0.0:
                         w1 = 0.0
                     else:  # the shaft turns over: the friction of the new direction
                         w_end = w_turn
@@ -285,13 +307,13 @@ def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
             i2_sum += i * i * counts
             while adc_j < n_adc and target <= end:  # the filter to each ADC instant
                 if t < target:
-                    vc = x + (vc - x) * tab_rc[target - t]
+                    vc = x + (vc - x) * tab_rc[_u(target - t)]
                     t = target
                 head, total = _adc_push(ram, head, total, vc, zero, cpa, off_after, max_code)
                 adc_j += 1
                 target += step
             if t < end:
-                vc = x + (vc - x) * tab_rc[end - t]
+                vc = x + (vc - x) * tab_rc[_u(end - t)]
                 t = end
             start = end
         heat = i2_sum / top * bridge
@@ -322,9 +344,9 @@ def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
 def run_bank_lean(rams, roms, params, states, istates, tables, counts, trace_i, trace_f):
     """Advance each board b of a bank by counts[b] PWM periods (``rig.run_bank``'s signature
     and results; the traces are not written, as there)."""
-    ends = np.zeros(hb.MAX_SEGMENTS, dtype=np.int64)
-    seg_states = np.zeros(hb.MAX_SEGMENTS, dtype=np.int64)
-    consts = np.zeros(ROW * hb.MAX_SEGMENTS)
+    ends = np.empty(hb.MAX_SEGMENTS, dtype=np.int64)
+    seg_states = np.empty(hb.MAX_SEGMENTS, dtype=np.int64)
+    consts = np.empty(ROW * hb.MAX_SEGMENTS)
     for b in range(rams.shape[0]):
         if counts[b] > 0:
             _board(rams[b], roms[b], params[b], states[b], istates[b], tables[b], counts[b],
