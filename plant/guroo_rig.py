@@ -14,12 +14,11 @@ Per timer-1 period (10 us, 100 kHz):
 the reference path runs it in CPython one period per call; they must agree bit for bit.
 
 ``run_periods_lean`` is the same simulation with the hot state in locals (the fast path's and
-the compiled engine's kernel, ~1.5x faster): the reference reads and writes the timer
-interrupt's variables and the motors' state through ``ram`` and ``state`` every period, and
-its compare selection is a branch on the feathering pattern (mispredicted a few times per 16
-periods).  Here FEATHER, TIMER_COUNT, APPLY_IN, FEATHERED, the outputs and the compare values
-and each motor's i, omega, theta and filter voltage stay in registers between control loops,
-the compare selection is a select, and ``ram``/``state`` are written back before the
+the compiled engine's kernel, ~1.5x faster): the reference's timer interrupt reads and writes
+``ram`` every period (FEATHERED up to three times, FEATHER, TIMER_COUNT, APPLY_IN, CMPR), chains
+of loads waiting on stores that cost about as much as the three motors (docs/profile.md).  Here
+those variables, the applied outputs and each motor's i, omega, theta and filter voltage stay
+in registers between control loops, and ``ram``/``state`` are written back before the
 firmware's own functions run (sample, bl_control, apply_outputs, pdpint_isr) and at the end.
 Every integer and floating-point operation is the reference's, in the same order.
 """
