@@ -12,6 +12,15 @@ Per timer-1 period (10 us, 100 kHz):
 
 ``run_periods`` is one plain function: the fast path compiles it (numba, many periods per call),
 the reference path runs it in CPython one period per call; they must agree bit for bit.
+
+``run_periods_lean`` is the same simulation with the hot state in locals (the fast path's and
+the compiled engine's kernel, ~1.5x faster): the reference's timer interrupt reads and writes
+``ram`` every period (FEATHERED up to three times, FEATHER, TIMER_COUNT, APPLY_IN, CMPR), chains
+of loads waiting on stores that cost about as much as the three motors (docs/profile.md).  Here
+those variables, the applied outputs and each motor's i, omega, theta and filter voltage stay
+in registers between control loops, and ``ram``/``state`` are written back before the
+firmware's own functions run (sample, bl_control, apply_outputs, pdpint_isr) and at the end.
+Every integer and floating-point operation is the reference's, in the same order.
 """
 
 import math
@@ -21,6 +30,7 @@ from numba.extending import register_jitable
 
 from servobus.firmware import guroo_board as fw
 from servobus.firmware import guroo_memory as g
+from servobus.firmware import int16 as i16
 from servobus.plant import guroo_build as b
 from servobus.plant.kernel_cache import cached_njit
 from servobus.plant.prng import next_uniform
@@ -122,7 +132,88 @@ def run_periods(ram, rom, params, state, istate, n: int) -> None:
             fw.pdpint_isr(ram)
 
 
-run_periods_fast = cached_njit(run_periods)
+@register_jitable
+def compare(fc: int, counter: int, high: int, low: int) -> tuple[int, int]:
+    """The timer interrupt's compare value of one motor and its FEATHERED increment."""
+    hit = fc < counter
+    return (high if hit else low), (1 if hit else 0)
+
+
+@register_jitable
+def motor(c, i: float, w: float, th: float, vc: float, v: float, floating: bool):
+    """One motor over one period (the reference's loop body): new i, omega, theta, vc, vs."""
+    i1, w1, dth = motor_period(c, i, w, v, floating)
+    vs = c[19] * abs(i1)
+    return i1, w1, th + dth, filtered(c[20], vc, vs), vs
+
+
+@register_jitable
+def outputs(ram):
+    """The applied outputs as locals: (high, low, counter, direction) of the three motors."""
+    return (ram[g.PWM_HIGH], ram[g.PWM_HIGH + 1], ram[g.PWM_HIGH + 2],
+            ram[g.PWM_LOW], ram[g.PWM_LOW + 1], ram[g.PWM_LOW + 2],
+            ram[g.COUNTER], ram[g.COUNTER + 1], ram[g.COUNTER + 2],
+            ram[g.DIR], ram[g.DIR + 1], ram[g.DIR + 2])
+
+
+@register_jitable
+def run_periods_lean(ram, rom, params, state, istate, n: int) -> None:
+    """Simulate n timer-1 periods of firmware + plant (``guroo_rig.run_periods``'s results)."""
+    c = constants(params)
+    v_step, trip_v = c[16], c[21]
+    ticks, reset = rom[g.R_LOOP_TICKS], rom[g.R_RESET_FEATHER] != 0
+    fc, tc, apply_in = ram[g.FEATHER], ram[g.TIMER_COUNT], ram[g.APPLY_IN]
+    feathered = ram[g.FEATHERED]
+    h0, h1, h2, l0, l1, l2, n0, n1, n2, d0, d1, d2 = outputs(ram)
+    c0, c1, c2 = ram[g.CMPR], ram[g.CMPR + 1], ram[g.CMPR + 2]
+    i0, w0, t0, v0 = state[0, b.S_I], state[0, b.S_OMEGA], state[0, b.S_THETA], state[0, b.S_VC]
+    i1, w1, t1, v1 = state[1, b.S_I], state[1, b.S_OMEGA], state[1, b.S_THETA], state[1, b.S_VC]
+    i2, w2, t2, v2 = state[2, b.S_I], state[2, b.S_OMEGA], state[2, b.S_THETA], state[2, b.S_VC]
+    floating = ram[g.TRIPPED] != 0
+    for _ in range(n):
+        if apply_in > 0:  # timer_isr
+            apply_in = i16.sub16(apply_in, 1)
+            if apply_in == 0:
+                fw.apply_outputs(ram)
+                h0, h1, h2, l0, l1, l2, n0, n1, n2, d0, d1, d2 = outputs(ram)
+        c0, f0 = compare(fc, n0, h0, l0)
+        c1, f1 = compare(fc, n1, h1, l1)
+        c2, f2 = compare(fc, n2, h2, l2)
+        feathered += f0 + f1 + f2
+        fc = i16.add16(fc, 1) & 15
+        tc = i16.add16(tc, 1)
+        if tc >= ticks:  # loop_due
+            tc = 0
+            if reset:
+                fc = 0
+            ram[g.FEATHER], ram[g.TIMER_COUNT], ram[g.APPLY_IN] = fc, tc, apply_in
+            ram[g.FEATHERED] = feathered
+            ram[g.CMPR], ram[g.CMPR + 1], ram[g.CMPR + 2] = c0, c1, c2
+            state[0, b.S_I], state[0, b.S_OMEGA], state[0, b.S_THETA] = i0, w0, t0
+            state[1, b.S_I], state[1, b.S_OMEGA], state[1, b.S_THETA] = i1, w1, t1
+            state[2, b.S_I], state[2, b.S_OMEGA], state[2, b.S_THETA] = i2, w2, t2
+            state[0, b.S_VC], state[1, b.S_VC], state[2, b.S_VC] = v0, v1, v2
+            sample(ram, params, state, istate)
+            fw.bl_control(ram, rom)
+            apply_in = ram[g.APPLY_IN]
+            h0, h1, h2, l0, l1, l2, n0, n1, n2, d0, d1, d2 = outputs(ram)
+        i0, w0, t0, v0, s0 = motor(c, i0, w0, t0, v0, d0 * c0 * v_step, floating)
+        i1, w1, t1, v1, s1 = motor(c, i1, w1, t1, v1, d1 * c1 * v_step, floating)
+        i2, w2, t2, v2, s2 = motor(c, i2, w2, t2, v2, d2 * c2 * v_step, floating)
+        if s0 > trip_v or s1 > trip_v or s2 > trip_v:
+            fw.pdpint_isr(ram)
+            floating = True
+    ram[g.FEATHER], ram[g.TIMER_COUNT], ram[g.APPLY_IN] = fc, tc, apply_in
+    ram[g.FEATHERED] = feathered
+    ram[g.CMPR], ram[g.CMPR + 1], ram[g.CMPR + 2] = c0, c1, c2
+    state[0, b.S_I], state[0, b.S_OMEGA], state[0, b.S_THETA] = i0, w0, t0
+    state[1, b.S_I], state[1, b.S_OMEGA], state[1, b.S_THETA] = i1, w1, t1
+    state[2, b.S_I], state[2, b.S_OMEGA], state[2, b.S_THETA] = i2, w2, t2
+    state[0, b.S_VC], state[1, b.S_VC], state[2, b.S_VC] = v0, v1, v2
+
+
+run_periods_fast = cached_njit(run_periods)  # the reference, compiled
+run_periods_lean_fast = cached_njit(run_periods_lean)
 
 
 class GurooRig:
@@ -146,7 +237,7 @@ class GurooRig:
         """Advance `periods` timer periods; the reference path runs one period per call."""
         args = (self.ram, self.rom, self.params, self.state, self.istate)
         if fast:
-            run_periods_fast(*args, periods)
+            run_periods_lean_fast(*args, periods)
         else:
             for _ in range(periods):
                 run_periods(*args, 1)

@@ -14,8 +14,8 @@ A period from its broadcast instant T (the bus idle, every timer of the robot on
 
 Every frame of a period ends before the next (``guroo_sync`` checks the worst case), so this is
 what the LeanBus computes event by event (``tests/robot/test_guroo_engine.py``: equal logs).
-The functions are the nodes' own compiled kernels (``run_periods``, ``run_steps``, the firmware's
-``can_rx`` and ``pulse_width``) and their Python arithmetic in the same order.
+The functions are the nodes' own compiled kernels (``run_periods_lean``, ``run_steps``, the
+firmware's ``can_rx`` and ``pulse_width``) and their Python arithmetic in the same order.
 """
 
 import numpy as np
@@ -30,7 +30,7 @@ from servobus.firmware import servo_board as sfw
 from servobus.plant import guroo_rig, rc_servo
 from servobus.plant.kernel_cache import cached_njit
 
-run_periods = guroo_rig.run_periods
+run_periods = guroo_rig.run_periods_lean  # the reference's results, hot state in locals
 run_steps = register_jitable(rc_servo.run_steps)
 pulse_width = register_jitable(sfw.pulse_width)
 
