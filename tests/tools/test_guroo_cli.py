@@ -68,7 +68,9 @@ def test_central_and_boards_as_node_commands_on_one_bus(capsys, monkeypatch) -> 
         build_node(spec, GUROO.schema(), DescribedConfig())
     opened = when_opened(monkeypatch, factory)
     common = ["--interface", "virtual", "--channel", "guroo-nodes", "--json"]
-    central = threading.Thread(target=main, args=(["central", "--duration", "1.5", *common],))
+    # the central outlives the boards' 1.5 s by 0.5 s: boards that a loaded machine started
+    # late still hear its set-points for their whole run
+    central = threading.Thread(target=main, args=(["central", "--duration", "2.0", *common],))
     central.start()
     assert opened.wait(timeout=60)
     boards = [["hp-board", "--board", str(b), "--duration", "1.5", *common] for b in (1, 2)]
