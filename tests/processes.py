@@ -41,6 +41,32 @@ def wait_for(condition: Callable[[], bool], what: str, timeout_s: float = 120.0)
         time.sleep(0.05)
 
 
+def waiting_for_frames(process: subprocess.Popen) -> bool:
+    """Whether `process` sleeps in its receive wait (a select or poll): the frames queued to it
+    so far are read.  A process with frames queued never sleeps there, however descheduled.
+    Where the kernel does not say where it sleeps (user-mode Linux: `um_set_signals`; or
+    hidden: 0), sleeping is taken as that wait (these processes sleep nowhere else)."""
+    proc = Path(f"/proc/{process.pid}")
+    stat = (proc / "stat").read_text()
+    wchan = (proc / "wchan").read_text() if (proc / "wchan").exists() else "0"
+    where_said = wchan != "0" and not wchan.startswith("um_")
+    return stat[stat.rindex(")") + 2] == "S" and (
+        not where_said or "select" in wchan or "poll" in wchan)
+
+
+def wait_until_read(process: subprocess.Popen) -> None:
+    """Until `process` (a node or recorder on a real bus) has read the frames queued to it:
+    waiting for frames at three looks 50 ms apart (a fixed sleep was a guess a slow guest
+    could outlast)."""
+    looks = [False] * 3
+
+    def idle() -> bool:
+        looks.append(waiting_for_frames(process))
+        return all(looks[-3:])
+
+    wait_for(idle, "the process to read its frames")
+
+
 def stop(nodes: list[subprocess.Popen]) -> list[dict]:
     """Ctrl-C every node and return their JSON reports."""
     for node in nodes:

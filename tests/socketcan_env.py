@@ -5,17 +5,20 @@ import re
 import signal
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 import can
 import pytest
 
 from servobus.bus.factory import socketcan_available
+from servobus.bus.schema import Schema
 from tests.processes import wait_for
 
 CHANNEL = "vcan0"
 CANDUMP_LINE = re.compile(r"\((\d+\.\d+)\) (\S+) ([0-9A-F]+)#([0-9A-F]*)")
+PROBE_ID = 0x1FFFFFFF  # an extended ID no node sends: Candump's start-up probe
+PROBE = f" {CHANNEL} {PROBE_ID:08X}#"
+SCHEMA = Schema()
 GUEST = "python3 ci/vcan_guest.py -- python3 -m pytest -m socketcan"
 
 
@@ -41,7 +44,15 @@ class Candump:
         self._file = tempfile.NamedTemporaryFile("w+", suffix=".log")
         self.proc = subprocess.Popen(["candump", "-L", "-r", "8388608", CHANNEL],
                                      stdout=self._file, text=True)
-        time.sleep(0.2)  # its socket is bound before anything is sent
+        # its socket is bound once it prints a probe sent after it started (a fixed 0.2 s was
+        # a guess a slow guest could outlast); the probes are left out of what it saw
+        with can.Bus(interface="socketcan", channel=CHANNEL) as probe:
+            def heard() -> bool:
+                assert self.proc.poll() is None, "candump exited"
+                probe.send(can.Message(arbitration_id=PROBE_ID, is_extended_id=True))
+                return PROBE in Path(self._file.name).read_text()
+
+            wait_for(heard, "candump to listen")
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -52,8 +63,16 @@ class Candump:
         self._file.close()
 
     def text(self) -> str:
-        """What candump wrote so far."""
-        return Path(self._file.name).read_text()
+        """What candump wrote so far (whole lines), the start-up probes left out."""
+        text = Path(self._file.name).read_text()
+        return "".join(line for line in text[:text.rfind("\n") + 1].splitlines(keepends=True)
+                       if PROBE not in line)
+
+    def count(self, prefix: str) -> int:
+        """How many of the frames printed so far are messages whose name starts with `prefix`."""
+        ids = {f"{m.frame_id:03X}" for m in SCHEMA.db.messages if m.name.startswith(prefix)}
+        return sum(m[3] in ids for m in map(CANDUMP_LINE.fullmatch, self.text().splitlines())
+                   if m)
 
     def wait_for_frames(self, count: int) -> None:
         """Until candump has printed `count` frames (it flushes every line)."""

