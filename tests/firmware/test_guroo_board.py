@@ -115,7 +115,10 @@ def test_pi_output_saturates_at_the_pwm_range(sp: int, delta: int, ref: int, pos
     out = fw.pi_output(ram, rom, 0, delta)
     assert -g.U_MAX <= out <= g.U_MAX
     assert abs(wrap32(int(ram[g.REF]) - (pos << 4))) <= rom[g.R_IERR_MAX]  # REF held near
-    if sp >= 0 and delta <= 0 and wrap32(ref - (pos << 4)) >= 0:
+    # the position error as the DSP computes it: the reference advanced by this loop's step
+    # (no remainder carried yet), minus the position in Q4, wrapped to 32 bits
+    sp_q4 = sp * int(rom[g.R_SP_NUM]) // int(rom[g.R_SP_DEN])
+    if sp >= 0 and delta <= 0 and wrap32(ref + sp_q4 - (pos << 4)) >= 0:
         assert out >= 0
 
 
