@@ -1,5 +1,9 @@
 """Shared fixtures: firmware ROM images of the default board, one per sensing variant; no
-hypothesis deadline (a wall-clock limit per example fails at random on a loaded machine)."""
+hypothesis deadline (a wall-clock limit per example fails at random on a loaded machine); under
+CI (the CI environment variable set, as .ci/run does) hypothesis derandomized: the same examples
+every run, so a red CI is reproducible, while local runs go on exploring new ones."""
+
+import os
 
 import numpy as np
 import pytest
@@ -10,7 +14,8 @@ from servobus.presets.firmware_image import build_rom
 from servobus.presets.servos import HSR_5995TG
 
 settings.register_profile("servobus", deadline=None)
-settings.load_profile("servobus")
+settings.register_profile("ci", deadline=None, derandomize=True)
+settings.load_profile("ci" if os.environ.get("CI") else "servobus")
 
 ROMS = {s: build_rom(HSR_5995TG, DEFAULT_BOARD, s) for s in SENSING_CHOICES}
 
