@@ -48,14 +48,13 @@ from servobus.plant.board_bank import due_counts
 from servobus.plant.board_node import STATUS_PERIOD_NS
 from servobus.plant.kernel_cache import cached_njit
 from servobus.presets.firmware_image import Q12_AMP
+from servobus.robot.frame_rows import F_BITS, F_BUSY, F_DLC, F_END, F_ID, F_SENDER, F_START
 
 ENGINE_SOURCES = tuple(Path(__file__).parent.parent / folder  # what the loop inlines
                        for folder in ("firmware", "plant", "host", "bus", "robot", "presets"))
 FRAMES_PER_PERIOD = 28  # TICK, 12 MEAS, 3 ACTUATION, 12 STATUS
 # per-period columns of `periods`
 P_TICK_END, P_LAST_MEAS, P_LAST_EVENT = range(3)
-# per-frame columns of `frames`
-F_START, F_END, F_BUSY, F_ID, F_SENDER, F_BITS, F_DLC = range(7)
 # `bus` state: free_at (in/out), frames written (out), limit events (out)
 B_FREE, B_FRAMES, B_LIMIT = range(3)
 # `signals`: the DBC's iw signal (scale, offset, range) and MEAS6 current (scale, offset)

@@ -42,6 +42,7 @@ from servobus.host.host_node import PeriodRecord
 from servobus.host.pid import ANTI_WINDUP, PidBank
 from servobus.plant.board_node import STATUS_PERIOD_NS, BoardNode
 from servobus.robot import engine_compiled as ec
+from servobus.robot.frame_rows import COLUMNS, hand_over
 
 if TYPE_CHECKING:
     from servobus.robot.assembly import Robot
@@ -209,7 +210,7 @@ class CompiledEngine:
         self.cpa = np.array([b.rig.counts_per_amp for b in robot.boards], dtype=float)
         self.signals = signals(schema)
         self.periods = np.zeros((BATCH, 3), dtype=np.int64)
-        self.frames = np.zeros((BATCH * ec.FRAMES_PER_PERIOD, 7), dtype=np.int64)
+        self.frames = np.zeros((BATCH * ec.FRAMES_PER_PERIOD, COLUMNS), dtype=np.int64)
         self.data = np.zeros((BATCH * ec.FRAMES_PER_PERIOD, 8), dtype=np.uint8)
         self.bus = np.zeros(3, dtype=np.int64)
         self.player = np.zeros(2)
@@ -323,14 +324,4 @@ class CompiledEngine:
     def _deliver(self, count: int) -> None:
         """The batch's frames to the load meter and the taps, in order (as LeanBus._deliver;
         the robot's only charge is its meter's, which has charged the boot period's frames)."""
-        lean = self.lean
-        frames = self.frames[:count]
-        self.robot.meter.charge_batch(frames[:, ec.F_START], frames[:, ec.F_BUSY],
-                                      frames[:, ec.F_BITS] + fb.TRAILER_BITS + fb.IFS_BITS)
-        if lean.taps:
-            rows = frames.tolist()
-            data = self.data[:count]
-            for f, (start, end, busy, can_id, sender, _, dlc) in enumerate(rows):
-                payload = data[f, :dlc].tobytes()
-                for tap in lean.taps:
-                    tap(start, end, busy, can_id, payload, sender)
+        hand_over(self.frames[:count], self.data[:count], self.robot.meter, self.lean.taps)

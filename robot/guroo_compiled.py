@@ -29,6 +29,7 @@ from servobus.firmware import int16, int32
 from servobus.firmware import servo_board as sfw
 from servobus.plant import guroo_rig, rc_servo
 from servobus.plant.kernel_cache import cached_njit
+from servobus.robot.frame_rows import F_BITS, F_BUSY, F_DLC, F_END, F_ID, F_SENDER, F_START
 
 run_periods = guroo_rig.run_periods_lean  # the reference's results, hot state in locals
 run_steps = register_jitable(rc_servo.run_steps)
@@ -40,8 +41,6 @@ DC = 3 * HP
 FRAMES_PER_PERIOD = 2 * HP + 3  # VEL_SP x5, SERVO_SP x2, FEEDBACK x5, SERVO_STATUS
 # ids: VEL_SP_1..5, SERVO_SP_1..2, FEEDBACK_1..5, SERVO_STATUS
 K_VEL, K_SERVO, K_FB, K_STATUS = 0, HP, HP + 2, 2 * HP + 2
-# frame rows
-F_START, F_END, F_BUSY, F_ID, F_SENDER, F_BITS, F_DLC = range(7)
 # bus: the wire's free instant, frames written, samples written
 B_FREE, B_FRAMES, B_SAMPLES = range(3)
 # central's integers: id mismatches, servo updates, servo status (-1: never heard), broadcasts, k

@@ -33,6 +33,7 @@ from servobus.plant.guroo_node import PERIOD_NS as PWM_NS
 from servobus.plant.guroo_node import GurooBoardNode
 from servobus.plant.servo_board import ServoBoardNode
 from servobus.robot import guroo_compiled as gc
+from servobus.robot.frame_rows import COLUMNS, F_END, hand_over
 
 if TYPE_CHECKING:
     from servobus.robot.described import DescribedRobot
@@ -103,7 +104,7 @@ class GurooEngine:
         schema = robot.schema
         self.ids = np.array([int(schema.message(n).frame_id) for n in FRAME_NAMES],
                             dtype=np.int64)
-        self.frames = np.zeros((BATCH * gc.FRAMES_PER_PERIOD, 7), dtype=np.int64)
+        self.frames = np.zeros((BATCH * gc.FRAMES_PER_PERIOD, COLUMNS), dtype=np.int64)
         self.data = np.zeros((BATCH * gc.FRAMES_PER_PERIOD, 8), dtype=np.uint8)
         self.samples_i = np.zeros((BATCH * gc.DC, 2), dtype=np.int64)
         self.samples_f = np.zeros((BATCH * gc.DC, 2))
@@ -233,23 +234,12 @@ class GurooEngine:
                                                        self.samples_f[:s].tolist(), strict=True))
         self._deliver(int(bus[gc.B_FRAMES]))
         lean.free_at = int(bus[gc.B_FREE])
-        env.advance(int(self.frames[int(bus[gc.B_FRAMES]) - 1, gc.F_END]))
+        env.advance(int(self.frames[int(bus[gc.B_FRAMES]) - 1, F_END]))
         env.call_at(t0 + n * central.period_ns, central._broadcast)
 
     def _deliver(self, count: int) -> None:
         """The batch's frames to the load meter and the taps, in order (as LeanBus._deliver)."""
-        lean, robot = self.lean, self.robot
-        frames = self.frames[:count]
-        lean.frames += count
-        if robot._charges is not None:
-            robot._charges.flush()
-        robot.meter.charge_batch(np.ascontiguousarray(frames[:, gc.F_START]),
-                                 np.ascontiguousarray(frames[:, gc.F_BUSY]),
-                                 frames[:, gc.F_BITS] + fb.TRAILER_BITS + fb.IFS_BITS)
-        if lean.taps:
-            rows = frames.tolist()
-            data = self.data[:count]
-            for f, (start, end, busy, can_id, sender, _, dlc) in enumerate(rows):
-                payload = data[f, :dlc].tobytes()
-                for tap in lean.taps:
-                    tap(start, end, busy, can_id, payload, sender)
+        self.lean.frames += count
+        if self.robot._charges is not None:
+            self.robot._charges.flush()
+        hand_over(self.frames[:count], self.data[:count], self.robot.meter, self.lean.taps)

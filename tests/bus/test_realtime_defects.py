@@ -21,6 +21,7 @@ from servobus.host.trajectory import Player, default_gait
 from servobus.plant.board_bank import BoardBank
 from servobus.plant.board_node import BoardNode
 from servobus.plant.build import PlantOptions
+from tests.fakes import ListBus
 
 MS = 1_000_000
 
@@ -88,20 +89,6 @@ class FakeClock:
             self.now = at
             action()
         self.now = t
-
-
-class ListBus(can.BusABC):
-    """Keeps what is sent."""
-
-    def __init__(self) -> None:
-        super().__init__(channel="list")
-        self.sent: list[can.Message] = []
-
-    def send(self, msg: can.Message, timeout: float | None = None) -> None:
-        self.sent.append(msg)
-
-    def _recv_internal(self, timeout: float | None):
-        return None, False
 
 
 def test_a_tick_arriving_as_the_busy_host_frees_up_is_handled_in_order() -> None:

@@ -8,6 +8,7 @@ from servobus.bus.scheduler import Environment
 from servobus.bus.schema import Schema, shipped_dbc
 from servobus.bus.sim_interface import SimBus
 from servobus.plant.guroo_node import GurooBoardNode
+from tests.fakes import LateClock, ListBus
 
 SCHEMA = Schema(shipped_dbc("guroo.dbc"), required=("VEL_SP_1",))
 
@@ -97,44 +98,12 @@ def test_board_node_on_a_real_time_runner() -> None:
     assert node.report()["setpoints_received"] == 1
 
 
-class LateClock:
-    """A clock whose timers fire `late_ns` after they are due (a preempted process)."""
-
-    def __init__(self, late_ns: int) -> None:
-        self.now, self.late_ns, self.timers = 0, late_ns, []
-
-    def now_ns(self) -> int:
-        return self.now
-
-    def call_at(self, at: int, action) -> None:
-        self.timers.append((at, action))
-
-    def fire_next(self) -> None:
-        at, action = self.timers.pop(0)
-        self.now = at + self.late_ns
-        action()
-
-
-class KeepBus(can.BusABC):
-    """Keeps what is sent."""
-
-    def __init__(self) -> None:
-        super().__init__(channel="keep")
-        self.sent: list[can.Message] = []
-
-    def send(self, msg: can.Message, timeout: float | None = None) -> None:
-        self.sent.append(msg)
-
-    def _recv_internal(self, timeout: float | None):
-        return None, False
-
-
 def test_a_late_feedback_timer_carries_the_state_at_its_own_instant() -> None:
     """CI's failure: a feedback fired 1 ms late carried 1 ms more travel (x_3 = -1608 at 0.2 s
     for -8000 cnt/s); the frame is late, the positions are those of its 4 ms instant."""
     payloads = []
     for late_ns in (0, 1_000_000, 3_900_000):
-        clock, bus = LateClock(late_ns), KeepBus()
+        clock, bus = LateClock(late_ns), ListBus()
         node = GurooBoardNode(SCHEMA, 1, filter_bus=False)
         node.start(bus, clock)
         node.on_message(SCHEMA.encode("VEL_SP_1", {"w_1": 32000, "w_2": 0, "w_3": -8000,

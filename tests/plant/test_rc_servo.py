@@ -18,6 +18,7 @@ from servobus.host.guroo_central import CentralNode
 from servobus.host.guroo_trajectory import default_walk
 from servobus.plant.rc_servo import RCServoBank
 from servobus.plant.servo_board import ServoBoardNode
+from tests.fakes import LateClock
 
 SCHEMA = Schema(shipped_dbc("guroo.dbc"), required=("SERVO_SP_1",))
 MS = 1_000_000
@@ -129,25 +130,6 @@ def test_central_drives_the_servo_board_through_the_walk() -> None:
     assert central.servo_updates is not None and central.servo_status == 0
 
 
-class _LateClock:
-    """now_ns and call_at on a hand-driven time line; every timer fires `late` ns after due."""
-
-    def __init__(self, late: int) -> None:
-        self.now, self.late, self.timers = 0, late, []
-
-    def now_ns(self) -> int:
-        return self.now
-
-    def call_at(self, at: int, action) -> None:
-        self.timers.append((at, action))
-
-    def fire_next(self) -> int:
-        at, action = self.timers.pop(0)
-        self.now = at + self.late
-        action()
-        return at
-
-
 def test_servo_status_keeps_its_absolute_grid_when_fired_late() -> None:
     """A SERVO_STATUS sent 1 ms late does not move the next ones: 4, 8, 12 ms from boot."""
     import can
@@ -155,7 +137,7 @@ def test_servo_status_keeps_its_absolute_grid_when_fired_late() -> None:
     schema = Schema(shipped_dbc("guroo.dbc"), required=("SERVO_SP_1",))
     bus = can.Bus(interface="virtual", channel="servo-grid")
     try:
-        node, clock = ServoBoardNode(schema), _LateClock(late=1_000_000)
+        node, clock = ServoBoardNode(schema), LateClock(late=1_000_000)
         node.start(bus, clock)
         due = [clock.fire_next() for _ in range(3)]
     finally:
