@@ -156,6 +156,17 @@ def outputs(ram):
             ram[g.DIR], ram[g.DIR + 1], ram[g.DIR + 2])
 
 
+@register_jitable(inline="always")
+def store(ram, state, timer, cmpr, m0, m1, m2) -> None:
+    """The lean kernel's locals back into RAM and the plant state: the timer words (FEATHER,
+    TIMER_COUNT, APPLY_IN, FEATHERED), the compare values, each motor's i, omega, theta, vc."""
+    ram[g.FEATHER], ram[g.TIMER_COUNT], ram[g.APPLY_IN], ram[g.FEATHERED] = timer
+    ram[g.CMPR], ram[g.CMPR + 1], ram[g.CMPR + 2] = cmpr
+    state[0, b.S_I], state[0, b.S_OMEGA], state[0, b.S_THETA], state[0, b.S_VC] = m0
+    state[1, b.S_I], state[1, b.S_OMEGA], state[1, b.S_THETA], state[1, b.S_VC] = m1
+    state[2, b.S_I], state[2, b.S_OMEGA], state[2, b.S_THETA], state[2, b.S_VC] = m2
+
+
 @register_jitable
 def run_periods_lean(ram, rom, params, state, istate, n: int) -> None:
     """Simulate n timer-1 periods of firmware + plant (``guroo_rig.run_periods``'s results)."""
@@ -186,13 +197,8 @@ def run_periods_lean(ram, rom, params, state, istate, n: int) -> None:
             tc = 0
             if reset:
                 fc = 0
-            ram[g.FEATHER], ram[g.TIMER_COUNT], ram[g.APPLY_IN] = fc, tc, apply_in
-            ram[g.FEATHERED] = feathered
-            ram[g.CMPR], ram[g.CMPR + 1], ram[g.CMPR + 2] = c0, c1, c2
-            state[0, b.S_I], state[0, b.S_OMEGA], state[0, b.S_THETA] = i0, w0, t0
-            state[1, b.S_I], state[1, b.S_OMEGA], state[1, b.S_THETA] = i1, w1, t1
-            state[2, b.S_I], state[2, b.S_OMEGA], state[2, b.S_THETA] = i2, w2, t2
-            state[0, b.S_VC], state[1, b.S_VC], state[2, b.S_VC] = v0, v1, v2
+            store(ram, state, (fc, tc, apply_in, feathered), (c0, c1, c2), (i0, w0, t0, v0),
+                  (i1, w1, t1, v1), (i2, w2, t2, v2))
             sample(ram, params, state, istate)
             fw.bl_control(ram, rom)
             apply_in = ram[g.APPLY_IN]
@@ -203,13 +209,8 @@ def run_periods_lean(ram, rom, params, state, istate, n: int) -> None:
         if s0 > trip_v or s1 > trip_v or s2 > trip_v:
             fw.pdpint_isr(ram)
             floating = True
-    ram[g.FEATHER], ram[g.TIMER_COUNT], ram[g.APPLY_IN] = fc, tc, apply_in
-    ram[g.FEATHERED] = feathered
-    ram[g.CMPR], ram[g.CMPR + 1], ram[g.CMPR + 2] = c0, c1, c2
-    state[0, b.S_I], state[0, b.S_OMEGA], state[0, b.S_THETA] = i0, w0, t0
-    state[1, b.S_I], state[1, b.S_OMEGA], state[1, b.S_THETA] = i1, w1, t1
-    state[2, b.S_I], state[2, b.S_OMEGA], state[2, b.S_THETA] = i2, w2, t2
-    state[0, b.S_VC], state[1, b.S_VC], state[2, b.S_VC] = v0, v1, v2
+    store(ram, state, (fc, tc, apply_in, feathered), (c0, c1, c2), (i0, w0, t0, v0),
+          (i1, w1, t1, v1), (i2, w2, t2, v2))
 
 
 run_periods_fast = cached_njit(run_periods)  # the reference, compiled
