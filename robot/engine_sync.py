@@ -42,6 +42,7 @@ from servobus.host.host_node import PeriodRecord
 from servobus.host.pid import ANTI_WINDUP, PidBank
 from servobus.plant.board_node import STATUS_PERIOD_NS, BoardNode
 from servobus.robot import engine_compiled as ec
+from servobus.robot.deferred_signals import deferred_signals
 from servobus.robot.frame_rows import COLUMNS, hand_over
 
 if TYPE_CHECKING:
@@ -243,8 +244,9 @@ class CompiledEngine:
                 BoardNode._status(node)
             self._python_tick()
             return
-        self.counts["compiled"] += n
-        self._run(n)
+        with deferred_signals():  # a batch and its write-back are one step for an interrupt
+            self.counts["compiled"] += n
+            self._run(n)
 
     def _batch(self) -> int:
         """How many periods from now may run compiled (see the module docstring)."""

@@ -33,6 +33,7 @@ from servobus.plant.guroo_node import PERIOD_NS as PWM_NS
 from servobus.plant.guroo_node import GurooBoardNode
 from servobus.plant.servo_board import ServoBoardNode
 from servobus.robot import guroo_compiled as gc
+from servobus.robot.deferred_signals import deferred_signals
 from servobus.robot.frame_rows import COLUMNS, F_END, hand_over
 
 if TYPE_CHECKING:
@@ -121,12 +122,13 @@ class GurooEngine:
 
     def on_broadcast(self) -> None:
         """The central's timer: a compiled batch from here, or this period in Python."""
-        n = self._batch()
+        with deferred_signals():  # a batch and its write-back are one step for an interrupt
+            n = self._batch()
+            if n:
+                self.counts["compiled"] += n
         if n == 0:
             self.counts["period"] += 1
             CentralNode._broadcast(self.central)
-            return
-        self.counts["compiled"] += n
 
     def _batch(self) -> int:
         """Run as many periods compiled as may from now (the module docstring); how many."""

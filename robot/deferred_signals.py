@@ -1,0 +1,34 @@
+"""SIGINT and SIGTERM held back while a compiled batch and its bookkeeping run: the numba call
+changes the nodes' arrays in place and Python then writes the rest back (counters, frames to the
+meter and the log, the clock); an interrupt between the two would leave a report and a log that
+disagree.  A signal received inside is handed to the handler in force once the block ends."""
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def deferred_signals() -> Iterator[None]:
+    """Hold SIGINT/SIGTERM for the block (main thread only; elsewhere Python delivers no signal
+    handlers' exceptions anyway), then deliver them in order to the handlers in force before."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[tuple[int, FrameType | None]] = []
+    previous = {sig: signal.signal(sig, lambda s, f: held.append((s, f))) for sig in SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        for sig, frame in held:
+            handler = previous[sig]
+            if callable(handler):
+                handler(sig, frame)
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(sig)
