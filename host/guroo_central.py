@@ -153,9 +153,13 @@ class CentralNode:
         w, raw_w, raw_p = self.plan_arrays(k, 1)
         return w[0].tolist(), raw_w[0].tolist(), raw_p[0].tolist()
 
-    def plan_arrays(self, k: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def plan_arrays(self, k: int, n: int, servo_max: int | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Broadcasts k..k+n-1's rows of ``_plan`` as arrays (the same chunks of LOOKAHEAD
-        broadcasts, each evaluated when the first broadcast beyond the last one is asked for)."""
+        broadcasts, each evaluated when the first broadcast beyond the last one is asked for);
+        with `servo_max`, the rows end before the first whose servo word exceeds it in
+        magnitude, and no chunk past that row is evaluated (so the broadcast that row is sent
+        by finds the chunk it would have found)."""
         parts = []
         while n > 0:
             i = k - self._plan_k
@@ -167,6 +171,10 @@ class CentralNode:
                 self._plan_k, i = k, 0
             m = min(n, len(self._plans[0]) - i)
             w, raw_w, raw_p = self._plans
+            if servo_max is not None:
+                big = np.flatnonzero(np.abs(raw_p[i:i + m]).max(axis=1) > servo_max)
+                if big.size:
+                    m, n = int(big[0]), int(big[0])
             parts.append((w[i:i + m], raw_w[i:i + m], raw_p[i:i + m]))
             k, n = k + m, n - m
         if len(parts) == 1:

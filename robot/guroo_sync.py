@@ -148,9 +148,9 @@ class GurooEngine:
                                 now + BATCH * period) if x is not None)
         n = max(0, (limit - now) // period)
         if n:
-            plan_w, plan_raw, plan_p = central.plan_arrays(central._k, n)
-            too_big = np.flatnonzero(np.abs(plan_p).max(axis=1) > SERVO_RAW_MAX)
-            n = int(too_big[0]) if too_big.size else n  # a codec frame: that period in Python
+            # up to a period whose servo word needs the codec: that period runs in Python
+            plan_w, plan_raw, plan_p = central.plan_arrays(central._k, n, SERVO_RAW_MAX)
+            n = len(plan_w)
             if n:
                 self._run(n, plan_w[:n], plan_raw[:n], plan_p[:n])
         self._rearm()
