@@ -11,7 +11,8 @@
 
 The board's simulation is advanced lazily (whole 10 us timer periods since boot): to
 ``clock.now_ns()`` before every frame it handles, to the feedback's own instant at its timer (a
-late process delays the frame, not the state it carries), so the node runs the same in the
+late process delays the frame, not the state it carries, unless a frame handled meanwhile ran
+the board further), so the node runs the same in the
 lockstep simulator and on a real bus (bus.realtime).  A frame that does not decode is counted in
 ``rx_faults``, never raised; a refused send in ``tx_faults``.
 
@@ -124,7 +125,8 @@ class GurooBoardNode:
 
     def _feedback(self) -> None:
         # the state at the feedback's own instant: a process that runs late delays the frame,
-        # not the board's clock (in lockstep the two are the same)
+        # not the board's clock (in lockstep the two are the same); only a set-point handled in
+        # the meantime has already run the board to its own, later arrival
         self.advance(self._t0 + (self.feedback_sent + 1) * self._feedback_ns)
         if self._send_data is None:
             send_or_count(self.bus, self.schema.encode(f"FEEDBACK_{self.board}",

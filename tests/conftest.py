@@ -1,7 +1,7 @@
 """Shared fixtures: firmware ROM images of the default board, one per sensing variant; no
 hypothesis deadline (a wall-clock limit per example fails at random on a loaded machine); under
-CI (the CI environment variable set, as .ci/run does) hypothesis derandomized: the same examples
-every run, so a red CI is reproducible, while local runs go on exploring new ones."""
+CI (the CI environment variable 1 or true, as .ci/run sets it) hypothesis derandomized: the
+same examples every run, so a red CI is reproducible, while local runs go on exploring."""
 
 import os
 
@@ -15,7 +15,8 @@ from servobus.presets.servos import HSR_5995TG
 
 settings.register_profile("servobus", deadline=None)
 settings.register_profile("ci", deadline=None, derandomize=True)
-settings.load_profile("ci" if os.environ.get("CI") else "servobus")
+UNDER_CI = os.environ.get("CI", "").lower() in ("1", "true")
+settings.load_profile("ci" if UNDER_CI else "servobus")
 
 ROMS = {s: build_rom(HSR_5995TG, DEFAULT_BOARD, s) for s in SENSING_CHOICES}
 

@@ -93,8 +93,12 @@ def test_board_node_on_a_real_time_runner() -> None:
     assert len(feedback) == (200_000_000 - node._t0) // 4_000_000
     last = feedback[-1]
     t = 0.004 * len(feedback)
-    assert 0.9 * 32000 * t - 500 < last["x_1"] < 32000 * t  # the state at the k-th 4 ms instant
-    assert -8000 * t < last["x_3"] < 0.9 * -8000 * t + 300
+    # the state at the last 4 ms instant: each joint short of its set-point's travel; both set
+    # off when the process first read the set-point (a stall delays both alike), so they keep
+    # the set-points' ratio -4 to within the loop's lag (272 counts at 0.2 s in lockstep)
+    assert 0.25 * 32000 * t < last["x_1"] < 32000 * t
+    assert -8000 * t < last["x_3"] < 0
+    assert abs(last["x_1"] + 4 * last["x_3"]) <= 400
     assert node.report()["setpoints_received"] == 1
 
 
