@@ -110,3 +110,19 @@ def test_periods_cut_for_the_codec_keep_the_plan_chunks_of_the_reference(
     periods = compiled["engine_periods"]
     assert periods["period"] > 20 and periods["compiled"] > 20  # cut often, batches between
     assert frames_c == frames_r
+
+
+def test_a_full_batch_of_250_periods_equals_the_reference(tmp_path: Path) -> None:
+    """One piece long enough for batches of BATCH periods (the frame and sample buffers filled
+    exactly), then a short one: the same log, report and samples."""
+    from servobus.robot.guroo_sync import BATCH
+
+    compiled, frames_c, robot_c = _run(tmp_path / "c.log", [1.1, 0.01])
+    reference, frames_r, robot_r = _run(tmp_path / "r.log", [1.1, 0.01], engine="reference")
+    assert compiled["engine_periods"]["compiled"] > 2 * BATCH == 500
+    assert frames_c == frames_r
+    strip = [{k: v for k, v in r.items() if k not in (*ENGINE_FIELDS, "bus_load_pct")}
+             for r in (compiled, reference)]
+    assert strip[0] == strip[1]
+    samples = [r.nodes["CENTRAL"].samples for r in (robot_c, robot_r)]  # type: ignore[attr-defined]
+    assert samples[0] == samples[1]
