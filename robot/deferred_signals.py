@@ -26,9 +26,9 @@ def deferred_signals() -> Iterator[None]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-        for sig, frame in held:
-            handler = previous[sig]
-            if callable(handler):
-                handler(sig, frame)
-            elif handler == signal.SIG_DFL:
-                signal.raise_signal(sig)
+        for number, frame in held:
+            before = previous[signal.Signals(number)]
+            if callable(before):
+                before(number, frame)
+            elif before == signal.SIG_DFL:
+                signal.raise_signal(number)
