@@ -115,6 +115,13 @@ def _robot(args: argparse.Namespace) -> Robot | DescribedRobot:
     if max(args.plot_joints) > guroo.DC_JOINTS:
         raise ServobusError(f"--plot-joints {args.plot_joints}: GuRoo's feedback carries joints "
                             f"1..{guroo.DC_JOINTS} (the DC joints)")
+    from servobus.plant.guroo_rig import run_periods_lean_fast
+    from servobus.plant.rc_servo import run_steps_fast
+    from servobus.robot.guroo_compiled import forward_c
+
+    if not args.json and not is_cached(run_periods_lean_fast, run_steps_fast, forward_c):
+        print("compiling the boards' kernel, the servos and the compiled engine "
+              "(first run only, cached) ...", file=sys.stderr)
     return DescribedRobot(ROBOTS[args.robot], DescribedConfig(
         seed=args.seed, faults=args.fault, log_path=args.log, realtime_factor=args.realtime,
         keep_records=bool(args.plot), loop=args.loop, gait_path=args.trajectory,
