@@ -16,7 +16,9 @@ SIGNALS = (signal.SIGINT, signal.SIGTERM)
 def deferred_signals() -> Iterator[None]:
     """Hold SIGINT/SIGTERM for the block (main thread only; elsewhere Python delivers no signal
     handlers' exceptions anyway), then deliver them in order to the handlers in force before."""
-    if threading.current_thread() is not threading.main_thread():
+    # a handler installed from outside Python (getsignal: None) could not be restored: no hold
+    if threading.current_thread() is not threading.main_thread() or \
+            any(signal.getsignal(sig) is None for sig in SIGNALS):
         yield
         return
     held: list[tuple[int, FrameType | None]] = []
