@@ -12,6 +12,7 @@ from typing import Any, Protocol
 import can
 
 from servobus.bus.medium import Medium
+from servobus.bus.schema import Decoded, Schema, SchemaError
 from servobus.bus.sim_interface import SimBus
 
 
@@ -55,3 +56,22 @@ def send_or_count(bus: can.BusABC, msg: can.Message, owner: Any) -> None:
         bus.send(msg)
     except can.CanError:
         owner.tx_faults += 1
+
+
+def send_data_or_count(send_data: Callable[[int, bytes], None], can_id: int, data: bytes,
+                       owner: Any) -> None:
+    """``send_or_count`` on a bus that takes bytes (the period engine's ``send_data``)."""
+    try:
+        send_data(can_id, data)
+    except can.CanError:
+        owner.tx_faults += 1
+
+
+def decode_or_count(schema: Schema, msg: can.Message, owner: Any) -> Decoded | None:
+    """A received frame decoded; one that does not decode (unknown ID, wrong DLC) is counted in
+    owner.rx_faults and gives None."""
+    try:
+        return schema.decode(msg)
+    except SchemaError:
+        owner.rx_faults += 1
+        return None

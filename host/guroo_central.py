@@ -32,8 +32,8 @@ from typing import Any
 import can
 import numpy as np
 
-from servobus.bus.node import Clock, send_or_count
-from servobus.bus.schema import Schema, SchemaError
+from servobus.bus.node import Clock, decode_or_count, send_data_or_count, send_or_count
+from servobus.bus.schema import Schema
 from servobus.host.guroo_trajectory import DC_JOINTS, JOINTS, Gait
 from servobus.presets import guroo as pre
 
@@ -214,10 +214,7 @@ class CentralNode:
             send_or_count(self.bus, can.Message(arbitration_id=can_id, data=data,
                                                 is_extended_id=False), self)
             return
-        try:
-            self._send_data(can_id, data)
-        except can.CanError:
-            self.tx_faults += 1
+        send_data_or_count(self._send_data, can_id, data, self)
 
     def _send_msg(self, name: str, values: dict[str, Any]) -> None:
         """A frame through the schema codec (its range check: SchemaError on a bad value)."""
@@ -233,11 +230,10 @@ class CentralNode:
 
     def on_message(self, msg: can.Message) -> None:
         """Feedback, servo status and announce frames; anything undecodable is counted."""
-        try:
-            values = self.schema.decode(msg).values
-        except SchemaError:
-            self.rx_faults += 1
+        decoded = decode_or_count(self.schema, msg, self)
+        if decoded is None:
             return
+        values = decoded.values
         now = self.clock.now_ns()
         can_id = msg.arbitration_id
         if can_id in self._feedback:

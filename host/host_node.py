@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import can
 import numpy as np
 
-from servobus.bus.node import Clock, send_or_count
+from servobus.bus.node import Clock, decode_or_count, send_data_or_count, send_or_count
 from servobus.bus.schema import (
     COMMANDS,
     JOINTS,
@@ -27,7 +27,6 @@ from servobus.bus.schema import (
     MODES,
     TICK,
     Schema,
-    SchemaError,
     actuation_name,
     meas_name,
 )
@@ -101,10 +100,8 @@ class HostNode:
 
     def _handle(self, msg: can.Message, now: int) -> None:
         """Process a frame that arrived at `now` (ns)."""
-        try:
-            decoded = self.schema.decode(msg)
-        except SchemaError:
-            self.rx_faults += 1
+        decoded = decode_or_count(self.schema, msg, self)
+        if decoded is None:
             return
         if msg.arbitration_id == self._tick_id:
             ended, self._period_end = self._period_end, None
@@ -182,10 +179,7 @@ class HostNode:
         if self._send_data is None:
             send_or_count(self.bus, self.schema.encode(name, values), self)
             return
-        try:
-            self._send_data(*self.schema.encode_data(name, values))
-        except can.CanError:
-            self.tx_faults += 1
+        send_data_or_count(self._send_data, *self.schema.encode_data(name, values), self)
 
     def _drain_backlog(self) -> None:
         """Serve frames that waited while busy; only the newest tick's period is kept."""

@@ -26,8 +26,8 @@ from collections.abc import Callable
 
 import can
 
-from servobus.bus.node import Clock, send_or_count
-from servobus.bus.schema import Schema, SchemaError
+from servobus.bus.node import Clock, decode_or_count, send_data_or_count, send_or_count
+from servobus.bus.schema import Schema
 from servobus.firmware import guroo_board as fw
 from servobus.firmware import guroo_memory as g
 from servobus.plant.guroo_rig import GurooRig
@@ -89,11 +89,10 @@ class GurooBoardNode:
             return
         if msg.arbitration_id != self._sp_id or msg.is_extended_id:
             return
-        try:
-            v = self.schema.decode(msg).values
-        except SchemaError:
-            self.rx_faults += 1
+        decoded = decode_or_count(self.schema, msg, self)
+        if decoded is None:
             return
+        v = decoded.values
         self.advance()
         words = [round(float(v[f"w_{j}"]) / self._w_lsb) for j in self.joints]
         self.rig.set_velocity((words[0], words[1], words[2]), int(v[f"seq_{self.board}"]))
@@ -132,10 +131,8 @@ class GurooBoardNode:
             send_or_count(self.bus, self.schema.encode(f"FEEDBACK_{self.board}",
                                                        self.feedback_values()), self)
         else:
-            try:
-                self._send_data(self._feedback_id, WORDS.pack(*self.feedback_words()))
-            except can.CanError:
-                self.tx_faults += 1
+            send_data_or_count(self._send_data, self._feedback_id,
+                               WORDS.pack(*self.feedback_words()), self)
         self.feedback_sent += 1
         self.clock.call_at(self._t0 + (self.feedback_sent + 1) * self._feedback_ns,
                            self._feedback)

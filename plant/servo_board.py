@@ -25,8 +25,8 @@ import can
 import numpy as np
 from can.typechecking import CanFilter
 
-from servobus.bus.node import Clock, send_or_count
-from servobus.bus.schema import Schema, SchemaError
+from servobus.bus.node import Clock, decode_or_count, send_data_or_count, send_or_count
+from servobus.bus.schema import Schema
 from servobus.firmware import servo_board as fw
 from servobus.plant.rc_servo import RCServoBank
 from servobus.presets import guroo as preset
@@ -78,11 +78,10 @@ class ServoBoardNode:
         frame = self._frames.get(msg.arbitration_id)
         if frame is None:
             return
-        try:
-            values = self.schema.decode(msg).values
-        except SchemaError:
-            self.rx_faults += 1
+        decoded = decode_or_count(self.schema, msg, self)
+        if decoded is None:
             return
+        values = decoded.values
         first = FIRST_JOINT + 4 * (frame - 1)
         self._setpoints(frame, [round(values[f"p_{first + i}"] * 1000)
                                 for i in range(fw.WORDS_PER_FRAME)])
@@ -112,10 +111,8 @@ class ServoBoardNode:
             send_or_count(self.bus, self.schema.encode("SERVO_STATUS", {
                 "updates": updates, "servo_status": status}), self)
         else:
-            try:
-                self._send_data(self._status_id, STATUS.pack(updates, status))
-            except can.CanError:
-                self.tx_faults += 1
+            send_data_or_count(self._send_data, self._status_id, STATUS.pack(updates, status),
+                               self)
         self._status_k += 1  # an absolute grid from boot: a late status shifts no later one
         self.clock.call_at(self._status_t0 + self._status_k * self.status_period_ns, self._status)
 
