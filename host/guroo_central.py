@@ -45,7 +45,6 @@ VEL_SP = struct.Struct("<hhhH")  # three velocity words, the broadcast count
 FEEDBACK = struct.Struct("<hhhH")  # three position words, the status word
 SERVO_SP = struct.Struct("<hhhh")  # four position words (1 mrad)
 SERVO_STATUS = struct.Struct("<BB")  # updates mod 256, status byte
-SERVO_RAW_MAX = 32766  # |p| beyond this: the schema codec's range check decides (float edge)
 LOOKAHEAD = 125  # broadcasts whose commands are evaluated at once (0.25 s at 2 ms)
 VEL_MIN, VEL_MAX = -32768 * VEL_LSB, 32767 * VEL_LSB
 SERVO_LSB_RAD = 0.001
@@ -153,13 +152,9 @@ class CentralNode:
         w, raw_w, raw_p = self.plan_arrays(k, 1)
         return w[0].tolist(), raw_w[0].tolist(), raw_p[0].tolist()
 
-    def plan_arrays(self, k: int, n: int, servo_max: int | None = None
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def plan_arrays(self, k: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Broadcasts k..k+n-1's rows of ``_plan`` as arrays (the same chunks of LOOKAHEAD
-        broadcasts, each evaluated when the first broadcast beyond the last one is asked for);
-        with `servo_max`, the rows end before the first whose servo word exceeds it in
-        magnitude, and no chunk past that row is evaluated (so the broadcast that row is sent
-        by finds the chunk it would have found)."""
+        broadcasts, each evaluated when the first broadcast beyond the last one is asked for)."""
         parts = []
         while n > 0:
             i = k - self._plan_k
@@ -171,10 +166,6 @@ class CentralNode:
                 self._plan_k, i = k, 0
             m = min(n, len(self._plans[0]) - i)
             w, raw_w, raw_p = self._plans
-            if servo_max is not None:
-                big = np.flatnonzero(np.abs(raw_p[i:i + m]).max(axis=1) > servo_max)
-                if big.size:
-                    m, n = int(big[0]), int(big[0])
             parts.append((w[i:i + m], raw_w[i:i + m], raw_p[i:i + m]))
             k, n = k + m, n - m
         if len(parts) == 1:
@@ -194,12 +185,7 @@ class CentralNode:
             j = 3 * b
             self._send(can_id, VEL_SP.pack(raw_w[j], raw_w[j + 1], raw_w[j + 2], seq))
         for half, can_id in enumerate(self._servo_ids):
-            words = raw_p[4 * half:4 * half + 4]
-            if max(map(abs, words)) > SERVO_RAW_MAX:
-                self._send_msg(f"SERVO_SP_{half + 1}", {
-                    f"p_{16 + 4 * half + i}": words[i] * SERVO_LSB_RAD for i in range(4)})
-                continue
-            self._send(can_id, SERVO_SP.pack(*words))
+            self._send(can_id, SERVO_SP.pack(*raw_p[4 * half:4 * half + 4]))
         self._sent_w, self._t_sent = w, now
         self.broadcasts += 1
         self._k += 1
@@ -215,10 +201,6 @@ class CentralNode:
                                                 is_extended_id=False), self)
             return
         send_data_or_count(self._send_data, can_id, data, self)
-
-    def _send_msg(self, name: str, values: dict[str, Any]) -> None:
-        """A frame through the schema codec (its range check: SchemaError on a bad value)."""
-        send_or_count(self.bus, self.schema.encode(name, values), self)
 
     def _supervise(self, now: int) -> None:
         """A board whose last `silent_after` feedback deadlines passed without a frame."""

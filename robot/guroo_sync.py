@@ -9,7 +9,6 @@ due now, n whole 2 ms periods run in one compiled call when
 * the broadcast is on the central's grid (none late) and every node timer is on that grid;
 * no other event is due before T_n (the heap's next event once the nodes' timers are set
   aside), T_n is within the run's limit (``env.until + 1``): a run's end never cuts a batch;
-* every servo set-point word is one the central packs itself (no schema-codec frame);
 
 else this broadcast and its period run in Python on the LeanBus (``counts["period"]``).  The
 configuration must be one the compiled loop models (``unsupported`` says why not): the shipped
@@ -28,7 +27,7 @@ from servobus.bus import frame_bits as fb
 from servobus.bus.controller import DEFAULT_TX_QUEUE
 from servobus.bus.period_engine import LeanBus
 from servobus.bus.scheduler import Environment, Handle
-from servobus.host.guroo_central import SERVO_RAW_MAX, CentralNode
+from servobus.host.guroo_central import CentralNode
 from servobus.plant.guroo_node import PERIOD_NS as PWM_NS
 from servobus.plant.guroo_node import GurooBoardNode
 from servobus.plant.servo_board import ServoBoardNode
@@ -122,11 +121,7 @@ class GurooEngine:
 
     def on_broadcast(self) -> None:
         """The central's timer: a compiled batch from here, or this period in Python."""
-        with deferred_signals():  # a batch and its write-back are one step for an interrupt
-            n = self._batch()
-            if n:
-                self.counts["compiled"] += n
-        if n == 0:
+        if self._batch() == 0:
             self.counts["period"] += 1
             CentralNode._broadcast(self.central)
 
@@ -134,26 +129,24 @@ class GurooEngine:
         """Run as many periods compiled as may from now (the module docstring); how many."""
         env, lean, central = self.env, self.lean, self.central
         now, period = env.now, central.period_ns
-        if env.realtime_factor is not None or lean._pool or lean._arbitration is not None or \
+        if lean._pool or lean._arbitration is not None or \
                 lean._busy or lean.free_at > now or any(lean._queued) or \
                 central._t0 + central._k * period != now:
             return 0
         handles = [c.handle for c in self.clocks.values()]
         if any(h is None or h.time < now or (h.time - central._t0) % period for h in handles):
             return 0
-        for h in handles:
-            h.cancel()  # type: ignore[union-attr]
-        nxt = env.peek()
-        limit = min(x for x in (nxt, None if env.until is None else env.until + 1,
-                                now + BATCH * period) if x is not None)
-        n = max(0, (limit - now) // period)
-        if n:
-            # up to a period whose servo word needs the codec: that period runs in Python
-            plan_w, plan_raw, plan_p = central.plan_arrays(central._k, n, SERVO_RAW_MAX)
-            n = len(plan_w)
+        with deferred_signals():  # a batch and its write-back are one step for an interrupt
+            for h in handles:
+                h.cancel()  # type: ignore[union-attr]
+            nxt = env.peek()
+            limit = min(x for x in (nxt, None if env.until is None else env.until + 1,
+                                    now + BATCH * period) if x is not None)
+            n = max(0, (limit - now) // period)
             if n:
-                self._run(n, plan_w[:n], plan_raw[:n], plan_p[:n])
-        self._rearm()
+                self._run(n, *central.plan_arrays(central._k, n))
+                self.counts["compiled"] += n
+            self._rearm()
         return n
 
     def _rearm(self) -> None:

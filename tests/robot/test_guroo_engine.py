@@ -4,7 +4,6 @@ report but for the engine fields, the same feedback samples; and which engine ra
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -57,31 +56,6 @@ def test_a_period_the_engine_does_not_model_runs_on_the_lean_bus(tmp_path: Path)
         DescribedRobot(GUROO, DescribedConfig(engine="compiled", realtime_factor=2.0))
     period = DescribedRobot(GUROO, DescribedConfig(engine="period"))
     assert period.engine == "period" and period.compiled is None
-
-
-def test_periods_cut_for_the_codec_keep_the_plan_chunks_of_the_reference(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A batch cut at a period whose servo word goes through the codec (here made common: the
-    engine's threshold lowered to 30 mrad) must leave the gait's plan chunk where the reference
-    finds it: with servo words that depend on their place in the 125-broadcast chunk, the logs
-    split at 216.87 ms when the cut batch had evaluated the next chunk already."""
-    from servobus.host.guroo_central import CentralNode
-    from servobus.robot import guroo_sync
-
-    plain = CentralNode._setpoints
-
-    def by_place(omega, theta):
-        w, p = plain(omega, theta)
-        row = np.arange(len(p))[:, None]  # the row in its chunk: words that know it
-        return w, p + row % 7 + 40 * (row // 10 % 2)  # over 30 in every other ten rows
-
-    monkeypatch.setattr(CentralNode, "_setpoints", staticmethod(by_place))
-    monkeypatch.setattr(guroo_sync, "SERVO_RAW_MAX", 30)
-    compiled, frames_c, _ = _run(tmp_path / "c.log", [0.6])
-    _, frames_r, _ = _run(tmp_path / "r.log", [0.6], engine="reference")
-    periods = compiled["engine_periods"]
-    assert periods["period"] > 20 and periods["compiled"] > 20  # cut often, batches between
-    assert frames_c == frames_r
 
 
 def test_a_full_batch_of_250_periods_equals_the_reference(tmp_path: Path) -> None:

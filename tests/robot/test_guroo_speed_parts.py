@@ -17,7 +17,7 @@ from servobus.bus import load_kernel
 from servobus.bus.load_meter import LoadMeter
 from servobus.bus.schema import Schema, shipped_dbc
 from servobus.host import guroo_central as gc
-from servobus.host.guroo_central import SERVO_RAW_MAX, SERVO_SP, CentralNode
+from servobus.host.guroo_central import SERVO_SP, CentralNode
 from servobus.host.guroo_trajectory import Gait, Moves, default_walk
 from servobus.plant.guroo_node import GurooBoardNode
 from servobus.plant.rc_servo import RCServoBank
@@ -82,12 +82,13 @@ def test_compiled_servo_steps_equal_the_numpy_model_bit_for_bit(seed: int, steps
         assert getattr(compiled, name).tobytes() == getattr(model, name).tobytes(), name
 
 
-def test_servo_words_round_trip_exactly_over_the_fast_range() -> None:
-    """Every raw word the central packs directly encodes to the same bytes through the codec
-    (p * 1 mrad scaled back rounds to p), and the servo board's p * 1000 rounds back to it."""
+def test_servo_words_round_trip_exactly_over_the_int16_range() -> None:
+    """Every raw word the central packs (clipped to int16) encodes to the same bytes through the
+    codec (p * 1 mrad scaled back rounds to p, within the DBC's limits), and the servo board's
+    p * 1000 rounds back to it: the central never needs the codec."""
     codec = SCHEMA.codec("SERVO_SP_1")
-    for p in range(-SERVO_RAW_MAX, SERVO_RAW_MAX + 1):
-        words = (p, -p, p >> 1, -(p >> 3))
+    for p in range(-32768, 32768):
+        words = (p, ~p, p >> 1, -(p >> 3))
         values = {f"p_{16 + i}": w * 0.001 for i, w in enumerate(words)}
         assert codec.encode(values) == SERVO_SP.pack(*words)
         assert round(values["p_16"] * 1000) == p
