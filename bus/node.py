@@ -58,11 +58,16 @@ def send_or_count(bus: can.BusABC, msg: can.Message, owner: Any) -> None:
         owner.tx_faults += 1
 
 
-def send_data_or_count(send_data: Callable[[int, bytes], None], can_id: int, data: bytes,
-                       owner: Any) -> None:
-    """``send_or_count`` on a bus that takes bytes (the period engine's ``send_data``)."""
+def send_bytes_or_count(bus: can.BusABC, send_data: Callable[[int, bytes], None] | None,
+                        can_id: int, data: bytes, owner: Any) -> None:
+    """Send a standard frame's payload: through `send_data` where the bus takes bytes (the
+    period engine's ``send_data``), else as a can.Message; a refused frame is counted in
+    owner.tx_faults."""
     try:
-        send_data(can_id, data)
+        if send_data is None:
+            bus.send(can.Message(arbitration_id=can_id, data=data, is_extended_id=False))
+        else:
+            send_data(can_id, data)
     except can.CanError:
         owner.tx_faults += 1
 

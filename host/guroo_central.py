@@ -32,7 +32,7 @@ from typing import Any
 import can
 import numpy as np
 
-from servobus.bus.node import Clock, decode_or_count, send_data_or_count, send_or_count
+from servobus.bus.node import Clock, decode_or_count, send_bytes_or_count
 from servobus.bus.schema import Schema
 from servobus.host.guroo_trajectory import DC_JOINTS, JOINTS, Gait
 from servobus.presets import guroo as pre
@@ -183,9 +183,11 @@ class CentralNode:
         seq = self.broadcasts % 65536
         for b, can_id in enumerate(self._vel_ids):
             j = 3 * b
-            self._send(can_id, VEL_SP.pack(raw_w[j], raw_w[j + 1], raw_w[j + 2], seq))
+            send_bytes_or_count(self.bus, self._send_data, can_id,
+                                VEL_SP.pack(raw_w[j], raw_w[j + 1], raw_w[j + 2], seq), self)
         for half, can_id in enumerate(self._servo_ids):
-            self._send(can_id, SERVO_SP.pack(*raw_p[4 * half:4 * half + 4]))
+            send_bytes_or_count(self.bus, self._send_data, can_id,
+                                SERVO_SP.pack(*raw_p[4 * half:4 * half + 4]), self)
         self._sent_w, self._t_sent = w, now
         self.broadcasts += 1
         self._k += 1
@@ -193,14 +195,6 @@ class CentralNode:
         self.late += behind
         self._k += behind
         self.clock.call_at(self._t0 + self._k * self.period_ns, self._broadcast)
-
-    def _send(self, can_id: int, data: bytes) -> None:
-        """A frame of raw words: as bytes on a bus that takes them, as can.Message otherwise."""
-        if self._send_data is None:
-            send_or_count(self.bus, can.Message(arbitration_id=can_id, data=data,
-                                                is_extended_id=False), self)
-            return
-        send_data_or_count(self._send_data, can_id, data, self)
 
     def _supervise(self, now: int) -> None:
         """A board whose last `silent_after` feedback deadlines passed without a frame."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import can
 import numpy as np
 
-from servobus.bus.node import Clock, decode_or_count, send_data_or_count, send_or_count
+from servobus.bus.node import Clock, decode_or_count, send_bytes_or_count, send_or_count
 from servobus.bus.schema import (
     COMMANDS,
     JOINTS,
@@ -176,10 +176,7 @@ class HostNode:
     def _emit(self, name: str, values: dict[str, float]) -> None:
         """Send a frame of the cycle: as bytes where the bus takes them (the period engine),
         else as a can.Message; the same payload either way."""
-        if self._send_data is None:
-            send_or_count(self.bus, self.schema.encode(name, values), self)
-            return
-        send_data_or_count(self._send_data, *self.schema.encode_data(name, values), self)
+        send_bytes_or_count(self.bus, self._send_data, *self.schema.encode_data(name, values), self)
 
     def _drain_backlog(self) -> None:
         """Serve frames that waited while busy; only the newest tick's period is kept."""

@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import can
 
-from servobus.bus.node import Clock, decode_or_count, send_data_or_count, send_or_count
+from servobus.bus.node import Clock, decode_or_count, send_bytes_or_count, send_or_count
 from servobus.bus.schema import Schema
 from servobus.firmware import guroo_board as fw
 from servobus.firmware import guroo_memory as g
@@ -114,25 +114,13 @@ class GurooBoardNode:
         p1, p2, p3 = (max(min(x >> 3, 32767), -32768) for x in ram[g.POS:g.POS + 3].tolist())
         return p1, p2, p3, int(ram[g.STATUS]) & 0xFFFF
 
-    def feedback_values(self) -> dict[str, float]:
-        """FEEDBACK_b's signal values from the firmware's RAM."""
-        *pos, status = self.feedback_words()
-        values: dict[str, float] = {f"x_{j}": 8 * word for j, word in zip(self.joints, pos,
-                                                                           strict=True)}
-        values[f"status_{self.board}"] = status
-        return values
-
     def _feedback(self) -> None:
         # the state at the feedback's own instant: a process that runs late delays the frame,
         # not the board's clock (in lockstep the two are the same); only a set-point handled in
         # the meantime has already run the board to its own, later arrival
         self.advance(self._t0 + (self.feedback_sent + 1) * self._feedback_ns)
-        if self._send_data is None:
-            send_or_count(self.bus, self.schema.encode(f"FEEDBACK_{self.board}",
-                                                       self.feedback_values()), self)
-        else:
-            send_data_or_count(self._send_data, self._feedback_id,
-                               WORDS.pack(*self.feedback_words()), self)
+        send_bytes_or_count(self.bus, self._send_data, self._feedback_id,
+                            WORDS.pack(*self.feedback_words()), self)
         self.feedback_sent += 1
         self.clock.call_at(self._t0 + (self.feedback_sent + 1) * self._feedback_ns,
                            self._feedback)

@@ -25,7 +25,7 @@ import can
 import numpy as np
 from can.typechecking import CanFilter
 
-from servobus.bus.node import Clock, decode_or_count, send_data_or_count, send_or_count
+from servobus.bus.node import Clock, decode_or_count, send_bytes_or_count, send_or_count
 from servobus.bus.schema import Schema
 from servobus.firmware import servo_board as fw
 from servobus.plant.rc_servo import RCServoBank
@@ -107,12 +107,8 @@ class ServoBoardNode:
     def _status(self) -> None:
         self.servos.advance_to(self.clock.now_ns())
         updates, status = self.ram.updates & 0xFF, self.ram.status
-        if self._send_data is None:
-            send_or_count(self.bus, self.schema.encode("SERVO_STATUS", {
-                "updates": updates, "servo_status": status}), self)
-        else:
-            send_data_or_count(self._send_data, self._status_id, STATUS.pack(updates, status),
-                               self)
+        send_bytes_or_count(self.bus, self._send_data, self._status_id,
+                            STATUS.pack(updates, status), self)
         self._status_k += 1  # an absolute grid from boot: a late status shifts no later one
         self.clock.call_at(self._status_t0 + self._status_k * self.status_period_ns, self._status)
 
