@@ -66,7 +66,7 @@ class LoadMeter:
             bits = fb.ERROR_FRAME_BITS + fb.IFS_BITS if bits is None else bits
             self.charge(at, at + self._ns(bits), bits, ok=False)
             return
-        if msg.is_fd or len(msg.data) > 8:
+        if msg.is_fd:
             raise ValueError(f"CAN FD frame 0x{msg.arbitration_id:X} at {msg.timestamp:.6f} s: "
                              "bus load is computed for classic CAN frames only")
         if bits is None:

@@ -103,10 +103,6 @@ class LeanBus:
             self._listeners[key] = found
         return found
 
-    def bits(self, can_id: int, data: bytes) -> int:
-        """Stuffed length SOF..CRC of a standard frame (cached: payloads repeat)."""
-        return stuffed_length_cached(can_id, data)
-
     def _stretch(self) -> None:
         """Transmit frame after frame until a timer, the run's limit or an idle wire intervenes."""
         self._arbitration = None

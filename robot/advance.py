@@ -5,6 +5,8 @@ from collections.abc import Callable
 
 from servobus.bus.scheduler import NS_PER_S, Environment
 
+ENGINES = ("auto", "compiled", "period", "reference")  # `--engine`: both robots' choices
+
 
 def advance(env: Environment, duration_s: float, period_ns: int, chunk_s: float,
             progress: Callable[[float], None] | None = None) -> None:

@@ -41,13 +41,12 @@ from servobus.plant.board_bank import BoardBank
 from servobus.plant.board_node import BoardNode
 from servobus.plant.build import PlantOptions
 from servobus.presets.board import DEFAULT_BOARD, Sensing
-from servobus.robot.advance import advance
+from servobus.robot.advance import ENGINES, advance
 from servobus.robot.engine_run import wire
 from servobus.robot.engine_sync import CompiledEngine, unsupported
 from servobus.robot.run_log import RunLog
 
 BOARD_MODES = {"cascade": m.MODE_CURRENT, "local-p": m.MODE_LOCAL_P}
-ENGINES = ("auto", "compiled", "period", "reference")
 
 
 ACTIONS = ("release", "engage", "freeze", "pause", "resume", "scrub")

@@ -28,8 +28,7 @@ from servobus.bus.node import Node, attach_sim
 from servobus.bus.period_engine import LeanBus
 from servobus.bus.scheduler import NS_PER_S, Environment
 from servobus.bus.schema import Schema
-from servobus.presets import guroo
-from servobus.robot.advance import advance
+from servobus.robot.advance import ENGINES, advance
 from servobus.robot.charge_batch import BatchedCharges
 from servobus.robot.description import NodeSpec, RobotDescription
 from servobus.robot.engine_run import NodeBus, python_handler
@@ -38,7 +37,6 @@ from servobus.robot.run_log import RunLog
 if TYPE_CHECKING:
     from servobus.robot.guroo_sync import GurooEngine
 
-ENGINES = ("auto", "compiled", "period", "reference")
 
 
 @dataclass
@@ -81,8 +79,6 @@ class DescribedRobot:
     def __init__(self, description: RobotDescription, config: DescribedConfig,
                  node_factory: Callable[[NodeSpec, Schema, DescribedConfig], Node] = build_node
                  ) -> None:
-        if config.loop not in guroo.LOOPS:
-            raise ValueError(f"loop {config.loop!r}: use {' or '.join(guroo.LOOPS)}")
         self.description, self.config = description, config
         self.schema = description.schema()
         self.env = Environment(config.realtime_factor)

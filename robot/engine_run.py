@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import can
 
 from servobus.bus.codec_fast import FastCodec
+from servobus.bus.frame_fast import stuffed_length_cached
 from servobus.bus.period_engine import Handler, LeanBus, rx_message
 from servobus.bus.schema import TICK, actuation_name, meas_name
 from servobus.firmware import board
@@ -80,7 +81,8 @@ def wire(robot: "Robot") -> LeanBus:
                 frame = cached[k].get(position)
                 if frame is None:
                     payload = meas_codecs[k].encode({f"position_{node.joint}": position})
-                    frame = cached[k][position] = (payload, lean.bits(meas_ids[k], payload))
+                    bits = stuffed_length_cached(meas_ids[k], payload)
+                    frame = cached[k][position] = (payload, bits)
                 lean.send(senders[k], meas_ids[k], *frame)
                 continue
             lean.send(senders[k], *schema.encode_data(*node.measurement()))

@@ -181,7 +181,8 @@ def _check_choices(path: Path, base: dict[str, Any], axes: dict[str, list[Any]])
     from servobus.host.pid import ANTI_WINDUP
     from servobus.host.tunings import TUNINGS
     from servobus.presets.board import SENSING_CHOICES
-    from servobus.robot.assembly import BOARD_MODES, ENGINES
+    from servobus.robot.advance import ENGINES
+    from servobus.robot.assembly import BOARD_MODES
 
     choices: dict[str, tuple[str, ...]] = {
         "mode": tuple(BOARD_MODES), "sensing": SENSING_CHOICES,

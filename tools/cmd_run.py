@@ -16,7 +16,8 @@ from servobus.plant.board_node import can_tick_fast, tick_all
 from servobus.plant.kernel_cache import is_cached
 from servobus.presets import guroo
 from servobus.presets.board import SENSING_CHOICES
-from servobus.robot.assembly import BOARD_MODES, ENGINES, Robot, RobotConfig
+from servobus.robot.advance import ENGINES
+from servobus.robot.assembly import BOARD_MODES, Robot, RobotConfig
 from servobus.robot.described import DescribedConfig, DescribedRobot
 from servobus.robot.description import GUROO, ROBOTS
 from servobus.tools import units
