@@ -15,8 +15,9 @@ def add_subparser(sub: Commands) -> None:
     """Register the subcommand."""
     parser = sub.add_parser("budget")
     parser.add_argument("--cpu", action="store_true", help="firmware CPU budget")
-    parser.add_argument("--ticks", type=units.integer(1, 10_000), default=25,
-                        help="CAN periods of counted workload, 1 .. 10000")
+    parser.add_argument("--ticks", type=units.integer(1, 10_000), default=None,
+                        help="CAN periods of counted workload, 1 .. 10000 (spejbl: 4 ms ticks, "
+                             "default 25; guroo: 2 ms set-point broadcasts, default 50)")
     parser.add_argument("--hand-only", action="store_true",
                         help="skip the machine-code cycle count (oracle extra) beside the table")
     parser.add_argument("--robot", choices=("spejbl", "guroo"), default="spejbl",
@@ -30,17 +31,20 @@ def add_subparser(sub: Commands) -> None:
 def _do_budget(args: argparse.Namespace) -> None:
     if not args.cpu:
         raise ServobusError("say which budget: --cpu")
+    if args.robot != "guroo" and args.loop != "2002":
+        raise ServobusError("--loop applies to --robot guroo")
     if args.robot == "guroo":
         from servobus.analysis.guroo_budget import measure as measure_guroo
 
-        emit(measure_guroo(args.loop, args.ticks * 0.004), args.json,
+        periods = args.ticks or 50
+        emit(measure_guroo(args.loop, periods * guroo.SETPOINT_PERIOD_NS / 1e9), args.json,
              title="GuRoo high-power board CPU budget")
         return
     from servobus.analysis.arm_budget import recording_if_available
     from servobus.analysis.cpu_budget import budget_dict, machine_code_dict, measure
 
     record = None if args.hand_only else recording_if_available()
-    costs, pct = measure(DEFAULT_BOARD, args.ticks, record)  # one run: counted and recorded
+    costs, pct = measure(DEFAULT_BOARD, args.ticks or 25, record)  # one run: counted and recorded
     result = budget_dict(costs, pct, DEFAULT_BOARD)
     if not args.hand_only:
         result["machine_code"] = machine_code_dict(DEFAULT_BOARD, costs, record)

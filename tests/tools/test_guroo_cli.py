@@ -122,3 +122,9 @@ def test_a_short_hp_board_process_sends_its_feedback_from_the_start(capsys) -> N
 def test_bench_loop_belongs_to_guroo(capsys, target: str) -> None:
     assert main(["bench", target, "--seconds", "0.01", "--loop", "2khz"]) == 2
     assert "error: --loop applies to --robot guroo" in capsys.readouterr().err
+
+
+def test_budget_loop_belongs_to_guroo(capsys) -> None:
+    """The SPEJBL budget has no loop modes: --loop is refused, not ignored."""
+    assert main(["budget", "--cpu", "--hand-only", "--loop", "2khz"]) == 2
+    assert "error: --loop applies to --robot guroo" in capsys.readouterr().err
