@@ -68,20 +68,14 @@ class CentralNode:
 
     name = "CENTRAL"
 
-    def __init__(self, schema: Schema, gait: Gait, *, period_ns: int | None = None,
-                 silent_after: int = 3, feedback_period_ns: int | None = None,
+    def __init__(self, schema: Schema, gait: Gait, *, silent_after: int = 3,
                  keep_samples: bool = False) -> None:
-        # the DBC's cycle times unless given (a test may shorten them)
-        if period_ns is None:
-            period_ns = schema.cycle_ns("VEL_SP_1")
-        if feedback_period_ns is None:
-            feedback_period_ns = schema.cycle_ns("FEEDBACK_1")
-        if period_ns <= 0 or feedback_period_ns <= 0 or silent_after < 1:
-            raise ValueError(f"period {period_ns} ns, feedback period {feedback_period_ns} ns "
-                             f"and silent_after {silent_after} must be positive")
+        if silent_after < 1:
+            raise ValueError(f"silent_after {silent_after} must be positive")
         self.schema, self.gait = schema, gait
-        self.period_ns, self.silent_after = period_ns, silent_after
-        self.feedback_period_ns = feedback_period_ns
+        self.period_ns = schema.cycle_ns("VEL_SP_1")  # the DBC's cycle times
+        self.feedback_period_ns = schema.cycle_ns("FEEDBACK_1")
+        self.silent_after = silent_after
         self.broadcasts = self.late = self.rx_faults = self.tx_faults = 0
         boards = range(1, SERVO_BOARD + 1)
         self.servo_faults = {b: 0 for b in boards}

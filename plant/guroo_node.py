@@ -41,13 +41,13 @@ class GurooBoardNode:
     """High-power board `board` (1..5): joints 3*board-2 .. 3*board."""
 
     def __init__(self, schema: Schema, board: int, *, loop: str = "2002", seed: int = 0,
-                 fast: bool = True, filter_bus: bool = True) -> None:
+                 filter_bus: bool = True) -> None:
         if not 1 <= board <= pre.HP_BOARDS:
             raise ValueError(f"board must be 1..{pre.HP_BOARDS}, not {board}")
-        self.schema, self.board, self.fast, self.filter_bus = schema, board, fast, filter_bus
+        self.schema, self.board, self.filter_bus = schema, board, filter_bus
         self.name = f"HP_{board}"
         self.rig = GurooRig(board, loop, seed)
-        self.rig.run(0, fast=fast)  # load the compiled kernel now, not in the first timer period
+        self.rig.run(0)  # load the compiled kernel now, not in the first timer period
         self.joints = [3 * (board - 1) + 1 + k for k in range(g.MOTORS)]
         self._sp_name = f"VEL_SP_{board}"
         self._sp_id = int(schema.message(self._sp_name).frame_id)
@@ -80,7 +80,7 @@ class GurooBoardNode:
         at = self.clock.now_ns() if upto_ns is None else upto_ns
         due = (at - self._t0) // PERIOD_NS - self.rig.periods
         if due > 0:
-            self.rig.run(due, fast=self.fast)
+            self.rig.run(due)
 
     def on_message(self, msg: can.Message) -> None:
         """The CAN receive interrupt for VEL_SP_b; every other frame fails the filter."""

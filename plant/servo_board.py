@@ -42,11 +42,9 @@ class ServoBoardNode:
 
     name = "SERVO_BOARD"
 
-    def __init__(self, schema: Schema, *, seed: int = 0, filter_bus: bool = True,
-                 status_period_ns: int | None = None) -> None:
+    def __init__(self, schema: Schema, *, seed: int = 0, filter_bus: bool = True) -> None:
         self.schema, self.seed, self.filter_bus = schema, seed, filter_bus
-        self.status_period_ns = (schema.cycle_ns("SERVO_STATUS") if status_period_ns is None
-                                 else status_period_ns)
+        self.status_period_ns = schema.cycle_ns("SERVO_STATUS")
         self.board_id = preset.SERVO_BOARD_ID
         self.ram = fw.ServoBoardRam()
         self.updates = 0  # every changed word (the firmware's counter wraps at 16 bits)

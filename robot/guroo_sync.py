@@ -68,8 +68,6 @@ def unsupported(robot: "DescribedRobot") -> str | None:
     if tuple(nodes) != NAMES or any(type(nodes[n]) is not k for n, k in zip(NAMES, kinds,
                                                                              strict=True)):
         return "nodes other than GuRoo's central, five high-power boards and servo board"
-    if not all(nodes[n].fast for n in NAMES[1:-1]):  # type: ignore[attr-defined]
-        return "a board on the reference kernel"
     schema = robot.schema
     ids = [int(schema.message(n).frame_id) for n in FRAME_NAMES]
     if len(set(ids)) != len(ids) or DEFAULT_TX_QUEUE < gc.HP + 2:
