@@ -25,7 +25,6 @@ FEEDBACK_b and SERVO_STATUS from raw payloads.  Bytes and values equal the schem
 """
 
 import math
-import struct
 from collections.abc import Callable
 from typing import Any
 
@@ -39,15 +38,7 @@ from servobus.presets import guroo as pre
 
 COUNTS_PER_RAD = pre.COUNTS_PER_REV * pre.GEAR_RATIO / (2 * math.pi)  # joint rad to motor counts
 COUNTS_PER_DEG = pre.COUNTS_PER_JOINT_DEG  # 866.67 (SPEC 5: "about 867")
-VEL_LSB = 16  # cnt/s per LSB of VEL_SP (dbc/guroo.dbc: the w_j scale)
-FEEDBACK_LSB = 8  # cnt per LSB of FEEDBACK (dbc/guroo.dbc: the x_j scale)
-VEL_SP = struct.Struct("<hhhH")  # three velocity words, the broadcast count
-FEEDBACK = struct.Struct("<hhhH")  # three position words, the status word
-SERVO_SP = struct.Struct("<hhhh")  # four position words (1 mrad)
-SERVO_STATUS = struct.Struct("<BB")  # updates mod 256, status byte
 LOOKAHEAD = 125  # broadcasts whose commands are evaluated at once (0.25 s at 2 ms)
-VEL_MIN, VEL_MAX = -32768 * VEL_LSB, 32767 * VEL_LSB
-SERVO_LSB_RAD = 0.001
 HP_BOARDS = DC_JOINTS // 3
 SERVO_BOARD = HP_BOARDS + 1  # board 6 (its ANNOUNCE_6, its SERVO_STATUS)
 TRIP_BIT, LIMIT_BIT = 0x1, 0x2
@@ -101,6 +92,11 @@ class CentralNode:
         self._vel_ids = [int(schema.message(f"VEL_SP_{b}").frame_id)
                          for b in range(1, HP_BOARDS + 1)]
         self._servo_ids = [int(schema.message(f"SERVO_SP_{k}").frame_id) for k in (1, 2)]
+        # the words' layouts and LSBs (VEL_SP: 16 cnt/s, FEEDBACK: 8 cnt, SERVO_SP: 1 mrad) from
+        # the DBC's generated struct codecs
+        self._vel, self._fb, self._servo, self._status = (schema.codec(n) for n in (
+            "VEL_SP_1", "FEEDBACK_1", "SERVO_SP_1", "SERVO_STATUS"))
+        self._vel_lsb, self._fb_lsb = self._vel.scales[0], self._fb.scales[0]
         self._send_data: Callable[[int, bytes], None] | None = None
         self._k = 0
         self._t0 = 0
@@ -124,17 +120,18 @@ class CentralNode:
         positions (mrad) at gait time t_s."""
         return self._setpoints(*self.gait.state(t_s))
 
-    @staticmethod
-    def _setpoints(omega: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _setpoints(self, omega: np.ndarray, theta: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
         """clip(round(omega C / LSB) LSB) and clip(round(theta / 1 mrad)) of the last axis (one
         row per instant), in place: rint is round's decimals=0, clip is min(max()) for finite
         values."""
         w = omega[..., :DC_JOINTS] * COUNTS_PER_RAD
-        np.divide(w, VEL_LSB, out=w)
+        lsb = self._vel_lsb
+        np.divide(w, lsb, out=w)
         np.rint(w, out=w)
-        np.multiply(w, VEL_LSB, out=w)
-        np.minimum(np.maximum(w, VEL_MIN, out=w), VEL_MAX, out=w)
-        p = theta[..., DC_JOINTS:JOINTS] / SERVO_LSB_RAD
+        np.multiply(w, lsb, out=w)
+        np.minimum(np.maximum(w, -32768 * lsb, out=w), 32767 * lsb, out=w)
+        p = theta[..., DC_JOINTS:JOINTS] / self._servo.scales[0]
         np.rint(p, out=p)
         np.minimum(np.maximum(p, -32768, out=p), 32767, out=p)
         return w, p
@@ -155,7 +152,7 @@ class CentralNode:
             if not 0 <= i < len(self._plans[0]):
                 ts = [(j * self.period_ns) / 1e9 for j in range(k, k + LOOKAHEAD)]
                 w, p = self._setpoints(*self.gait.states(ts))
-                raw_w = (w / VEL_LSB).astype(np.int64)  # exact: w is a multiple of the LSB
+                raw_w = (w / self._vel_lsb).astype(np.int64)  # exact: w is a multiple of the LSB
                 self._plans = (w, raw_w, p.astype(np.int64))
                 self._plan_k, i = k, 0
             m = min(n, len(self._plans[0]) - i)
@@ -177,11 +174,11 @@ class CentralNode:
         seq = self.broadcasts % 65536
         for b, can_id in enumerate(self._vel_ids):
             j = 3 * b
-            send_bytes_or_count(self.bus, self._send_data, can_id,
-                                VEL_SP.pack(raw_w[j], raw_w[j + 1], raw_w[j + 2], seq), self)
+            data = self._vel.layout.pack(raw_w[j], raw_w[j + 1], raw_w[j + 2], seq)
+            send_bytes_or_count(self.bus, self._send_data, can_id, data, self)
         for half, can_id in enumerate(self._servo_ids):
             send_bytes_or_count(self.bus, self._send_data, can_id,
-                                SERVO_SP.pack(*raw_p[4 * half:4 * half + 4]), self)
+                                self._servo.layout.pack(*raw_p[4 * half:4 * half + 4]), self)
         self._sent_w, self._t_sent = w, now
         self.broadcasts += 1
         self._k += 1
@@ -224,20 +221,20 @@ class CentralNode:
     def byte_handlers(self) -> dict[int, Callable[[int, bytes, int], None]]:
         """FEEDBACK_b and SERVO_STATUS on raw payloads, per CAN ID (a bus of bytes)."""
         def feedback(can_id: int, data: bytes, now: int) -> None:
-            if len(data) != FEEDBACK.size:
+            if len(data) != self._fb.layout.size:
                 self.rx_faults += 1
                 return
-            x1, x2, x3, status = FEEDBACK.unpack(data)
-            self._on_feedback(self._feedback[can_id], [float(x1 * FEEDBACK_LSB),
-                                                       float(x2 * FEEDBACK_LSB),
-                                                       float(x3 * FEEDBACK_LSB)], status, now)
+            x1, x2, x3, status = self._fb.layout.unpack(data)
+            lsb = self._fb_lsb
+            self._on_feedback(self._feedback[can_id], [float(x1 * lsb), float(x2 * lsb),
+                                                       float(x3 * lsb)], status, now)
 
         def servo_status(can_id: int, data: bytes, now: int) -> None:
-            if len(data) != SERVO_STATUS.size:
+            if len(data) != self._status.layout.size:
                 self.rx_faults += 1
                 return
             self._heard(SERVO_BOARD, now)
-            self.servo_updates, self.servo_status = SERVO_STATUS.unpack(data)
+            self.servo_updates, self.servo_status = self._status.layout.unpack(data)
         return {**dict.fromkeys(self._feedback, feedback), self._servo_status: servo_status}
 
     def _on_feedback(self, b: int, xs: list[float], status: int, now: int) -> None:

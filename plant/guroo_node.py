@@ -21,7 +21,6 @@ the receive interrupt on VEL_SP_b's raw payload (the words are the raw signal va
 feedback goes out as bytes packed from RAM; same frames, same state as through can.Message.
 """
 
-import struct
 from collections.abc import Callable
 
 import can
@@ -34,7 +33,6 @@ from servobus.plant.guroo_rig import GurooRig
 from servobus.presets import guroo as pre
 
 PERIOD_NS = 1_000_000_000 // pre.PWM_HZ  # one timer-1 period, 10 us
-WORDS = struct.Struct("<hhhH")  # VEL_SP_b and FEEDBACK_b: three int16 words, one uint16
 
 
 class GurooBoardNode:
@@ -52,6 +50,9 @@ class GurooBoardNode:
         self._sp_name = f"VEL_SP_{board}"
         self._sp_id = int(schema.message(self._sp_name).frame_id)
         self._w_lsb = schema.message(self._sp_name).signals[0].scale  # cnt/s per word (16)
+        # VEL_SP_b's and FEEDBACK_b's words (three int16, one uint16) from the DBC's codecs
+        self._sp_words = schema.codec(self._sp_name).layout
+        self._fb_words = schema.codec(f"FEEDBACK_{board}").layout
         self.filters = [{"can_id": self._sp_id, "can_mask": 0x7FF, "extended": False}]
         self.rx_faults = 0
         self.tx_faults = 0
@@ -100,11 +101,11 @@ class GurooBoardNode:
     def byte_handlers(self) -> dict[int, Callable[[int, bytes, int], None]]:
         """The receive interrupt on VEL_SP_b's raw payload (a bus of bytes)."""
         def handler(can_id: int, data: bytes, now: int) -> None:
-            if len(data) != WORDS.size:
+            if len(data) != self._sp_words.size:
                 self.rx_faults += 1
                 return
             self.advance()
-            w1, w2, w3, seq = WORDS.unpack(data)
+            w1, w2, w3, seq = self._sp_words.unpack(data)
             self.rig.set_velocity((w1, w2, w3), seq)
         return {self._sp_id: handler}
 
@@ -120,7 +121,7 @@ class GurooBoardNode:
         # the meantime has already run the board to its own, later arrival
         self.advance(self._t0 + (self.feedback_sent + 1) * self._feedback_ns)
         send_bytes_or_count(self.bus, self._send_data, self._feedback_id,
-                            WORDS.pack(*self.feedback_words()), self)
+                            self._fb_words.pack(*self.feedback_words()), self)
         self.feedback_sent += 1
         self.clock.call_at(self._t0 + (self.feedback_sent + 1) * self._feedback_ns,
                            self._feedback)

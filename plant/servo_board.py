@@ -17,7 +17,6 @@ rounds back to them exactly) and the node sends its status as bytes; same frames
 """
 
 import random
-import struct
 from collections.abc import Callable
 from typing import Any
 
@@ -33,8 +32,6 @@ from servobus.presets import guroo as preset
 
 POWER_UP_SPREAD_RAD = 0.020
 FIRST_JOINT = 16  # SERVO_SP_1 carries p_16..p_19, SERVO_SP_2 p_20..p_23
-SETPOINTS = struct.Struct("<hhhh")  # SERVO_SP_k: four int16 words (1 mrad)
-STATUS = struct.Struct("<BB")  # SERVO_STATUS: updates mod 256, status byte
 
 
 class ServoBoardNode:
@@ -57,6 +54,9 @@ class ServoBoardNode:
         self.filters: list[CanFilter] = [
             {"can_id": i, "can_mask": 0x7FF, "extended": False} for i in self._frames]
         self._status_id = int(schema.message("SERVO_STATUS").frame_id)
+        # SERVO_SP_k's four int16 words (1 mrad), SERVO_STATUS's two bytes: the DBC's codecs
+        self._sp_words = schema.codec("SERVO_SP_1").layout
+        self._status_bytes = schema.codec("SERVO_STATUS").layout
         self._send_data: Callable[[int, bytes], None] | None = None
 
     def start(self, bus: can.BusABC, clock: Clock) -> None:
@@ -87,10 +87,10 @@ class ServoBoardNode:
     def byte_handlers(self) -> dict[int, Callable[[int, bytes, int], None]]:
         """The receive interrupt on raw payloads, per accepted CAN ID (a bus of bytes)."""
         def handler(can_id: int, data: bytes, now: int) -> None:
-            if len(data) != SETPOINTS.size:
+            if len(data) != self._sp_words.size:
                 self.rx_faults += 1
                 return
-            self._setpoints(self._frames[can_id], list(SETPOINTS.unpack(data)))
+            self._setpoints(self._frames[can_id], list(self._sp_words.unpack(data)))
         return dict.fromkeys(self._frames, handler)
 
     def _setpoints(self, frame: int, words: list[int]) -> None:
@@ -106,7 +106,7 @@ class ServoBoardNode:
         self.servos.advance_to(self.clock.now_ns())
         updates, status = self.ram.updates & 0xFF, self.ram.status
         send_bytes_or_count(self.bus, self._send_data, self._status_id,
-                            STATUS.pack(updates, status), self)
+                            self._status_bytes.pack(updates, status), self)
         self._status_k += 1  # an absolute grid from boot: a late status shifts no later one
         self.clock.call_at(self._status_t0 + self._status_k * self.status_period_ns, self._status)
 

@@ -4,6 +4,7 @@ schema codec's bytes and the can.Message path's state, the batched load charges 
 per-frame ones."""
 
 import random
+import struct
 from collections.abc import Callable
 from typing import Any
 
@@ -17,7 +18,7 @@ from servobus.bus import load_kernel
 from servobus.bus.load_meter import LoadMeter
 from servobus.bus.schema import Schema, shipped_dbc
 from servobus.host import guroo_central as gc
-from servobus.host.guroo_central import SERVO_SP, CentralNode
+from servobus.host.guroo_central import CentralNode
 from servobus.host.guroo_trajectory import Gait, Moves, default_walk
 from servobus.plant.guroo_node import GurooBoardNode
 from servobus.plant.rc_servo import RCServoBank
@@ -87,10 +88,11 @@ def test_servo_words_round_trip_exactly_over_the_int16_range() -> None:
     codec (p * 1 mrad scaled back rounds to p, within the DBC's limits), and the servo board's
     p * 1000 rounds back to it: the central never needs the codec."""
     codec = SCHEMA.codec("SERVO_SP_1")
+    packed = struct.Struct("<hhhh")  # the four int16 words as the central packs them
     for p in range(-32768, 32768):
         words = (p, ~p, p >> 1, -(p >> 3))
         values = {f"p_{16 + i}": w * 0.001 for i, w in enumerate(words)}
-        assert codec.encode(values) == SERVO_SP.pack(*words)
+        assert codec.encode(values) == packed.pack(*words)
         assert round(values["p_16"] * 1000) == p
 
 
@@ -133,7 +135,7 @@ def test_gait_states_equal_state_at_every_time(seed: int) -> None:
 def _commands(state: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """The set-points as first written: clip(round(w C / 16) 16), clip(round(theta / 1 mrad))."""
     omega, theta = state
-    w = np.clip(np.round(omega[:15] * gc.COUNTS_PER_RAD / 16) * 16, gc.VEL_MIN, gc.VEL_MAX)
+    w = np.clip(np.round(omega[:15] * gc.COUNTS_PER_RAD / 16) * 16, -32768 * 16, 32767 * 16)
     return w, np.clip(np.round(theta[15:23] / 0.001), -32768, 32767)
 
 
