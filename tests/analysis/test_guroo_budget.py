@@ -36,7 +36,8 @@ def test_budget_counts_the_hctl_bytes_and_the_interrupt_share() -> None:
 
 
 def test_cli_budget_robot_guroo(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["budget", "--cpu", "--robot", "guroo", "--loop", "2khz", "--ticks", "3",
+    # 6 set-point periods of 2 ms: 12 ms, 24 loops at 2 kHz
+    assert main(["budget", "--cpu", "--robot", "guroo", "--loop", "2khz", "--ticks", "6",
                  "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["robot"] == "guroo" and out["loop_hz"] == 2000.0
