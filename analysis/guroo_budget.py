@@ -16,12 +16,11 @@ between the counted loop at that share and 1.28 ms is reported with what it rule
 the simulation's loop latency comes from (2002: the thesis' 1.28 ms; 2 kHz: this count).
 """
 
-from collections import Counter, defaultdict
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from servobus.analysis.op_counter import OpCounter
 from servobus.firmware import guroo_board as fw
 from servobus.firmware import guroo_memory as g
 from servobus.firmware import int16 as i16
@@ -58,90 +57,33 @@ _HCTL = {g.REG_CNT + 1, g.REG_CNT + 2}
 _NOT_FIRMWARE = {g.FEATHERED}  # the emulator's statistic
 
 
-class _Tallied(np.ndarray):
-    """RAM or ROM whose element accesses are tallied by kind while an entry point runs."""
-
-    tally: Callable[[str], None] | None = None
-    rom = False
-
-    def _kind(self, key: Any, verb: str) -> None:
-        if self.tally is None or not isinstance(key, int | np.integer) or key in _NOT_FIRMWARE:
-            return
-        if self.rom:
-            self.tally("load_rom")
-        elif key in _HCTL:
-            self.tally("io_read")  # high byte, then low byte
-            self.tally("io_read")
-        elif key in _REGS:
-            self.tally(f"{verb}_reg")
-        else:
-            self.tally(f"{verb}_long" if key in _LONGS else f"{verb}_word")
-
-    def __getitem__(self, key: Any) -> Any:
-        self._kind(key, "load")
-        return super().__getitem__(key)
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        self._kind(key, "store")
-        super().__setitem__(key, value)
+def _classify(key: Any, verb: str) -> tuple[str, ...]:
+    """A RAM access by address: a long, a peripheral register, an HCTL-2016 count (two I/O
+    byte reads: high, then low), or a word; slices and the emulator's statistic: nothing."""
+    if not isinstance(key, int | np.integer) or key in _NOT_FIRMWARE:
+        return ()
+    if key in _HCTL:
+        return ("io_read", "io_read")
+    if key in _REGS:
+        return (f"{verb}_reg",)
+    return (f"{verb}_long" if key in _LONGS else f"{verb}_word",)
 
 
-class GurooCounter:
-    """Patches the primitives and entry points; keeps per-entry counts and call numbers."""
+def _classify_rom(key: Any, verb: str) -> tuple[str, ...]:
+    """A ROM constant (const in data memory)."""
+    return ("load_rom",) if isinstance(key, int | np.integer) else ()
 
-    def __init__(self) -> None:
-        self.ops: dict[str, Counter[str]] = defaultdict(Counter)
-        self.calls: Counter[str] = Counter()
-        self.worst: Counter[str] = Counter()
-        self.active: str | None = None
-        self._saved: list[tuple[Any, str, Any]] = []
 
-    def tally(self, op: str) -> None:
-        """One operation of the running entry point."""
-        if self.active is not None:
-            self.ops[self.active][op] += 1
+def counter() -> OpCounter:
+    """An OpCounter over the DSP's primitives and the board's entry points, in C2xx cycles."""
+    return OpCounter(CYCLES, primitives=((i16, _I16), (i32, _I32),
+                                         (fw, ("sat16", "shl", "divmod_floor"))),
+                     entries=(fw, ENTRIES))
 
-    def watch(self, ram: np.ndarray, rom: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Counting views of a board's RAM and ROM; use them in place of the arrays."""
-        ram_view, rom_view = ram.view(_Tallied), rom.view(_Tallied)
-        ram_view.tally = rom_view.tally = self.tally
-        rom_view.rom = True
-        return ram_view, rom_view
 
-    def __enter__(self) -> "GurooCounter":
-        for module, names in ((i16, _I16), (i32, _I32), (fw, ("sat16", "shl", "divmod_floor"))):
-            for name in names:
-                self._patch(module, name, self._primitive(name, getattr(module, name)))
-        for name in ENTRIES:
-            self._patch(fw, name, self._entry(name, getattr(fw, name)))
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for module, name, original in reversed(self._saved):
-            setattr(module, name, original)
-
-    def _patch(self, module: Any, name: str, wrapper: Any) -> None:
-        self._saved.append((module, name, getattr(module, name)))
-        setattr(module, name, wrapper)
-
-    def _primitive(self, name: str, fn: Callable) -> Callable:
-        def counted(*args: Any) -> Any:
-            self.tally(name)
-            return fn(*args)
-        return counted
-
-    def _entry(self, name: str, fn: Callable) -> Callable:
-        def counted(*args: Any) -> Any:
-            before = sum(CYCLES[op] * n for op, n in self.ops[name].items())
-            self.active = name
-            try:
-                return fn(*args)
-            finally:
-                self.active = None
-                self.calls[name] += 1
-                spent = sum(CYCLES[op] * n for op, n in self.ops[name].items()) - before
-                self.worst[name] = max(self.worst[name], spent)
-        return counted
+def watch(count: OpCounter, ram: np.ndarray, rom: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Counting views of a board's RAM and ROM; use them in place of the arrays."""
+    return count.watch(ram, _classify), count.watch(rom, _classify_rom)
 
 
 def walking_words(t: float) -> tuple[int, int, int]:
@@ -161,20 +103,21 @@ def measure(loop: str = "2002", seconds: float = 0.1) -> dict:
     rig = GurooRig(1, loop)
     per_frame = pre.SETPOINT_PERIOD_NS // (1_000_000_000 // pre.PWM_HZ)
     frames = max(1, round(seconds * 1e9 / pre.SETPOINT_PERIOD_NS))
-    with GurooCounter() as counter:
-        rig.ram, rig.rom = counter.watch(rig.ram, rig.rom)
+    with counter() as count:
+        rig.ram, rig.rom = watch(count, rig.ram, rig.rom)
         for f in range(frames):
             rig.set_velocity(walking_words(f * pre.SETPOINT_PERIOD_NS / 1e9), f)
             rig.run(per_frame, fast=False)
-    return budget_dict(counter, loop)
+    return budget_dict(count, loop)
 
 
-def _entry_dict(counter: GurooCounter, name: str, rate_hz: float, overhead: int) -> dict:
-    calls = max(counter.calls[name], 1)
-    ops = {op: n / calls for op, n in sorted(counter.ops[name].items())}
+def _entry_dict(count: OpCounter, name: str, rate_hz: float, overhead: int) -> dict:
+    calls = max(count.calls[name], 1)
+    ops = {op: n / calls for op, n in sorted(count.per_isr[name].items())}
     cycles = sum(CYCLES[op] * n for op, n in ops.items()) + overhead
-    return {"rate_hz": rate_hz, "calls_counted": counter.calls[name], "ops_per_call": ops,
-            "cycles_per_call": cycles, "worst_cycles_per_call": counter.worst[name] + overhead,
+    return {"rate_hz": rate_hz, "calls_counted": count.calls[name], "ops_per_call": ops,
+            "cycles_per_call": cycles,
+            "worst_cycles_per_call": count.cost(count.worst[name]) + overhead,
             "us_per_call": cycles / pre.CPU_HZ * 1e6,
             "cpu_pct": 100.0 * rate_hz * cycles / pre.CPU_HZ}
 
@@ -200,15 +143,15 @@ def _explanation(loop: str, isr_load: float, loop_cycles: float, loop_s: float, 
             f" the loop are candidates); the simulation takes its latency from the thesis")
 
 
-def budget_dict(counter: GurooCounter, loop: str) -> dict:
+def budget_dict(count: OpCounter, loop: str) -> dict:
     """Interrupt loads, the control loop's time, and the thesis' 1.28 ms set beside the count."""
     hz = loop_hz(loop)
     in_isr = loop == "2khz"  # the redesign runs the loop from its own periodic interrupt
     entries = {
-        "timer_isr": _entry_dict(counter, "timer_isr", pre.PWM_HZ, ISR_OVERHEAD_CYCLES),
-        "can_rx": _entry_dict(counter, "can_rx", 1e9 / pre.SETPOINT_PERIOD_NS,
+        "timer_isr": _entry_dict(count, "timer_isr", pre.PWM_HZ, ISR_OVERHEAD_CYCLES),
+        "can_rx": _entry_dict(count, "can_rx", 1e9 / pre.SETPOINT_PERIOD_NS,
                               ISR_OVERHEAD_CYCLES),
-        "bl_control": _entry_dict(counter, "bl_control", hz,
+        "bl_control": _entry_dict(count, "bl_control", hz,
                                   ISR_OVERHEAD_CYCLES if in_isr else 0),
     }
     isr_load = (entries["timer_isr"]["cpu_pct"] + entries["can_rx"]["cpu_pct"]) / 100.0

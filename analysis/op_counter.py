@@ -1,14 +1,17 @@
 """Count what the firmware executes: primitive operations, RAM/ROM accesses, and int32 wraps.
 
-Inside ``OpCounter()`` the primitives of ``firmware.int32`` and the board's interrupt entry
-points are replaced by counting wrappers (the firmware calls them through their modules, so the
-CPython reference path picks the wrappers up), and RAM/ROM become arrays that count loads and
-stores.  Counts are kept per interrupt.  A wrapping add/sub/mul whose true result left int32 is
-recorded as a wrap: the firmware must have none (only the 64-bit multiply may exceed int32).
+Inside ``OpCounter()`` the primitives (by default ``firmware.int32``'s) and the firmware's entry
+points (by default the SPEJBL board's interrupts) are replaced by counting wrappers (the firmware
+calls them through their modules, so the CPython reference path picks the wrappers up), and
+RAM/ROM become arrays that count loads and stores, each access named by a classifier (a kind, or
+a function of the address: GuRoo's longs, registers and I/O bytes).  Counts are kept per entry
+point.  A wrapping add/sub/mul whose true result left int32 is recorded as a wrap: the firmware
+must have none (only the 64-bit multiply may exceed int32).
 """
 
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -18,30 +21,39 @@ from servobus.firmware import int32 as i32
 
 ISRS = ("adc_isr", "pwm_isr", "can_tick", "can_actuation")
 _WRAPPING = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b}
+Classifier = Callable[[Any, str], tuple[str, ...]]  # (index, "load"|"store") -> the ops it costs
+Patches = Sequence[tuple[ModuleType, Sequence[str]]]
 
 
 class CountingArray(np.ndarray):
-    """An int64 array whose element reads and writes are tallied while an interrupt runs."""
+    """An int64 array whose element reads and writes are tallied while an entry point runs."""
 
     counter: "OpCounter | None" = None
-    kind = "ram"
+    classify: Classifier = staticmethod(lambda key, verb: (f"{verb}_ram",))
+
+    def _count(self, key: Any, verb: str) -> None:
+        if self.counter is not None:
+            for op in self.classify(key, verb):
+                self.counter.tally(op)
 
     def __getitem__(self, key: Any) -> Any:
-        if self.counter is not None:
-            self.counter.tally(f"load_{self.kind}")
+        self._count(key, "load")
         return super().__getitem__(key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        if self.counter is not None:
-            self.counter.tally(f"store_{self.kind}")
+        self._count(key, "store")
         super().__setitem__(key, value)
 
 
 class OpCounter:
-    """Context manager collecting per-interrupt operation counts of the reference path."""
+    """Context manager collecting per-entry-point operation counts of the reference path."""
 
-    def __init__(self, weights: dict[str, int] | None = None) -> None:
+    def __init__(self, weights: dict[str, int] | None = None,
+                 primitives: Patches = ((i32, i32.PRIMITIVES),),
+                 entries: tuple[ModuleType, Sequence[str]] = (board, ISRS)) -> None:
         self.weights = weights or {}
+        self.primitives = primitives
+        self.entries = entries
         self.per_isr: dict[str, Counter[str]] = defaultdict(Counter)
         self.calls: Counter[str] = Counter()
         self.worst: dict[str, Counter[str]] = defaultdict(Counter)
@@ -58,18 +70,21 @@ class OpCounter:
         """Weighted sum of an operation count (weights default to 1)."""
         return sum(self.weights.get(op, 1) * n for op, n in ops.items())
 
-    def watch(self, array: np.ndarray, kind: str) -> "CountingArray":
-        """A counting view of a firmware array ('ram' or 'rom'); use it in place of the array."""
+    def watch(self, array: np.ndarray, kind: str | Classifier) -> "CountingArray":
+        """A counting view of a firmware array, its accesses named `{verb}_{kind}` ('ram' or
+        'rom') or by a classifier; use it in place of the array."""
         view = array.view(CountingArray)
         view.counter = self
-        view.kind = kind
+        view.classify = (lambda key, verb: (f"{verb}_{kind}",)) if isinstance(kind, str) else kind
         return view
 
     def __enter__(self) -> "OpCounter":
-        for name in i32.PRIMITIVES:
-            self._patch(i32, name, self._primitive(name, getattr(i32, name)))
-        for name in ISRS:
-            self._patch(board, name, self._isr(name, getattr(board, name)))
+        for module, names in self.primitives:
+            for name in names:
+                self._patch(module, name, self._primitive(name, getattr(module, name)))
+        module, names = self.entries
+        for name in names:
+            self._patch(module, name, self._isr(name, getattr(module, name)))
         return self
 
     def __exit__(self, *exc: object) -> None:

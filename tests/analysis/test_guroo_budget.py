@@ -2,10 +2,17 @@
 
 import json
 
+import numpy as np
 import pytest
 
 from servobus.analysis import guroo_budget
-from servobus.analysis.guroo_budget import ISR_OVERHEAD_CYCLES, GurooCounter, _explanation, measure
+from servobus.analysis.guroo_budget import (
+    ISR_OVERHEAD_CYCLES,
+    _explanation,
+    counter,
+    measure,
+    watch,
+)
 from servobus.firmware import guroo_board as fw
 from servobus.firmware import guroo_memory as g
 from servobus.plant.guroo_build import build_rom
@@ -15,13 +22,13 @@ from servobus.tools.cli import main
 def test_timer_isr_common_path_costs_its_hand_count() -> None:
     ram, rom = g.new_ram(), build_rom(1)
     fw.boot(ram, rom)
-    with GurooCounter() as counter:
-        fw.timer_isr(counter.watch(ram, rom)[0])
-    ops = counter.ops["timer_isr"]
+    with counter() as count:
+        fw.timer_isr(watch(count, ram, rom)[0])
+    ops = count.per_isr["timer_isr"]
     # no pending outputs: APPLY_IN load + compare; feather load; per motor counter load,
     # compare, pwm_low load, CMPR store; feather +1 & 15 and store; interrupt count +1 and store
     assert ops["lt"] == 3 and ops["gt"] == 1
-    assert counter.worst["timer_isr"] == (1 + 4) + 1 + 3 * (1 + 4 + 1 + 1) + 3 + 3 == 33
+    assert count.cost(count.worst["timer_isr"]) == (1 + 4) + 1 + 3 * (1 + 4 + 1 + 1) + 3 + 3 == 33
 
 
 def test_budget_counts_the_hctl_bytes_and_the_interrupt_share() -> None:
@@ -47,15 +54,39 @@ def test_cli_budget_robot_guroo(capsys: pytest.CaptureFixture[str]) -> None:
 def test_bl_control_counts_its_shifts_and_negations() -> None:
     ram, rom = g.new_ram(), build_rom(1)
     fw.boot(ram, rom)
-    with GurooCounter() as counter:
-        fw.bl_control(*counter.watch(ram, rom))
-    ops = counter.ops["bl_control"]
+    with counter() as count:
+        fw.bl_control(*watch(count, ram, rom))
+    ops = count.per_isr["bl_control"]
     # shl: per motor position and delta into Q4 (6), the two HCTL high bytes (2), the STATUS
     # word's loop count and board ID (2); sub: per motor the position and velocity errors, the
     # drive beyond the back-EMF and the two negated limits (no current over its limit at rest)
     assert ops["shl"] == 6 + 2 + 2
     assert ops["sub"] == 3 * 5
     assert ops["divmod_floor"] == 3
+
+
+class _Reads(np.ndarray):
+    """ROM that records the index of every element it hands out."""
+
+    reads: list[int]
+
+    def __getitem__(self, key: object) -> object:
+        self.reads.append(int(key))  # type: ignore[call-overload]
+        return super().__getitem__(key)
+
+
+def test_every_rom_constant_read_is_charged() -> None:
+    # the counter once skipped ROM reads at the index of a RAM statistic (R_LIM_IR, 11, the
+    # fallback limit's I*R, read per motor): every ROM read is one load_rom, whatever its index
+    ram, rom = g.new_ram(), build_rom(1)
+    fw.boot(ram, rom)
+    seen = rom.view(_Reads)
+    seen.reads = []
+    fw.bl_control(ram, seen)
+    with counter() as count:
+        fw.bl_control(*watch(count, ram, rom))
+    assert count.per_isr["bl_control"]["load_rom"] == len(seen.reads)
+    assert seen.reads.count(g.R_LIM_IR) == g.MOTORS
 
 
 def test_hctl_cycles_follow_the_counted_reads(monkeypatch: pytest.MonkeyPatch) -> None:
