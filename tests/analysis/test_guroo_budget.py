@@ -1,6 +1,7 @@
 """GuRoo CPU budget: hand-counted timer interrupt, HCTL reads, the CLI's --robot option."""
 
 import json
+from typing import Any
 
 import numpy as np
 import pytest
@@ -70,8 +71,8 @@ class _Reads(np.ndarray):
 
     reads: list[int]
 
-    def __getitem__(self, key: object) -> object:
-        self.reads.append(int(key))  # type: ignore[call-overload]
+    def __getitem__(self, key: Any) -> Any:
+        self.reads.append(int(key))
         return super().__getitem__(key)
 
 
