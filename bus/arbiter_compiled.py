@@ -7,8 +7,8 @@ lasts its exact stuffed length (``frame_fast.stuffed_bits``) plus the trailer, i
 its end of frame to every node whose acceptance admits it, and the wire is free again after the
 interframe space.  Every node has a frame queued until all of its frames are sent.  Used by
 ``servobus bench bus`` (the ``servobus_compiled`` line): every delivery is counted into the
-receiving node's counter, as a node taking the frame would.  The compiled period engine does not
-arbitrate in general (it sends the SPEJBL period's frames in their fixed order).
+receiving node's counter, as a node taking the frame would.  The compiled period engines use the
+same rules through ``robot.period_loop.send_next`` (a queue of whatever the nodes queued).
 """
 
 import numba

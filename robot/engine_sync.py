@@ -44,6 +44,7 @@ from servobus.plant.board_node import STATUS_PERIOD_NS, BoardNode
 from servobus.robot import engine_compiled as ec
 from servobus.robot.deferred_signals import deferred_signals
 from servobus.robot.frame_rows import COLUMNS, hand_over
+from servobus.robot.period_loop import T_SENDER, message_table
 
 if TYPE_CHECKING:
     from servobus.robot.assembly import Robot
@@ -109,17 +110,23 @@ def signals(schema: Any) -> np.ndarray:
                      meas6.offsets[2]])
 
 
-def _ids_in_order(schema: Any, meas_bytes: int, local_p: bool) -> bool:
-    """The arbitration order the loop assumes: MEAS, ACTUATION (POSREF) and STATUS ascending
-    with the joint or group, the TICK, every MEAS and ACTUATION below every STATUS."""
-    def ids(names: list[str]) -> list[int]:
-        return [schema.message(n).frame_id for n in names]
-    meas = ids([meas_name(j, meas_bytes) for j in range(1, JOINTS + 1)])
-    act = ids([f"POSREF_{k}" if local_p else actuation_name(k)
-               for k in range(1, JOINTS // 4 + 1)])
-    status = ids([f"STATUS_{j}" for j in range(1, JOINTS + 1)])
-    return all(row == sorted(set(row)) for row in (meas, act, status)) and \
-        max(schema.message(TICK).frame_id, *meas, *act) < min(status)
+def _transmitters(robot: "Robot") -> np.ndarray | None:
+    """The loop's message table (``period_loop.message_table``: TICK, MEAS_1..12 or MEAS6_j,
+    ACTUATION_1..3 or POSREF_k, STATUS_1..12) when the DBC's transmitters are the nodes that
+    send them (the time trigger, board j, the host, board j); else None."""
+    cfg = robot.config
+    names = [TICK, *(meas_name(j, cfg.meas_bytes) for j in range(1, JOINTS + 1)),
+             *(f"POSREF_{k}" if cfg.mode == "local-p" else actuation_name(k)
+               for k in range(1, JOINTS // 4 + 1)),
+             *(f"STATUS_{j}" for j in range(1, JOINTS + 1))]
+    nodes = [robot.tick.name, *(b.name for b in robot.boards), robot.host.name]
+    try:
+        table = message_table(robot.schema, nodes, names)
+    except ValueError:
+        return None
+    boards = list(range(1, JOINTS + 1))
+    expected = [0, *boards, *[JOINTS + 1] * (JOINTS // 4), *boards]
+    return table if table[T_SENDER].tolist() == expected else None
 
 
 def _status_as_packed(schema: Any) -> bool:
@@ -171,8 +178,7 @@ def unsupported(robot: "Robot") -> str | None:
              schema.codec(meas_name(j, 6)).layout.format != "<HHh"
              for j in range(1, JOINTS + 1)), "the MEAS layout"),
         (not _same_signals(schema), "signals scaled differently per joint"),
-        (not _ids_in_order(schema, robot.config.meas_bytes, robot.config.mode == "local-p"),
-         "IDs in another arbitration order"),
+        (_transmitters(robot) is None, "a DBC whose transmitters are not the nodes that send"),
         (not _status_as_packed(schema), "the STATUS layout"),
         (any(schema.codec(f"POSREF_{k}").layout.format != "<HHHH"
              for k in range(1, JOINTS // 4 + 1)), "the POSREF layout"),
@@ -201,11 +207,7 @@ class CompiledEngine:
         cfg = robot.config
         self.local_p = cfg.mode == "local-p"
         self.meas_dlc = cfg.meas_bytes
-        names = [TICK, *(meas_name(j, cfg.meas_bytes) for j in range(1, JOINTS + 1)),
-                 *(f"POSREF_{k}" if self.local_p else actuation_name(k)
-                   for k in range(1, JOINTS // 4 + 1)),
-                 *(f"STATUS_{j}" for j in range(1, JOINTS + 1))]
-        self.ids = np.array([schema.message(n).frame_id for n in names], dtype=np.int64)
+        self.table = _transmitters(robot)
         self.supply_raw = np.array([_supply_raw(schema, b) for b in robot.boards],
                                    dtype=np.int64)
         self.cpa = np.array([b.rig.counts_per_amp for b in robot.boards], dtype=float)
@@ -290,7 +292,7 @@ class CompiledEngine:
         self.bus[ec.B_FREE] = lean.free_at
         self.player[:] = (player._t, player._last_wall)
         ec.fast_forward_c(
-            n, t0, tick.period_ns, k0, lean.bit_ns, self.ids, self.bus, self.meas_dlc,
+            n, t0, tick.period_ns, k0, lean.bit_ns, self.table, self.bus, self.meas_dlc,
             self.supply_raw, self.cpa, self.local_p,
             bank.rams, bank.roms, bank.params, bank.states, bank.istates, bank.tables,
             bank.phase_ns, bank.done, bank.period_ns, bank._ti, bank._tf,

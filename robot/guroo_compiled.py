@@ -6,8 +6,10 @@ A period from its broadcast instant T (the bus idle, every timer of the robot on
     timers at T     the five boards' FEEDBACK_b (board advanced to T, words packed from RAM),
                     SERVO_STATUS (servos advanced to T), the central's broadcast (supervision,
                     the commanded integral, VEL_SP_1..5 and SERVO_SP_1..2 from the plan's words)
-    arbitration     every frame was queued at T: lowest ID first, back to back (stuffed length,
-                    trailer, interframe space), the first at max(T, the wire's free instant)
+    the wire        every frame was queued at T, so ``period_loop.send_next`` (the LeanBus's
+                    rules, IDs from the DBC) sends the lowest ID first, back to back (stuffed
+                    length, trailer, interframe space), the first at max(T, the wire's free
+                    instant)
     deliveries      at each end of frame, as the nodes' byte handlers do: VEL_SP_b into board
                     b's RAM (``fw.can_rx`` after the board ran to that instant), SERVO_SP_k to the
                     servo firmware and models, FEEDBACK_b and SERVO_STATUS to the central
@@ -21,15 +23,21 @@ firmware's ``can_rx`` and ``pulse_width``) and their Python arithmetic in the sa
 import numpy as np
 from numba.extending import register_jitable
 
-from servobus.bus import frame_bits as fb
-from servobus.bus.frame_fast import stuffed_bits
 from servobus.firmware import guroo_board as fw
 from servobus.firmware import guroo_memory as g
 from servobus.firmware import int16, int32
 from servobus.firmware import servo_board as sfw
 from servobus.plant import guroo_rig, rc_servo
 from servobus.plant.kernel_cache import cached_njit
-from servobus.robot.frame_rows import F_BITS, F_BUSY, F_DLC, F_END, F_ID, F_SENDER, F_START
+from servobus.robot.period_loop import (
+    B_FRAMES,
+    B_FREE,
+    ENGINE_SOURCES,
+    Q_N,
+    new_queue,
+    push,
+    send_next,
+)
 
 run_periods = guroo_rig.run_periods_lean  # the reference's results, hot state in locals
 run_steps = register_jitable(rc_servo.run_steps)
@@ -41,14 +49,13 @@ DC = 3 * HP
 FRAMES_PER_PERIOD = 2 * HP + 3  # VEL_SP x5, SERVO_SP x2, FEEDBACK x5, SERVO_STATUS
 # ids: VEL_SP_1..5, SERVO_SP_1..2, FEEDBACK_1..5, SERVO_STATUS
 K_VEL, K_SERVO, K_FB, K_STATUS = 0, HP, HP + 2, 2 * HP + 2
-# bus: the wire's free instant, frames written, samples written
-B_FREE, B_FRAMES, B_SAMPLES = range(3)
+# bus: the wire's free instant and frames written (``period_loop``), samples written
+B_SAMPLES = 2
 # central's integers: id mismatches, servo updates, servo status (-1: never heard), broadcasts, k
 C_MISMATCH, C_UPDATES, C_STATUS, C_BROADCASTS, C_K = range(5)
 # servo board's integers: firmware updates counter, status byte, frames, node's update count,
 # the models' clock, status timer's k
 S_UPDATES, S_STATUS, S_FRAMES, S_NODE_UPDATES, S_T, S_K = range(6)
-SERVO_SENDER = HP + 1
 TRIP_BIT, LIMIT_BIT = 0x1, 0x2
 
 
@@ -135,24 +142,21 @@ def on_feedback(b, xs, status, now, cint, cfl, last_seen, silent, tripped, trips
         cfl[3, j] = max(cfl[3, j], abs(err))
 
 
-def forward(n, t0, period_ns, bit_ns, ids, bus, plan_w, plan_raw, plan_p,
+def forward(n, t0, period_ns, bit_ns, table, bus, plan_w, plan_raw, plan_p,
             rams, roms, params, states, istates, periods, t0s, pwm_ns, fb_sent, fb_ns,
             theta, omega, ref, max_error, step_ns, sc, words, pulses, sint, status_t0,
             status_ns, cint, cfl, last_seen, silent, faults, tripped, trips, limits,
             silent_limit, keep, frames, data, samples_i, samples_f):
-    """n steady periods from the broadcast due at t0 (the module docstring); bus: free instant,
-    frames, samples, the central's last broadcast instant; the state arrays are the nodes'."""
-    queued = np.empty(FRAMES_PER_PERIOD, dtype=np.int64)
+    """n steady periods from the broadcast due at t0 (the module docstring); table: FRAME_NAMES'
+    message table (``period_loop.message_table``); bus: free instant, frames, samples, the
+    central's last broadcast instant; the state arrays are the nodes'."""
+    queue = new_queue(FRAMES_PER_PERIOD)
     payload = np.zeros((FRAMES_PER_PERIOD, 8), dtype=np.uint8)
-    dlcs = np.full(FRAMES_PER_PERIOD, 8, dtype=np.int64)
-    dlcs[K_STATUS] = 2
     xs = np.empty(3)
     free = bus[B_FREE]
     f = bus[B_FRAMES]
-    trailer, ifs = fb.TRAILER_BITS * bit_ns, fb.IFS_BITS * bit_ns
     for i in range(n):
         t = t0 + i * period_ns
-        q = 0
         for b in range(HP):  # FEEDBACK_b timers due now
             if t0s[b] + (fb_sent[b] + 1) * fb_ns == t:
                 advance_board(t, b, rams, roms, params, states, istates, periods, t0s, pwm_ns)
@@ -161,15 +165,13 @@ def forward(n, t0, period_ns, bit_ns, ids, bus, plan_w, plan_raw, plan_p,
                     put16(payload[K_FB + b], 2 * m, max(min(ram[g.POS + m] >> 3, 32767), -32768))
                 put16(payload[K_FB + b], 6, ram[g.STATUS] & 0xFFFF)
                 fb_sent[b] += 1
-                queued[q] = K_FB + b
-                q += 1
+                push(queue, K_FB + b, t)
         if status_t0 + sint[S_K] * status_ns == t:  # SERVO_STATUS
             advance_servos(t, theta, omega, ref, max_error, sint, step_ns, sc)
             payload[K_STATUS, 0] = sint[S_UPDATES] & 0xFF
             payload[K_STATUS, 1] = sint[S_STATUS]
             sint[S_K] += 1
-            queued[q] = K_STATUS
-            q += 1
+            push(queue, K_STATUS, t)
         for b in range(6):  # the central's broadcast: supervision first
             if t - last_seen[b] >= silent_limit and not silent[b]:
                 silent[b] = True
@@ -182,39 +184,18 @@ def forward(n, t0, period_ns, bit_ns, ids, bus, plan_w, plan_raw, plan_p,
             for m in range(3):
                 put16(payload[K_VEL + b], 2 * m, plan_raw[i, 3 * b + m])
             put16(payload[K_VEL + b], 6, seq)
-            queued[q] = K_VEL + b
-            q += 1
+            push(queue, K_VEL + b, t)
         for h in range(2):
             for m in range(4):
                 put16(payload[K_SERVO + h], 2 * m, plan_p[i, 4 * h + m])
-            queued[q] = K_SERVO + h
-            q += 1
+            push(queue, K_SERVO + h, t)
         for j in range(DC):
             cfl[1, j] = plan_w[i, j]
         bus[3] = t
         cint[C_BROADCASTS] += 1
         cint[C_K] += 1
-        for a in range(1, q):  # arbitration order: the lowest ID first (IDs are distinct)
-            x = queued[a]
-            c = a - 1
-            while c >= 0 and ids[queued[c]] > ids[x]:
-                queued[c + 1] = queued[c]
-                c -= 1
-            queued[c + 1] = x
-        for a in range(q):
-            k = queued[a]
-            can_id = ids[k]
-            dlc = dlcs[k]
-            bits = stuffed_bits(can_id, payload[k], dlc, False)
-            start = max(free, t)
-            end = start + bits * bit_ns + trailer
-            free = end + ifs
-            sender = SERVO_SENDER if k == K_STATUS else (k - K_FB + 1 if k >= K_FB else 0)
-            row = frames[f]
-            row[F_START], row[F_END], row[F_BUSY], row[F_ID] = start, end, free, can_id
-            row[F_SENDER], row[F_BITS], row[F_DLC] = sender, bits, dlc
-            for m in range(8):
-                data[f, m] = payload[k, m]
+        while queue[Q_N] > 0:  # the wire, by the LeanBus's rules
+            k, end, free = send_next(queue, table, payload, free, frames, data, f, bit_ns)
             if k < K_SERVO:  # VEL_SP_b: board b's receive interrupt
                 b = k - K_VEL
                 advance_board(end, b, rams, roms, params, states, istates, periods, t0s,
@@ -240,4 +221,4 @@ def forward(n, t0, period_ns, bit_ns, ids, bus, plan_w, plan_raw, plan_p,
     bus[B_FRAMES] = f
 
 
-forward_c = cached_njit(forward)
+forward_c = cached_njit(forward, sources=ENGINE_SOURCES)

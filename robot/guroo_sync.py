@@ -34,6 +34,7 @@ from servobus.plant.servo_board import ServoBoardNode
 from servobus.robot import guroo_compiled as gc
 from servobus.robot.deferred_signals import deferred_signals
 from servobus.robot.frame_rows import COLUMNS, F_END, hand_over
+from servobus.robot.period_loop import B_FRAMES, B_FREE, T_SENDER, message_table
 
 if TYPE_CHECKING:
     from servobus.robot.described import DescribedRobot
@@ -42,6 +43,7 @@ BATCH = 250  # periods per compiled call at most (0.5 s)
 NAMES = ("CENTRAL", *(f"HP_{b}" for b in range(1, gc.HP + 1)), "SERVO_BOARD")
 FRAME_NAMES = (*(f"VEL_SP_{b}" for b in range(1, gc.HP + 1)), "SERVO_SP_1", "SERVO_SP_2",
                *(f"FEEDBACK_{b}" for b in range(1, gc.HP + 1)), "SERVO_STATUS")
+SENDERS = [0] * (gc.HP + 2) + list(range(1, gc.HP + 2))  # who sends each (NAMES' indices)
 
 
 class TimerClock:
@@ -72,6 +74,12 @@ def unsupported(robot: "DescribedRobot") -> str | None:
     ids = [int(schema.message(n).frame_id) for n in FRAME_NAMES]
     if len(set(ids)) != len(ids) or DEFAULT_TX_QUEUE < gc.HP + 2:
         return "frames that share an ID, or a transmit queue too short for a broadcast"
+    try:
+        table = message_table(schema, NAMES, FRAME_NAMES)
+    except ValueError as exc:
+        return str(exc)
+    if table[T_SENDER].tolist() != SENDERS:
+        return "a DBC whose transmitters are not the nodes that send the frames"
     central: Any = nodes["CENTRAL"]
     period = central.period_ns
     worst = sum(fb.worst_case_bits(schema.message(n).length) for n in FRAME_NAMES)
@@ -100,8 +108,7 @@ class GurooEngine:
         self.lean: LeanBus = None  # type: ignore[assignment]
         self.central._broadcast = self.on_broadcast
         schema = robot.schema
-        self.ids = np.array([int(schema.message(n).frame_id) for n in FRAME_NAMES],
-                            dtype=np.int64)
+        self.table = message_table(schema, NAMES, FRAME_NAMES)
         self.frames = np.zeros((BATCH * gc.FRAMES_PER_PERIOD, COLUMNS), dtype=np.int64)
         self.data = np.zeros((BATCH * gc.FRAMES_PER_PERIOD, 8), dtype=np.uint8)
         self.samples_i = np.zeros((BATCH * gc.DC, 2), dtype=np.int64)
@@ -187,7 +194,7 @@ class GurooEngine:
         limits = np.array([central.limit_frames[b] for b in hp], dtype=np.int64)
         bus = np.array([lean.free_at, 0, 0, central._t_sent], dtype=np.int64)
         gc.forward_c(
-            n, t0, central.period_ns, lean.bit_ns, self.ids, bus, plan_w, plan_raw, plan_p,
+            n, t0, central.period_ns, lean.bit_ns, self.table, bus, plan_w, plan_raw, plan_p,
             tuple(r.ram for r in rigs), tuple(r.rom for r in rigs),
             tuple(r.params for r in rigs), tuple(r.state for r in rigs),
             tuple(r.istate for r in rigs), periods,
@@ -225,9 +232,9 @@ class GurooEngine:
             central.samples.extend(
                 (t, j, x, c) for (t, j), (x, c) in zip(self.samples_i[:s].tolist(),
                                                        self.samples_f[:s].tolist(), strict=True))
-        self._deliver(int(bus[gc.B_FRAMES]))
-        lean.free_at = int(bus[gc.B_FREE])
-        env.advance(int(self.frames[int(bus[gc.B_FRAMES]) - 1, F_END]))
+        self._deliver(int(bus[B_FRAMES]))
+        lean.free_at = int(bus[B_FREE])
+        env.advance(int(self.frames[int(bus[B_FRAMES]) - 1, F_END]))
         env.call_at(t0 + n * central.period_ns, central._broadcast)
 
     def _deliver(self, count: int) -> None:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from servobus.bus import frame_bits as fb
 from servobus.bus.frame_fast import stuffed_bits, stuffed_length
 from servobus.plant.kernel_cache import cached_njit
-from servobus.robot.engine_compiled import ENGINE_SOURCES
+from servobus.robot.period_loop import ENGINE_SOURCES
 from tests.bus.canutils_oracle import cfl_exact
 
 stuffed_bits_c = cached_njit(stuffed_bits, sources=ENGINE_SOURCES)

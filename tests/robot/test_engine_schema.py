@@ -1,7 +1,7 @@
-"""The compiled loop reads the DBC's signal scales, offsets and ranges, and checks the ID order
-and STATUS layout it assumes: a schema with an offset current runs compiled and equal to the
-reference path; one with reordered IDs or a moved STATUS bit falls back to the period engine
-(and still equals the reference path)."""
+"""The compiled loop reads the DBC's signal scales, offsets and ranges and arbitrates by its IDs,
+and checks the STATUS layout and transmitters it assumes: a schema with an offset current or
+reordered IDs runs compiled and equal to the reference path; one with a moved STATUS bit or
+another transmitter falls back to the period engine (and still equals the reference path)."""
 
 import re
 from pathlib import Path
@@ -34,10 +34,20 @@ def test_an_offset_actuation_current_runs_compiled(tmp_path: Path,
     assert report["engine"] == "compiled" and report["engine_periods"]["compiled"] > 55
 
 
+@pytest.mark.parametrize("edit", [
+    (r"\b769\b", "200"),  # STATUS_1 below the MEAS: sent between the TICK and the MEAS
+    (r"\b34\b", "31"),  # ACTUATION_3 before ACTUATION_1
+    (r"\b257\b", "271")])  # MEAS_1 after MEAS_12: the host computes after MEAS_1
+def test_other_arbitration_orders_run_compiled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               edit: tuple[str, str]) -> None:
+    _schema_with(tmp_path, monkeypatch, edit)
+    _, report = assert_equal(tmp_path, 0.25, seed=2)
+    assert report["engine"] == "compiled" and report["engine_periods"]["compiled"] > 55
+
+
 @pytest.mark.parametrize(("edit", "why"), [
-    ((r"\b769\b", "200"), "IDs in another arbitration order"),  # STATUS_1 below the MEAS
-    ((r"\b34\b", "31"), "IDs in another arbitration order"),  # ACTUATION_3 before _1
-    ((r"(SG_ over_current_\d+ : )8\|", r"\g<1>13|"), "the STATUS layout")])
+    ((r"(SG_ over_current_\d+ : )8\|", r"\g<1>13|"), "the STATUS layout"),
+    ((r"(BO_ 34 ACTUATION_3: 8) HOST", r"\g<1> JOINT_1"), "transmitters")])
 def test_a_changed_schema_falls_back_to_the_period_engine(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edit: tuple[str, str],
         why: str) -> None:

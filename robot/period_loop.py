@@ -1,0 +1,111 @@
+"""The compiled period engine's core, shared by every robot: its message table and its wire.
+
+What a robot's compiled loop needs to know about its bus is data, read from its description
+and DBC (``message_table``): for each frame the loop may send, its identifier, the index of the
+node that transmits it (the description's node order is the bus's sender order) and its length.
+The wire is the LeanBus's rules, written once: a loop ``push``es a frame when a node queues it
+(at its timer, or in reply to a frame: the boards' MEAS at the TICK's end, the host's ACTUATION
+after its computation), and ``send_next`` takes the next frame off the queue: when the wire is
+free (or, if it was free first, when the earliest queued frame was queued) the lowest
+identifier among the frames queued by then wins, ties in queueing order; it lasts its exact
+stuffed length plus the trailer (``frame_fast.stuffed_bits``), ends, and the wire is free again
+after the interframe space; every frame becomes a row (``frame_rows``).  So the order of a
+period's frames follows from the IDs and the instants at which the nodes queue them, as on the
+LeanBus, not from an order written into the loop.
+
+What the nodes do is code: each robot's loop (``engine_compiled.fast_forward``,
+``guroo_compiled.forward``) runs, per period, the timers due at its instant and then
+``while queue: send_next(...)``, doing at each end of frame what the receivers do.  The hand-overs
+(``engine_sync``, ``guroo_sync``) run only periods whose frames all end before the next period's
+timers, with no other event inside.  Rejected (docs/decisions.md, "The compiled engine for a
+robot description"): one loop taking the robot's timers and deliveries as functions.
+"""
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numba.extending import register_jitable
+
+from servobus.bus.frame_bits import IFS_BITS, TRAILER_BITS
+from servobus.bus.frame_fast import stuffed_bits
+from servobus.robot.frame_rows import F_BITS, F_BUSY, F_DLC, F_END, F_ID, F_SENDER, F_START
+
+ENGINE_SOURCES = tuple(Path(__file__).parent.parent / folder  # what the engines inline
+                       for folder in ("firmware", "plant", "host", "bus", "robot", "presets"))
+# rows of a message table
+T_ID, T_SENDER, T_DLC = range(3)
+# the queue: Q_N frames queued; Q_K0 + 2 s: message of slot s, Q_K0 + 2 s + 1: when it was queued
+Q_N, Q_K0 = 0, 1
+# `bus`: the wire's free instant, frames written (both in and out)
+B_FREE, B_FRAMES = range(2)
+
+
+def message_table(schema: Any, node_names: Sequence[str], names: Sequence[str]) -> np.ndarray:
+    """The rows T_ID, T_SENDER, T_DLC of the messages `names` (in that order): the DBC's frame
+    ID and length, and its transmitter's index among the robot's nodes (its sender index on the
+    bus).  ValueError: a message without exactly one transmitter among the nodes."""
+    table = np.zeros((3, len(names)), dtype=np.int64)
+    for k, name in enumerate(names):
+        message = schema.message(name)
+        senders = [node_names.index(s) for s in message.senders if s in node_names]
+        if len(senders) != 1:
+            raise ValueError(f"{name}: the DBC names {message.senders or 'no'} transmitter(s),"
+                             f" not one of {list(node_names)}")
+        table[:, k] = message.frame_id, senders[0], message.length
+    return table
+
+
+@register_jitable
+def new_queue(messages):
+    """An empty queue with room for every message once."""
+    return np.zeros(Q_K0 + 2 * messages, dtype=np.int64)
+
+
+@register_jitable
+def push(queue, k, at):
+    """Queue message k at instant `at` (after every frame queued before it)."""
+    n = queue[Q_N]
+    queue[Q_K0 + 2 * n] = k
+    queue[Q_K0 + 2 * n + 1] = at
+    queue[Q_N] = n + 1
+
+
+@register_jitable
+def send_next(queue, table, payload, free, frames, data, f, bit_ns):
+    """The next frame on the wire by the LeanBus's rules (the module docstring), written as row
+    f; returns its message, its end of frame and the wire's next free instant."""
+    ids = table[T_ID]
+    n = queue[Q_N]
+    first = queue[Q_K0 + 1]
+    for s in range(1, n):
+        first = min(first, queue[Q_K0 + 2 * s + 1])
+    start = max(free, first)
+    w = -1
+    for s in range(n):
+        if queue[Q_K0 + 2 * s + 1] <= start and (
+                w < 0 or ids[queue[Q_K0 + 2 * s]] < ids[queue[Q_K0 + 2 * w]]):
+            w = s
+    k = queue[Q_K0 + 2 * w]
+    for s in range(w, n - 1):  # the rest keep their queueing order
+        queue[Q_K0 + 2 * s] = queue[Q_K0 + 2 * s + 2]
+        queue[Q_K0 + 2 * s + 1] = queue[Q_K0 + 2 * s + 3]
+    queue[Q_N] = n - 1
+    busy = transmit(frames, data, f, ids[k], table[T_SENDER, k], payload[k], table[T_DLC, k],
+                    start, bit_ns)
+    return k, frames[f, F_END], busy
+
+
+@register_jitable
+def transmit(frames, data, f, can_id, sender, payload, dlc, start, bit_ns):
+    """Write frame f (transmitted from `start`) and return the wire's free instant after it."""
+    bits = stuffed_bits(can_id, payload, dlc, False)
+    end = start + (bits + TRAILER_BITS) * bit_ns
+    busy = end + IFS_BITS * bit_ns
+    frames[f, F_START], frames[f, F_END], frames[f, F_BUSY] = start, end, busy
+    frames[f, F_ID], frames[f, F_SENDER], frames[f, F_BITS], frames[f, F_DLC] = \
+        can_id, sender, bits, dlc
+    for b in range(8):
+        data[f, b] = payload[b] if b < dlc else 0
+    return busy
