@@ -33,7 +33,7 @@ import can
 
 from servobus.bus import frame_bits as fb
 from servobus.bus.controller import DEFAULT_TX_QUEUE as TX_QUEUE
-from servobus.bus.frame_fast import stuffed_length_cached
+from servobus.bus.frame_fast import STUFF_CACHE, stuffed_length_cached
 from servobus.bus.scheduler import ARBITRATION, BUS, NS_PER_S, Environment, Handle, earliest
 
 Handler = Callable[[int, bytes, int], None]
@@ -41,6 +41,33 @@ Tap = Callable[[int, int, int, int, bytes, int], None]  # start, end, busy_until
 Charge = Callable[[int, int, int, bool], None]  # start, busy_until, bits, ok (a load meter)
 Queued = tuple[int, bytes, int]  # sender, data, stuffed bits (in an ID's FIFO)
 NEVER = 1 << 62  # no timer due, no run limit (ns; later than any simulated instant)
+
+
+_lengths: dict[int, dict[bytes, int]] = {}  # per ID, stuffed length by payload (all buses)
+_remembered = [0]  # how many: all are forgotten past STUFF_CACHE (bounded memory)
+
+
+def stuffed_length_of(can_id: int, data: bytes, lengths: dict[bytes, int]) -> int:
+    """A payload's stuffed length, remembered in `lengths` (its ID's in ``_lengths``)."""
+    if _remembered[0] >= STUFF_CACHE:
+        for known in _lengths.values():
+            known.clear()
+        _remembered[0] = 0
+    _remembered[0] += 1
+    bits = lengths[data] = stuffed_length_cached(can_id, data)
+    return bits
+
+
+class Fifo(deque[Queued]):
+    """One ID's queued frames in queueing order, and that ID's remembered stuffed lengths (a
+    dict by payload, shared by all buses: cheaper per frame than a cache keyed by ID and
+    payload)."""
+
+    __slots__ = ("lengths",)
+
+    def __init__(self, can_id: int) -> None:
+        super().__init__()
+        self.lengths = _lengths.setdefault(can_id, {})
 
 
 class LeanBus:
@@ -64,7 +91,7 @@ class LeanBus:
         self.free_at = 0
         self.frames = 0
         self._pool: list[int] = []  # a heap of the IDs whose FIFO is not empty
-        self._fifo: dict[int, deque[Queued]] = {}  # per ID, its frames in queueing order
+        self._fifo: dict[int, Fifo] = {}  # per ID, its frames in queueing order
         self._queued = [0]
         self._arbitration: Handle | None = None
         self._busy = False  # inside a stretch: its own loop picks up frames queued meanwhile
@@ -89,10 +116,13 @@ class LeanBus:
         queued[sender] += 1
         fifo = self._fifo.get(can_id)
         if fifo is None:
-            fifo = self._fifo[can_id] = deque()
+            fifo = self._fifo[can_id] = Fifo(can_id)
+        if not bits:
+            lengths = fifo.lengths
+            bits = lengths.get(data) or stuffed_length_of(can_id, data, lengths)
         if not fifo:
             heapq.heappush(self._pool, can_id)
-        fifo.append((sender, data, bits or stuffed_length_cached(can_id, data)))
+        fifo.append((sender, data, bits))
         if not self._busy:
             self.wake(self.env.now)
 
@@ -133,33 +163,36 @@ class LeanBus:
         queued, charges, taps, cached = self._queued, self.charges, self.taps, self._listeners
         paced = env.realtime_factor is not None
         until = NEVER if env.until is None else env.until
+        free, now = self.free_at, env.now  # only this loop moves either while it runs
         while pool:
-            now = env.now
-            free = self.free_at
             start = free if free > now else now
-            if not events:
-                due = NEVER
-            elif events[0][3] is not None:
-                due = events[0][0]
-            else:  # a cancelled head: peek drops it
-                nxt = env.peek()
-                due = NEVER if nxt is None else nxt
-            if start > now and due <= start:
-                return
+            if events:  # a timer due before the end of frame stops the stretch
+                head = events[0]
+                if head[3] is None:  # a cancelled head: peek drops it
+                    nxt = env.peek()
+                    due = NEVER if nxt is None else nxt
+                else:
+                    due = head[0]
+                if start > now and due <= start:
+                    return
+                cut = due if due < until else until
+            else:
+                cut = until
             can_id = pool[0]  # lowest ID, then (its FIFO) queueing order
             fifo = fifos[can_id]
             sender, data, bits = fifo.popleft()
             if not fifo:
                 heapq.heappop(pool)
             end = start + bits * bit + trailer
-            busy = self.free_at = end + ifs
-            if end > until or due < end:
+            busy = free = self.free_at = end + ifs
+            if end > cut:
                 env.schedule(end, partial(self._deliver, can_id, sender, data, bits, start), BUS)
                 return
             if paced:
                 env.advance(end)
             else:
                 env.now = end
+            now = end
             # the delivery, as _deliver (inline: the bus's hottest loop)
             queued[sender] -= 1
             self.frames += 1
