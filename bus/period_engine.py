@@ -180,29 +180,39 @@ class LeanBus:
                 cut = until
             can_id = pool[0]  # lowest ID, then (its FIFO) queueing order
             fifo = fifos[can_id]
-            sender, data, bits = fifo.popleft()
-            if not fifo:
-                heapq.heappop(pool)
+            sender, data, bits = fifo[0]  # left in its FIFO until delivered (see below)
             end = start + bits * bit + trailer
             busy = free = self.free_at = end + ifs
             if end > cut:
+                fifo.popleft()
+                if not fifo:
+                    heapq.heappop(pool)
                 env.schedule(end, partial(self._deliver, can_id, sender, data, bits, start), BUS)
                 return
-            if paced:
-                env.advance(end)
-            else:
-                env.now = end
-            now = end
-            # the delivery, as _deliver (inline: the bus's hottest loop)
-            queued[sender] -= 1
-            self.frames += 1
-            for charge in charges:
-                charge(start, busy, bits + tail_bits, True)
-            for tap in taps:
-                tap(start, end, busy, can_id, data, sender)
-            found = cached.get(can_id << 16 | sender)
-            for handler in self.listeners(can_id, sender) if found is None else found:
-                handler(can_id, data, end)
+            try:
+                if paced:
+                    env.advance(end)
+                else:
+                    env.now = end
+                now = end
+                # the delivery, as _deliver (inline: the bus's hottest loop)
+                queued[sender] -= 1
+                self.frames += 1
+                for charge in charges:
+                    charge(start, busy, bits + tail_bits, True)
+                for tap in taps:
+                    tap(start, end, busy, can_id, data, sender)
+                found = cached.get(can_id << 16 | sender)
+                for handler in self.listeners(can_id, sender) if found is None else found:
+                    handler(can_id, data, end)
+            finally:  # a frame of the same ID queued meanwhile went behind it: no heap change
+                fifo.popleft()
+                if not fifo:
+                    if pool[0] == can_id:
+                        heapq.heappop(pool)
+                    else:  # a lower ID queued meanwhile
+                        pool.remove(can_id)
+                        heapq.heapify(pool)
 
     def _deliver(self, can_id: int, sender: int, data: bytes, bits: int, start: int) -> None:
         """A frame's end of frame as an event of its own (a timer or the run's limit came first)."""
