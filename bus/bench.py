@@ -10,7 +10,8 @@ traffic through a compiled arbiter with LeanBus's rules (``bus.arbiter_compiled`
 call (not the compiled period engine, which sends the SPEJBL period's frames in a fixed order
 and does not arbitrate in general).  A line is
 one function ``(frames per node) -> Shot`` measured by ``repeat``: frames put on the bus and
-deliveries received per wall second, min / median / max over the repeats.
+deliveries received per wall second, min / median / max over the repeats (after one warm-up
+shot of the same size).
 """
 
 import statistics
@@ -195,8 +196,10 @@ def spread(values: list[float]) -> dict[str, float]:
 
 
 def repeat(line: Line, per_node: int, repeats: int) -> dict[str, Any]:
-    """Run a line `repeats` times: frames/s and deliveries/s (min / median / max)."""
-    line(min(per_node, 10))  # warm up (imports, compiled helpers) outside the figures
+    """Run a line `repeats` times after one full-size warm-up shot outside the figures (imports,
+    compiled helpers, and the stuffed lengths a simulated bus remembers of the same payloads: so
+    every repeat does the same work): frames/s and deliveries/s (min / median / max)."""
+    line(per_node)
     shots = [line(per_node) for _ in range(repeats)]
     frames, deliveries = shots[-1]["frames"], shots[-1]["deliveries"]
     extra = {k: v for k, v in shots[-1].items() if k not in _Shot.__annotations__}

@@ -25,6 +25,7 @@ path. A delivered frame is a tuple for ``taps`` (the load meter, a log writer), 
 ``can.Message`` unless a tap builds one."""
 
 import heapq
+from collections import deque
 from collections.abc import Callable
 from functools import partial
 
@@ -32,17 +33,50 @@ import can
 
 from servobus.bus import frame_bits as fb
 from servobus.bus.controller import DEFAULT_TX_QUEUE as TX_QUEUE
-from servobus.bus.frame_fast import stuffed_length_cached
+from servobus.bus.frame_fast import STUFF_CACHE, stuffed_length_cached
 from servobus.bus.scheduler import ARBITRATION, BUS, NS_PER_S, Environment, Handle, earliest
 
 Handler = Callable[[int, bytes, int], None]
 Tap = Callable[[int, int, int, int, bytes, int], None]  # start, end, busy_until, id, data, sender
 Charge = Callable[[int, int, int, bool], None]  # start, busy_until, bits, ok (a load meter)
-Frame = tuple[int, int, int, bytes, int]  # id, queueing order, sender, data, stuffed bits
+Queued = tuple[int, bytes, int]  # sender, data, stuffed bits (in an ID's FIFO)
+NEVER = 1 << 62  # no timer due, no run limit (ns; later than any simulated instant)
+
+
+_lengths: dict[int, dict[bytes, int]] = {}  # per ID, stuffed length by payload (all buses)
+_remembered = [0]  # how many: all are forgotten past STUFF_CACHE (bounded memory)
+
+
+def stuffed_length_of(can_id: int, data: bytes, lengths: dict[bytes, int]) -> int:
+    """A payload's stuffed length, remembered in `lengths` (its ID's in ``_lengths``)."""
+    if _remembered[0] >= STUFF_CACHE:
+        for known in _lengths.values():
+            known.clear()
+        _remembered[0] = 0
+    _remembered[0] += 1
+    bits = lengths[data] = stuffed_length_cached(can_id, data)
+    return bits
+
+
+class Fifo(deque[Queued]):
+    """One ID's queued frames in queueing order, and that ID's remembered stuffed lengths (a
+    dict by payload, shared by all buses: cheaper per frame than a cache keyed by ID and
+    payload)."""
+
+    __slots__ = ("lengths",)
+
+    def __init__(self, can_id: int) -> None:
+        super().__init__()
+        self.lengths = _lengths.setdefault(can_id, {})
 
 
 class LeanBus:
-    """One CAN segment whose frames are (id, data) pairs and whose handlers are functions."""
+    """One CAN segment whose frames are (id, data) pairs and whose handlers are functions.
+
+    The arbitration order, lowest ID then queueing order, is kept as one FIFO per ID (frames of
+    one ID leave in the order they were queued, whoever sent them) and a heap of the IDs whose
+    FIFO holds a frame (``_pool``, truthy while any frame waits): the winner is the smallest ID
+    in it, an int comparison of at most as many IDs as wait, not of every queued frame."""
 
     def __init__(self, env: Environment, bitrate: int = 1_000_000) -> None:
         if bitrate <= 0 or NS_PER_S % bitrate:
@@ -56,9 +90,9 @@ class LeanBus:
         self.charges: list[Charge] = []
         self.free_at = 0
         self.frames = 0
-        self._pool: list[Frame] = []  # a heap: (id, queueing order, ...) is the arbitration order
+        self._pool: list[int] = []  # a heap of the IDs whose FIFO is not empty
+        self._fifo: dict[int, Fifo] = {}  # per ID, its frames in queueing order
         self._queued = [0]
-        self._seq = 0
         self._arbitration: Handle | None = None
         self._busy = False  # inside a stretch: its own loop picks up frames queued meanwhile
         self._listeners: dict[int, list[Handler]] = {}
@@ -76,12 +110,19 @@ class LeanBus:
     def send(self, sender: int, can_id: int, data: bytes, bits: int = 0) -> None:
         """Queue a frame now (CanOperationError when the sender's queue is full); `bits`, its
         stuffed length if the caller knows it."""
-        if self._queued[sender] >= TX_QUEUE:
+        queued = self._queued
+        if queued[sender] >= TX_QUEUE:
             raise can.CanOperationError(f"{self.names[sender]}: transmit queue full")
-        self._queued[sender] += 1
-        self._seq += 1
-        heapq.heappush(self._pool, (can_id, self._seq, sender, data,
-                                    bits or stuffed_length_cached(can_id, data)))
+        queued[sender] += 1
+        fifo = self._fifo.get(can_id)
+        if fifo is None:
+            fifo = self._fifo[can_id] = Fifo(can_id)
+        if not bits:
+            lengths = fifo.lengths
+            bits = lengths.get(data) or stuffed_length_of(can_id, data, lengths)
+        if not fifo:
+            heapq.heappush(self._pool, can_id)
+        fifo.append((sender, data, bits))
         if not self._busy:
             self.wake(self.env.now)
 
@@ -115,42 +156,66 @@ class LeanBus:
             self.wake(self.free_at)
 
     def _run_stretch(self) -> None:
-        env, pool, bit = self.env, self._pool, self.bit_ns
+        env, pool, fifos, bit = self.env, self._pool, self._fifo, self.bit_ns
+        events = env.heap  # read in place: the next timer is its head unless cancelled
         trailer, ifs = fb.TRAILER_BITS * bit, fb.IFS_BITS * bit
         tail_bits = fb.TRAILER_BITS + fb.IFS_BITS
         queued, charges, taps, cached = self._queued, self.charges, self.taps, self._listeners
         paced = env.realtime_factor is not None
-        until = env.until
+        until = NEVER if env.until is None else env.until
+        free, now = self.free_at, env.now  # only this loop moves either while it runs
         while pool:
-            now = env.now
-            start = self.free_at if self.free_at > now else now
-            due = env.peek()
-            if start > now and due is not None and due <= start:
-                return
-            frame = heapq.heappop(pool)  # lowest ID, then queueing order
-            can_id, _, sender, data, bits = frame
-            end = start + bits * bit + trailer
-            busy = self.free_at = end + ifs
-            if (until is not None and end > until) or (due is not None and due < end):
-                env.schedule(end, partial(self._deliver, frame, start), BUS)
-                return
-            if paced:
-                env.advance(end)
+            start = free if free > now else now
+            if events:  # a timer due before the end of frame stops the stretch
+                head = events[0]
+                if head[3] is None:  # a cancelled head: peek drops it
+                    nxt = env.peek()
+                    due = NEVER if nxt is None else nxt
+                else:
+                    due = head[0]
+                if start > now and due <= start:
+                    return
+                cut = due if due < until else until
             else:
-                env.now = end
-            # the delivery, as _deliver (inline: the bus's hottest loop)
-            queued[sender] -= 1
-            self.frames += 1
-            for charge in charges:
-                charge(start, busy, bits + tail_bits, True)
-            for tap in taps:
-                tap(start, end, busy, can_id, data, sender)
-            for handler in cached.get(can_id << 16 | sender) or self.listeners(can_id, sender):
-                handler(can_id, data, end)
+                cut = until
+            can_id = pool[0]  # lowest ID, then (its FIFO) queueing order
+            fifo = fifos[can_id]
+            sender, data, bits = fifo[0]  # left in its FIFO until delivered (see below)
+            end = start + bits * bit + trailer
+            busy = free = self.free_at = end + ifs
+            if end > cut:
+                fifo.popleft()
+                if not fifo:
+                    heapq.heappop(pool)
+                env.schedule(end, partial(self._deliver, can_id, sender, data, bits, start), BUS)
+                return
+            try:
+                if paced:
+                    env.advance(end)
+                else:
+                    env.now = end
+                now = end
+                # the delivery, as _deliver (inline: the bus's hottest loop)
+                queued[sender] -= 1
+                self.frames += 1
+                for charge in charges:
+                    charge(start, busy, bits + tail_bits, True)
+                for tap in taps:
+                    tap(start, end, busy, can_id, data, sender)
+                found = cached.get(can_id << 16 | sender)
+                for handler in self.listeners(can_id, sender) if found is None else found:
+                    handler(can_id, data, end)
+            finally:  # a frame of the same ID queued meanwhile went behind it: no heap change
+                fifo.popleft()
+                if not fifo:
+                    if pool[0] == can_id:
+                        heapq.heappop(pool)
+                    else:  # a lower ID queued meanwhile
+                        pool.remove(can_id)
+                        heapq.heapify(pool)
 
-    def _deliver(self, frame: Frame, start: int) -> None:
+    def _deliver(self, can_id: int, sender: int, data: bytes, bits: int, start: int) -> None:
         """A frame's end of frame as an event of its own (a timer or the run's limit came first)."""
-        can_id, _, sender, data, bits = frame
         now = self.env.now
         self._queued[sender] -= 1
         self.frames += 1
@@ -159,8 +224,7 @@ class LeanBus:
             charge(start, busy, bits + fb.TRAILER_BITS + fb.IFS_BITS, True)  # has logged
         for tap in self.taps:  # every frame a node may have acted on
             tap(start, now, busy, can_id, data, sender)
-        for handler in self._listeners.get(can_id << 16 | sender) or \
-                self.listeners(can_id, sender):
+        for handler in self.listeners(can_id, sender):
             handler(can_id, data, now)
 
 

@@ -76,6 +76,12 @@ class Environment:
         """Node-facing alias of `schedule` at node priority."""
         return self.schedule(max(at, self.now), action, NODE)
 
+    @property
+    def heap(self) -> list[list]:
+        """The pending events in place, for reading only (a heap of [time, priority, seq, action
+        or None when cancelled]): the LeanBus checks its head per frame without a call."""
+        return self._heap
+
     def peek(self) -> int | None:
         """Time of the next pending event, or None when there is none."""
         heap = self._heap

@@ -1,0 +1,28 @@
+"""`bench bus`'s repeats all do the same work: the warm-up shot is the repeats' own size, so the
+stuffed lengths of the bench's payloads are remembered before the first measured repeat."""
+
+from servobus.bus import period_engine as pe
+from servobus.bus.bench import NODES, Shot, period_engine, repeat
+
+
+def test_the_warm_up_shot_is_as_large_as_the_repeats() -> None:
+    sizes: list[int] = []
+
+    def line(per_node: int) -> Shot:
+        sizes.append(per_node)
+        return {"frames": per_node, "deliveries": per_node * (NODES - 1), "wall_s": 1.0}
+
+    repeat(line, 37, 2)
+    assert sizes == [37, 37, 37]
+
+
+def test_after_the_warm_up_every_payload_length_is_remembered() -> None:
+    """The LeanBus line's payloads (8-byte counters from each node's ID) all have a length in
+    the bus's per-ID memory after one shot: the measured repeats compute none."""
+    for known in pe._lengths.values():  # as when the memory is full: 2,100 payloads fit
+        known.clear()
+    pe._remembered[0] = 0
+    period_engine(150)
+    for node in range(NODES):
+        known = pe._lengths[0x100 + node]
+        assert all(k.to_bytes(8, "little") in known for k in range(150))
