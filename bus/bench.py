@@ -7,11 +7,10 @@ the same work.  ``servobus``/``servobus_recv``: the reference medium (python-can
 ``servobus_period``: the period engine's bus, the one ``servobus run`` uses (queues full, and
 ``_depth1``: one frame queued per node, as in a robot run); ``servobus_compiled``: the same
 traffic through a compiled arbiter with LeanBus's rules (``bus.arbiter_compiled``), one numba
-call (not the compiled period engine, which sends the SPEJBL period's frames in a fixed order
-and does not arbitrate in general).  A line is
-one function ``(frames per node) -> Shot`` measured by ``repeat``: frames put on the bus and
-deliveries received per wall second, min / median / max over the repeats (after one warm-up
-shot of the same size).
+call (the compiled period engines' wire, ``robot.period_loop``, follows the same rules frame by
+frame between the nodes' compiled code).  A line is one function ``(frames per node) -> Shot``
+measured by ``repeat``: frames put on the bus and deliveries received per wall second, min /
+median / max over the repeats (after one warm-up shot of the same size).
 """
 
 import statistics
