@@ -32,7 +32,6 @@ bank, the host's measured positions); ``robot.engine_sync`` hands the rest in an
 decides which periods qualify (no other event, no fault, no pending frame: see there).
 """
 
-
 import numpy as np
 from numba.extending import register_jitable
 
