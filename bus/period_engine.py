@@ -33,7 +33,7 @@ import can
 
 from servobus.bus import frame_bits as fb
 from servobus.bus.controller import DEFAULT_TX_QUEUE as TX_QUEUE
-from servobus.bus.frame_fast import STUFF_CACHE, stuffed_length_cached
+from servobus.bus.frame_fast import STUFF_CACHE, stuffed_length
 from servobus.bus.scheduler import ARBITRATION, BUS, NS_PER_S, Environment, Handle, earliest
 
 Handler = Callable[[int, bytes, int], None]
@@ -43,7 +43,8 @@ Queued = tuple[int, bytes, int]  # sender, data, stuffed bits (in an ID's FIFO)
 NEVER = 1 << 62  # no timer due, no run limit (ns; later than any simulated instant)
 
 
-_lengths: dict[int, dict[bytes, int]] = {}  # per ID, stuffed length by payload (all buses)
+# per ID (at most 2048 standard IDs), stuffed length by payload, shared by all buses
+_lengths: dict[int, dict[bytes, int]] = {}
 _remembered = [0]  # how many: all are forgotten past STUFF_CACHE (bounded memory)
 
 
@@ -54,7 +55,7 @@ def stuffed_length_of(can_id: int, data: bytes, lengths: dict[bytes, int]) -> in
             known.clear()
         _remembered[0] = 0
     _remembered[0] += 1
-    bits = lengths[data] = stuffed_length_cached(can_id, data)
+    bits = lengths[data] = stuffed_length(can_id, data, False)
     return bits
 
 
@@ -150,10 +151,10 @@ class LeanBus:
         self._busy = True
         try:
             self._run_stretch()
-        finally:
+        finally:  # also when a handler raised: the frames still queued go out on the next run
             self._busy = False
-        if self._pool and self._arbitration is None:
-            self.wake(self.free_at)
+            if self._pool and self._arbitration is None:
+                self.wake(self.free_at)
 
     def _run_stretch(self) -> None:
         env, pool, fifos, bit = self.env, self._pool, self._fifo, self.bit_ns

@@ -43,13 +43,21 @@ from servobus.plant.board_bank import due_counts
 from servobus.plant.board_node import STATUS_PERIOD_NS
 from servobus.plant.kernel_cache import cached_njit
 from servobus.presets.firmware_image import Q12_AMP
-from servobus.robot.period_loop import ENGINE_SOURCES, Q_N, new_queue, push, send_next
+from servobus.robot.period_loop import (
+    B_FRAMES,
+    B_FREE,
+    ENGINE_SOURCES,
+    Q_N,
+    new_queue,
+    push,
+    send_next,
+)
 
 FRAMES_PER_PERIOD = 28  # TICK, 12 MEAS, 3 ACTUATION, 12 STATUS
 # per-period columns of `periods`
 P_TICK_END, P_LAST_MEAS, P_LAST_EVENT = range(3)
-# `bus` state: free_at (in/out), frames written (out) as ``period_loop``'s; limit events (out)
-B_FREE, B_FRAMES, B_LIMIT = range(3)
+# `bus` state: ``period_loop``'s free instant (in/out) and frames written (out); limit events
+B_LIMIT = B_FRAMES + 1
 # `signals`: the DBC's iw signal (scale, offset, range) and MEAS6 current (scale, offset)
 S_IW_SCALE, S_IW_OFFSET, S_IW_LO, S_IW_HI, S_CUR_SCALE, S_CUR_OFFSET = range(6)
 
@@ -195,7 +203,7 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, table, bus, meas_dlc, supply_raw, c
                                   payload[1 + b])
                     push(queue, 1 + b, end)
             elif k < k_act:  # MEAS_j to the host; the last one starts its computation
-                measured[k - 1] = float(rams[k - 1, m.POS_TX])
+                measured[k - 1] = float(payload[k, 0] | (np.int64(payload[k, 1]) << 8))
                 heard += 1
                 if heard == joints:
                     periods[i, P_LAST_MEAS] = end

@@ -47,10 +47,12 @@ HP = 5  # high-power boards
 SERVOS = sfw.SERVOS
 DC = 3 * HP
 FRAMES_PER_PERIOD = 2 * HP + 3  # VEL_SP x5, SERVO_SP x2, FEEDBACK x5, SERVO_STATUS
-# ids: VEL_SP_1..5, SERVO_SP_1..2, FEEDBACK_1..5, SERVO_STATUS
+# message indices (the table's columns): VEL_SP_1..5, SERVO_SP_1..2, FEEDBACK_1..5, SERVO_STATUS
 K_VEL, K_SERVO, K_FB, K_STATUS = 0, HP, HP + 2, 2 * HP + 2
-# bus: the wire's free instant and frames written (``period_loop``), samples written
-B_SAMPLES = 2
+# bus: the wire's free instant and frames written (``period_loop``), samples written, the
+# central's last broadcast instant
+B_SAMPLES = B_FRAMES + 1
+B_SENT = B_SAMPLES + 1
 # central's integers: id mismatches, servo updates, servo status (-1: never heard), broadcasts, k
 C_MISMATCH, C_UPDATES, C_STATUS, C_BROADCASTS, C_K = range(5)
 # servo board's integers: firmware updates counter, status byte, frames, node's update count,
@@ -116,7 +118,7 @@ def servo_setpoints(frame, data, f, words, pulses, sint, ref):
 def on_feedback(b, xs, status, now, cint, cfl, last_seen, silent, tripped, trips, limits,
                 samples_i, samples_f, bus, keep):
     """``CentralNode._on_feedback`` for board b (1..5); cfl rows: commanded, sent_w, err_sq,
-    err_max, err_n; cint C_*; last instant sent in bus[3]."""
+    err_max, err_n; cint C_*; the last broadcast's instant in bus[B_SENT]."""
     last_seen[b - 1] = now
     silent[b - 1] = False
     t = status & TRIP_BIT != 0
@@ -127,7 +129,7 @@ def on_feedback(b, xs, status, now, cint, cfl, last_seen, silent, tripped, trips
         limits[b - 1] += 1
     if (status >> 4) & 0xF != b:
         cint[C_MISMATCH] += 1
-    dt = now - bus[3]
+    dt = now - bus[B_SENT]
     for i in range(3):
         j = 3 * (b - 1) + i
         commanded = cfl[0, j] + cfl[1, j] * dt / 1e9
@@ -148,8 +150,8 @@ def forward(n, t0, period_ns, bit_ns, table, bus, plan_w, plan_raw, plan_p,
             status_ns, cint, cfl, last_seen, silent, faults, tripped, trips, limits,
             silent_limit, keep, frames, data, samples_i, samples_f):
     """n steady periods from the broadcast due at t0 (the module docstring); table: FRAME_NAMES'
-    message table (``period_loop.message_table``); bus: free instant, frames, samples, the
-    central's last broadcast instant; the state arrays are the nodes'."""
+    message table (``period_loop.message_table``); bus: B_FREE, B_FRAMES, B_SAMPLES, B_SENT;
+    the state arrays are the nodes'."""
     queue = new_queue(FRAMES_PER_PERIOD)
     payload = np.zeros((FRAMES_PER_PERIOD, 8), dtype=np.uint8)
     xs = np.empty(3)
@@ -176,7 +178,7 @@ def forward(n, t0, period_ns, bit_ns, table, bus, plan_w, plan_raw, plan_p,
             if t - last_seen[b] >= silent_limit and not silent[b]:
                 silent[b] = True
                 faults[b] += 1
-        dt = t - bus[3]
+        dt = t - bus[B_SENT]
         for j in range(DC):
             cfl[0, j] = cfl[0, j] + cfl[1, j] * dt / 1e9
         seq = cint[C_BROADCASTS] % 65536
@@ -191,7 +193,7 @@ def forward(n, t0, period_ns, bit_ns, table, bus, plan_w, plan_raw, plan_p,
             push(queue, K_SERVO + h, t)
         for j in range(DC):
             cfl[1, j] = plan_w[i, j]
-        bus[3] = t
+        bus[B_SENT] = t
         cint[C_BROADCASTS] += 1
         cint[C_K] += 1
         while queue[Q_N] > 0:  # the wire, by the LeanBus's rules

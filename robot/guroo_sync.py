@@ -192,7 +192,8 @@ class GurooEngine:
         tripped = np.array([central._tripped[b] for b in hp], dtype=np.bool_)
         trips = np.array([central.trips[b] for b in hp], dtype=np.int64)
         limits = np.array([central.limit_frames[b] for b in hp], dtype=np.int64)
-        bus = np.array([lean.free_at, 0, 0, central._t_sent], dtype=np.int64)
+        bus = np.zeros(gc.B_SENT + 1, dtype=np.int64)
+        bus[B_FREE], bus[gc.B_SENT] = lean.free_at, central._t_sent
         gc.forward_c(
             n, t0, central.period_ns, lean.bit_ns, self.table, bus, plan_w, plan_raw, plan_p,
             tuple(r.ram for r in rigs), tuple(r.rom for r in rigs),
@@ -218,7 +219,7 @@ class GurooEngine:
         central._commanded, central._sent_w, central._err_sq, central._err_max = \
             (row.tolist() for row in cfl[:4])
         central._err_n = [int(x) for x in cfl[4].tolist()]
-        central._t_sent = int(bus[3])
+        central._t_sent = int(bus[gc.B_SENT])
         for k, b in enumerate(boards_all):
             central._last_seen[b] = int(last_seen[k])
             central._silent[b] = bool(silent[k])

@@ -65,8 +65,11 @@ def new_queue(messages):
 
 @register_jitable
 def push(queue, k, at):
-    """Queue message k at instant `at` (after every frame queued before it)."""
+    """Queue message k at instant `at` (after every frame queued before it); ValueError when
+    the queue is full (a loop that queues a message twice before it is sent)."""
     n = queue[Q_N]
+    if Q_K0 + 2 * n + 1 >= queue.shape[0]:
+        raise ValueError("the compiled engine's queue is full")
     queue[Q_K0 + 2 * n] = k
     queue[Q_K0 + 2 * n + 1] = at
     queue[Q_N] = n + 1

@@ -81,9 +81,9 @@ def test_every_rom_constant_read_is_charged() -> None:
     # fallback limit's I*R, read per motor): every ROM read is one load_rom, whatever its index
     ram, rom = g.new_ram(), build_rom(1)
     fw.boot(ram, rom)
-    seen = rom.view(_Reads)
+    seen = rom.copy().view(_Reads)
     seen.reads = []
-    fw.bl_control(ram, seen)
+    fw.bl_control(ram.copy(), seen)  # the same call from the same state, recorded
     with counter() as count:
         fw.bl_control(*watch(count, ram, rom))
     assert count.per_isr["bl_control"]["load_rom"] == len(seen.reads)

@@ -1,6 +1,8 @@
 """`bench bus`'s repeats all do the same work: the warm-up shot is the repeats' own size, so the
 stuffed lengths of the bench's payloads are remembered before the first measured repeat."""
 
+import pytest
+
 from servobus.bus import period_engine as pe
 from servobus.bus.bench import NODES, Shot, period_engine, repeat
 
@@ -16,12 +18,12 @@ def test_the_warm_up_shot_is_as_large_as_the_repeats() -> None:
     assert sizes == [37, 37, 37]
 
 
-def test_after_the_warm_up_every_payload_length_is_remembered() -> None:
+def test_one_shot_remembers_every_payload_length(monkeypatch: pytest.MonkeyPatch) -> None:
     """The LeanBus line's payloads (8-byte counters from each node's ID) all have a length in
-    the bus's per-ID memory after one shot: the measured repeats compute none."""
-    for known in pe._lengths.values():  # as when the memory is full: 2,100 payloads fit
-        known.clear()
-    pe._remembered[0] = 0
+    the bus's per-ID memory after one shot (the warm-up's, which is the repeats' size): the
+    measured repeats compute none."""
+    monkeypatch.setattr(pe, "_lengths", {})  # an empty memory, the module's restored after
+    monkeypatch.setattr(pe, "_remembered", [0])
     period_engine(150)
     for node in range(NODES):
         known = pe._lengths[0x100 + node]

@@ -181,6 +181,8 @@ def test_the_transmit_queue_holds_tx_queue_frames_per_sender() -> None:
 
 def test_remembered_lengths_stay_bounded_and_right(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pe, "STUFF_CACHE", 5)
+    monkeypatch.setattr(pe, "_lengths", {})  # this test's memory, the module's restored after
+    monkeypatch.setattr(pe, "_remembered", [0])
     env = Environment()
     bus = LeanBus(env)
     bus.attach("A", {})
@@ -210,3 +212,24 @@ def test_a_timer_at_the_free_instant_takes_part_in_its_arbitration(offset: int) 
     env.call_at(free + offset * 1000, lambda: bus.send(0, 0x100, b""))
     env.run()
     assert order == ([0x200, 0x300, 0x100] if offset > 0 else [0x200, 0x100, 0x300])
+
+
+def test_a_handler_that_raises_leaves_the_other_frames_queued_for_the_next_run() -> None:
+    env = Environment()
+    bus = LeanBus(env)
+    got: list[int] = []
+
+    def take(can_id: int, data: bytes, now: int) -> None:
+        got.append(can_id)
+        if can_id == 0x200:
+            raise RuntimeError("handler failed")
+
+    bus.attach("A", {})
+    bus.attach("B", {0x100: take, 0x200: take, 0x300: take})
+    for can_id in (0x100, 0x200, 0x300):
+        bus.send(0, can_id, b"\x01")
+    with pytest.raises(RuntimeError, match="handler failed"):
+        env.run()
+    assert got == [0x100, 0x200] and bus.frames == 2
+    env.run()  # the frame the failed stretch left queued goes out
+    assert got == [0x100, 0x200, 0x300] and bus.frames == 3

@@ -96,3 +96,11 @@ def test_message_tables_come_from_the_description_and_its_dbc() -> None:
     assert guroo.tolist() == [[0x10, 0x44, 0x45], [0, 5, 6], [8, 8, 2]]
     with pytest.raises(ValueError, match="SERVO_STATUS: the DBC names"):
         message_table(GUROO.schema(), ["CENTRAL", "HP_1"], ["SERVO_STATUS"])
+
+
+def test_a_message_queued_twice_before_it_is_sent_overflows_loudly() -> None:
+    queue = new_queue(2)  # room for each of two messages once
+    push(queue, 0, 0)
+    push(queue, 1, 0)
+    with pytest.raises(ValueError, match="queue is full"):
+        push(queue, 0, 5)
