@@ -10,7 +10,7 @@ from servobus.bus.schema import JOINTS
 from servobus.host.host_step import HOST_STEP
 from servobus.host.pid import ANTI_WINDUP
 from servobus.host.trajectory import load
-from servobus.host.tunings import DEFAULT_TUNING, TUNINGS
+from servobus.host.tunings import TUNINGS
 from servobus.plant.bank_kernel import run_bank_lean_fast
 from servobus.plant.board_node import can_tick_fast, tick_all
 from servobus.plant.kernel_cache import is_cached
@@ -92,10 +92,11 @@ def parse_alphas(text: str) -> list[float]:
     return values * JOINTS if len(values) == 1 else values
 
 
-# the SPEJBL robot's own options and their defaults (the parser leaves them out unless given)
-SPEJBL_DEFAULTS = {"mode": "cascade", "sensing": "supply-unipolar", "plant": "switching",
-                   "alpha": [1.0] * JOINTS, "tuning": DEFAULT_TUNING, "anti_windup": "soft",
-                   "meas_bytes": 2, "do": []}
+# the SPEJBL robot's own options and the RobotConfig fields they set (the parser leaves them
+# out unless given: RobotConfig's defaults apply, another robot refuses them)
+SPEJBL_OPTIONS = {"mode": "mode", "sensing": "sensing", "plant": "plant", "alpha": "alphas",
+                  "tuning": "tuning", "anti_windup": "anti_windup", "meas_bytes": "meas_bytes",
+                  "do": "actions"}
 
 
 def _robot(args: argparse.Namespace) -> Robot | DescribedRobot:
@@ -106,10 +107,8 @@ def _robot(args: argparse.Namespace) -> Robot | DescribedRobot:
         if max(args.plot_joints) > JOINTS:
             raise ServobusError(f"--plot-joints {args.plot_joints}: the SPEJBL robot has "
                                 f"joints 1..{JOINTS}")
-        for name, default in SPEJBL_DEFAULTS.items():
-            vars(args).setdefault(name, default)
         return _spejbl(args)
-    given = [name for name in SPEJBL_DEFAULTS if name in vars(args)]
+    given = [name for name in SPEJBL_OPTIONS if name in vars(args)]
     if given:
         raise ServobusError(f"--{given[0].replace('_', '-')} applies to the SPEJBL robot, "
                             f"not --robot {args.robot}")
@@ -131,13 +130,13 @@ def _robot(args: argparse.Namespace) -> Robot | DescribedRobot:
 
 def _spejbl(args: argparse.Namespace) -> Robot:
     """The SPEJBL robot on its engines."""
-    config = RobotConfig(mode=args.mode, sensing=args.sensing, plant=args.plant,
-                         alphas=args.alpha, seed=args.seed, faults=args.fault,
-                         log_path=args.log, realtime_factor=args.realtime,
-                         meas_bytes=args.meas_bytes, anti_windup=args.anti_windup,
-                         tuning=args.tuning, actions=args.do, keep_records=bool(args.plot),
+    options = {field: getattr(args, name) for name, field in SPEJBL_OPTIONS.items()
+               if name in vars(args)}
+    config = RobotConfig(seed=args.seed, faults=args.fault, log_path=args.log,
+                         realtime_factor=args.realtime, keep_records=bool(args.plot),
                          engine=args.engine,
-                         trajectory=load(args.trajectory) if args.trajectory else None)
+                         trajectory=load(args.trajectory) if args.trajectory else None,
+                         **options)
     # Robot() compiles what is not cached yet
     # (the period engine's loop compiles with them on a first run; checked alone, a cold engine
     # cache after an edit of its sources would print this before every error message)
