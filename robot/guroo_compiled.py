@@ -29,15 +29,7 @@ from servobus.firmware import int16, int32
 from servobus.firmware import servo_board as sfw
 from servobus.plant import guroo_rig, rc_servo
 from servobus.plant.kernel_cache import cached_njit
-from servobus.robot.period_loop import (
-    B_FRAMES,
-    B_FREE,
-    ENGINE_SOURCES,
-    Q_N,
-    new_queue,
-    push,
-    send_next,
-)
+from servobus.robot import period_loop as wire
 
 run_periods = guroo_rig.run_periods_lean  # the reference's results, hot state in locals
 run_steps = register_jitable(rc_servo.run_steps)
@@ -51,7 +43,7 @@ FRAMES_PER_PERIOD = 2 * HP + 3  # VEL_SP x5, SERVO_SP x2, FEEDBACK x5, SERVO_STA
 K_VEL, K_SERVO, K_FB, K_STATUS = 0, HP, HP + 2, 2 * HP + 2
 # bus: the wire's free instant and frames written (``period_loop``), samples written, the
 # central's last broadcast instant
-B_SAMPLES = B_FRAMES + 1
+B_SAMPLES = wire.B_FRAMES + 1
 B_SENT = B_SAMPLES + 1
 # central's integers: id mismatches, servo updates, servo status (-1: never heard), broadcasts, k
 C_MISMATCH, C_UPDATES, C_STATUS, C_BROADCASTS, C_K = range(5)
@@ -150,13 +142,13 @@ def forward(n, t0, period_ns, bit_ns, table, bus, plan_w, plan_raw, plan_p,
             status_ns, cint, cfl, last_seen, silent, faults, tripped, trips, limits,
             silent_limit, keep, frames, data, samples_i, samples_f):
     """n steady periods from the broadcast due at t0 (the module docstring); table: FRAME_NAMES'
-    message table (``period_loop.message_table``); bus: B_FREE, B_FRAMES, B_SAMPLES, B_SENT;
-    the state arrays are the nodes'."""
-    queue = new_queue(FRAMES_PER_PERIOD)
+    message table (``period_loop.message_table``); bus: B_FREE, B_FRAMES (``period_loop``),
+    B_SAMPLES, B_SENT; the state arrays are the nodes'."""
+    queue = wire.new_queue(FRAMES_PER_PERIOD)
     payload = np.zeros((FRAMES_PER_PERIOD, 8), dtype=np.uint8)
     xs = np.empty(3)
-    free = bus[B_FREE]
-    f = bus[B_FRAMES]
+    free = bus[wire.B_FREE]
+    f = bus[wire.B_FRAMES]
     for i in range(n):
         t = t0 + i * period_ns
         for b in range(HP):  # FEEDBACK_b timers due now
@@ -167,13 +159,13 @@ def forward(n, t0, period_ns, bit_ns, table, bus, plan_w, plan_raw, plan_p,
                     put16(payload[K_FB + b], 2 * m, max(min(ram[g.POS + m] >> 3, 32767), -32768))
                 put16(payload[K_FB + b], 6, ram[g.STATUS] & 0xFFFF)
                 fb_sent[b] += 1
-                push(queue, K_FB + b, t)
+                wire.push(queue, K_FB + b, t)
         if status_t0 + sint[S_K] * status_ns == t:  # SERVO_STATUS
             advance_servos(t, theta, omega, ref, max_error, sint, step_ns, sc)
             payload[K_STATUS, 0] = sint[S_UPDATES] & 0xFF
             payload[K_STATUS, 1] = sint[S_STATUS]
             sint[S_K] += 1
-            push(queue, K_STATUS, t)
+            wire.push(queue, K_STATUS, t)
         for b in range(6):  # the central's broadcast: supervision first
             if t - last_seen[b] >= silent_limit and not silent[b]:
                 silent[b] = True
@@ -186,18 +178,18 @@ def forward(n, t0, period_ns, bit_ns, table, bus, plan_w, plan_raw, plan_p,
             for m in range(3):
                 put16(payload[K_VEL + b], 2 * m, plan_raw[i, 3 * b + m])
             put16(payload[K_VEL + b], 6, seq)
-            push(queue, K_VEL + b, t)
+            wire.push(queue, K_VEL + b, t)
         for h in range(2):
             for m in range(4):
                 put16(payload[K_SERVO + h], 2 * m, plan_p[i, 4 * h + m])
-            push(queue, K_SERVO + h, t)
+            wire.push(queue, K_SERVO + h, t)
         for j in range(DC):
             cfl[1, j] = plan_w[i, j]
         bus[B_SENT] = t
         cint[C_BROADCASTS] += 1
         cint[C_K] += 1
-        while queue[Q_N] > 0:  # the wire, by the LeanBus's rules
-            k, end, free = send_next(queue, table, payload, free, frames, data, f, bit_ns)
+        while queue[wire.Q_N] > 0:  # the wire, by the LeanBus's rules
+            k, end, free = wire.send_next(queue, table, payload, free, frames, data, f, bit_ns)
             if k < K_SERVO:  # VEL_SP_b: board b's receive interrupt
                 b = k - K_VEL
                 advance_board(end, b, rams, roms, params, states, istates, periods, t0s,
@@ -219,8 +211,8 @@ def forward(n, t0, period_ns, bit_ns, table, bus, plan_w, plan_raw, plan_p,
                 cint[C_UPDATES] = np.int64(data[f, 0])
                 cint[C_STATUS] = np.int64(data[f, 1])
             f += 1
-    bus[B_FREE] = free
-    bus[B_FRAMES] = f
+    bus[wire.B_FREE] = free
+    bus[wire.B_FRAMES] = f
 
 
-forward_c = cached_njit(forward, sources=ENGINE_SOURCES)
+forward_c = cached_njit(forward, sources=wire.ENGINE_SOURCES)
