@@ -63,11 +63,12 @@ def send_bytes_or_count(bus: can.BusABC, send_data: Callable[[int, bytes], None]
     """Send a standard frame's payload: through `send_data` where the bus takes bytes (the
     period engine's ``send_data``), else as a can.Message; a refused frame is counted in
     owner.tx_faults."""
+    if send_data is None:
+        send_or_count(bus, can.Message(arbitration_id=can_id, data=data, is_extended_id=False),
+                      owner)
+        return
     try:
-        if send_data is None:
-            bus.send(can.Message(arbitration_id=can_id, data=data, is_extended_id=False))
-        else:
-            send_data(can_id, data)
+        send_data(can_id, data)
     except can.CanError:
         owner.tx_faults += 1
 

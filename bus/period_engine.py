@@ -127,6 +127,12 @@ class LeanBus:
         if not self._busy:
             self.wake(self.env.now)
 
+    def idle(self, now: int) -> bool:
+        """Nothing queued, no arbitration pending, no stretch running and the wire free by `now`
+        (a frame whose delivery is still pending keeps the wire busy until after it)."""
+        return not self._pool and self._arbitration is None and not self._busy and \
+            self.free_at <= now
+
     def wake(self, at: int) -> None:
         """An arbitration at the first free instant at or after `at` (as Medium.wake)."""
         if self._busy:

@@ -2,6 +2,7 @@
 period boundary, so that a pause (a progress report, Ctrl-C) never cuts a period."""
 
 from collections.abc import Callable
+from typing import Any
 
 from servobus.bus.scheduler import NS_PER_S, Environment
 
@@ -22,3 +23,11 @@ def advance(env: Environment, duration_s: float, period_ns: int, chunk_s: float,
         env.run(until=until)
         if progress is not None:
             progress((env.now - before) / NS_PER_S)
+
+
+def engine_fields(robot: Any) -> dict:
+    """What a report says of the engine: the one chosen, the periods each engine ran (a
+    compiled run) and why a run fell back (if it did)."""
+    return {"engine": robot.engine,
+            **({"engine_periods": dict(robot.compiled.counts)} if robot.compiled else {}),
+            **({"engine_fallback": robot.engine_fallback} if robot.engine_fallback else {})}

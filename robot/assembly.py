@@ -41,7 +41,7 @@ from servobus.plant.board_bank import BoardBank
 from servobus.plant.board_node import BoardNode
 from servobus.plant.build import PlantOptions
 from servobus.presets.board import DEFAULT_BOARD, Sensing
-from servobus.robot.advance import ENGINES, advance
+from servobus.robot.advance import ENGINES, advance, engine_fields
 from servobus.robot.engine_run import wire
 from servobus.robot.engine_sync import CompiledEngine, unsupported
 from servobus.robot.run_log import RunLog
@@ -299,7 +299,5 @@ class Robot:
             "tx_faults": self.host.tx_faults + self.tick.tx_faults +
             sum(b.tx_faults for b in self.boards),
             "error_frames": self.medium.error_frames if self.medium is not None else 0,
-            "engine": self.engine,
-            **({"engine_periods": dict(self.compiled.counts)} if self.compiled else {}),
-            **({"engine_fallback": self.engine_fallback} if self.engine_fallback else {}),
+            **engine_fields(self),
         }

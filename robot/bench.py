@@ -5,6 +5,7 @@ its kernel figure comes from the period engine's run."""
 
 import time
 
+from servobus.robot.advance import engine_fields
 from servobus.robot.assembly import Robot, RobotConfig
 
 
@@ -29,8 +30,7 @@ def _measure(engine: str, seconds: float, kernel: bool = True) -> dict:
     robot.run(seconds)
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     periods = int(robot.bank.done.sum()) - periods
-    return {"engine": robot.engine, "sim_s": seconds,
-            **({"engine_periods": dict(robot.compiled.counts)} if robot.compiled else {}),
+    return {**engine_fields(robot), "sim_s": seconds,
             "wall_s": wall, "cpu_s": cpu, "periods": robot.tick.sent - ticks,
             "sim_s_per_wall_s": seconds / wall, "sim_s_per_cpu_s": seconds / cpu,
             **({"boards_kernel_s": kernel_s[0],
@@ -72,8 +72,7 @@ def bench_described(name: str, seconds: float = 10.0, loop: str = "2002") -> dic
     start, cpu = time.perf_counter(), time.process_time()
     robot.run(seconds)
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-    return {"robot": name, "engine": robot.engine,
-            **({"engine_periods": dict(robot.compiled.counts)} if robot.compiled else {}),
+    return {"robot": name, **engine_fields(robot),
             "loop": loop, "sim_s": seconds,
             "wall_s": wall, "cpu_s": cpu, "sim_s_per_wall_s": seconds / wall,
             "sim_s_per_cpu_s": seconds / cpu, "frames": robot.frames - frames,

@@ -28,7 +28,7 @@ from servobus.bus.node import Node, attach_sim
 from servobus.bus.period_engine import LeanBus
 from servobus.bus.scheduler import NS_PER_S, Environment
 from servobus.bus.schema import Schema
-from servobus.robot.advance import ENGINES, advance
+from servobus.robot.advance import ENGINES, advance, engine_fields
 from servobus.robot.charge_batch import BatchedCharges
 from servobus.robot.description import NodeSpec, RobotDescription
 from servobus.robot.engine_run import NodeBus, python_handler
@@ -198,8 +198,6 @@ class DescribedRobot:
             "error_frames": self.medium.error_frames if self.medium is not None else 0,
             "rx_faults": sum(getattr(n, "rx_faults", 0) for n in self.nodes.values()),
             "tx_faults": sum(getattr(n, "tx_faults", 0) for n in self.nodes.values()),
-            "engine": self.engine,
-            **({"engine_periods": dict(self.compiled.counts)} if self.compiled else {}),
-            **({"engine_fallback": self.engine_fallback} if self.engine_fallback else {}),
+            **engine_fields(self),
             "nodes": nodes,
         }

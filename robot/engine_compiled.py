@@ -53,7 +53,6 @@ from servobus.robot.period_loop import (
     send_next,
 )
 
-FRAMES_PER_PERIOD = 28  # TICK, 12 MEAS, 3 ACTUATION, 12 STATUS
 # per-period columns of `periods`
 P_TICK_END, P_LAST_MEAS, P_LAST_EVENT = range(3)
 # `bus` state: ``period_loop``'s free instant (in/out) and frames written (out); limit events
@@ -162,8 +161,8 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, table, bus, meas_dlc, supply_raw, c
     groups = joints // 4
     k_act, k_status = 1 + joints, 1 + joints + groups  # message indices (table's columns)
     counts = np.zeros(joints, dtype=np.int64)
-    queue = new_queue(FRAMES_PER_PERIOD)
-    payload = np.zeros((FRAMES_PER_PERIOD, 8), dtype=np.uint8)
+    queue = new_queue(table.shape[1])  # TICK, 12 MEAS, 3 ACTUATION, 12 STATUS
+    payload = np.zeros((table.shape[1], 8), dtype=np.uint8)
     act_raw = np.zeros((groups, 4), dtype=np.int64)
     reference = np.empty(joints)
     position = np.empty(joints)

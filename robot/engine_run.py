@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import can
 
 from servobus.bus.codec_fast import FastCodec
-from servobus.bus.frame_fast import stuffed_length_cached
+from servobus.bus.frame_fast import stuffed_length
 from servobus.bus.period_engine import Handler, LeanBus, rx_message
 from servobus.bus.schema import TICK, actuation_name, meas_name
 from servobus.firmware import board
@@ -81,7 +81,7 @@ def wire(robot: "Robot") -> LeanBus:
                 frame = cached[k].get(position)
                 if frame is None:
                     payload = meas_codecs[k].encode({f"position_{node.joint}": position})
-                    bits = stuffed_length_cached(meas_ids[k], payload)
+                    bits = stuffed_length(meas_ids[k], payload, False)
                     frame = cached[k][position] = (payload, bits)
                 lean.send(senders[k], meas_ids[k], *frame)
                 continue

@@ -213,9 +213,9 @@ class CompiledEngine:
         self.cpa = np.array([b.rig.counts_per_amp for b in robot.boards], dtype=float)
         self.signals = signals(schema)
         self.periods = np.zeros((BATCH, 3), dtype=np.int64)
-        self.frames = np.zeros((BATCH * ec.FRAMES_PER_PERIOD, COLUMNS), dtype=np.int64)
-        self.data = np.zeros((BATCH * ec.FRAMES_PER_PERIOD, 8), dtype=np.uint8)
-        self.bus = np.zeros(3, dtype=np.int64)
+        self.frames = np.zeros((BATCH * self.table.shape[1], COLUMNS), dtype=np.int64)
+        self.data = np.zeros((BATCH * self.table.shape[1], 8), dtype=np.uint8)
+        self.bus = np.zeros(ec.B_LIMIT + 1, dtype=np.int64)
         self.player = np.zeros(2)
         self.counts = {"compiled": 0, "period": 0}
         self.status = np.zeros((JOINTS, 4), dtype=np.uint8)
@@ -255,8 +255,7 @@ class CompiledEngine:
         robot, lean = self.robot, self.lean
         env, tick, host, sup = robot.env, robot.tick, robot.host, robot.host.supervisor
         now, period = env.now, tick.period_ns
-        if unsteady(robot) or tick.due(tick._k) != now or lean._pool or \
-                lean._arbitration is not None or lean._busy or lean.free_at > now or \
+        if unsteady(robot) or tick.due(tick._k) != now or not lean.idle(now) or \
                 not host.idle(now) or host._pending != host._period or \
                 host._period_end is not None or sup.seq is None or \
                 host.player._last_wall is None:

@@ -9,7 +9,7 @@ from servobus.bus.load_meter import LoadMeter
 from servobus.bus.period_engine import Tap
 
 F_START, F_END, F_BUSY, F_ID, F_SENDER, F_BITS, F_DLC = range(7)
-COLUMNS = 7
+COLUMNS = F_DLC + 1
 
 
 def hand_over(frames: np.ndarray, data: np.ndarray, meter: LoadMeter, taps: list[Tap]) -> None:

@@ -27,6 +27,9 @@ from servobus.firmware import guroo_board as fw
 from servobus.firmware import guroo_memory as g
 from servobus.firmware import int16, int32
 from servobus.firmware import servo_board as sfw
+from servobus.host.guroo_central import DC_JOINTS as DC
+from servobus.host.guroo_central import HP_BOARDS as HP
+from servobus.host.guroo_central import LIMIT_BIT, SERVO_BOARD, TRIP_BIT
 from servobus.plant import guroo_rig, rc_servo
 from servobus.plant.kernel_cache import cached_njit
 from servobus.robot import period_loop as wire
@@ -35,10 +38,6 @@ run_periods = guroo_rig.run_periods_lean  # the reference's results, hot state i
 run_steps = register_jitable(rc_servo.run_steps)
 pulse_width = register_jitable(sfw.pulse_width)
 
-HP = 5  # high-power boards
-SERVOS = sfw.SERVOS
-DC = 3 * HP
-FRAMES_PER_PERIOD = 2 * HP + 3  # VEL_SP x5, SERVO_SP x2, FEEDBACK x5, SERVO_STATUS
 # message indices (the table's columns): VEL_SP_1..5, SERVO_SP_1..2, FEEDBACK_1..5, SERVO_STATUS
 K_VEL, K_SERVO, K_FB, K_STATUS = 0, HP, HP + 2, 2 * HP + 2
 # bus: the wire's free instant and frames written (``period_loop``), samples written, the
@@ -50,7 +49,6 @@ C_MISMATCH, C_UPDATES, C_STATUS, C_BROADCASTS, C_K = range(5)
 # servo board's integers: firmware updates counter, status byte, frames, node's update count,
 # the models' clock, status timer's k
 S_UPDATES, S_STATUS, S_FRAMES, S_NODE_UPDATES, S_T, S_K = range(6)
-TRIP_BIT, LIMIT_BIT = 0x1, 0x2
 
 
 @register_jitable
@@ -91,7 +89,7 @@ def servo_setpoints(frame, data, f, words, pulses, sint, ref):
     sint[S_FRAMES] += 1
     for i in range(sfw.WORDS_PER_FRAME):
         k = (frame - 1) * sfw.WORDS_PER_FRAME + i
-        word = int16.wrap16(word16(data, f, 2 * i, True))
+        word = word16(data, f, 2 * i, True)
         if word != words[k]:
             words[k] = word
             width, clamped = pulse_width(word)
@@ -144,8 +142,8 @@ def forward(n, t0, period_ns, bit_ns, table, bus, plan_w, plan_raw, plan_p,
     """n steady periods from the broadcast due at t0 (the module docstring); table: FRAME_NAMES'
     message table (``period_loop.message_table``); bus: B_FREE, B_FRAMES (``period_loop``),
     B_SAMPLES, B_SENT; the state arrays are the nodes'."""
-    queue = wire.new_queue(FRAMES_PER_PERIOD)
-    payload = np.zeros((FRAMES_PER_PERIOD, 8), dtype=np.uint8)
+    queue = wire.new_queue(table.shape[1])
+    payload = np.zeros((table.shape[1], 8), dtype=np.uint8)
     xs = np.empty(3)
     free = bus[wire.B_FREE]
     f = bus[wire.B_FRAMES]
@@ -166,7 +164,7 @@ def forward(n, t0, period_ns, bit_ns, table, bus, plan_w, plan_raw, plan_p,
             payload[K_STATUS, 1] = sint[S_STATUS]
             sint[S_K] += 1
             wire.push(queue, K_STATUS, t)
-        for b in range(6):  # the central's broadcast: supervision first
+        for b in range(SERVO_BOARD):  # the central's broadcast: supervision first
             if t - last_seen[b] >= silent_limit and not silent[b]:
                 silent[b] = True
                 faults[b] += 1
@@ -206,8 +204,8 @@ def forward(n, t0, period_ns, bit_ns, table, bus, plan_w, plan_raw, plan_p,
                             last_seen, silent, tripped, trips, limits, samples_i, samples_f,
                             bus, keep)
             else:  # SERVO_STATUS to the central
-                last_seen[5] = end
-                silent[5] = False
+                last_seen[SERVO_BOARD - 1] = end
+                silent[SERVO_BOARD - 1] = False
                 cint[C_UPDATES] = np.int64(data[f, 0])
                 cint[C_STATUS] = np.int64(data[f, 1])
             f += 1

@@ -24,9 +24,8 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from servobus.bus import frame_bits as fb
-from servobus.bus.controller import DEFAULT_TX_QUEUE
 from servobus.bus.period_engine import LeanBus
-from servobus.bus.scheduler import Environment, Handle
+from servobus.bus.scheduler import NS_PER_S, Environment, Handle
 from servobus.host.guroo_central import CentralNode
 from servobus.plant.guroo_node import PERIOD_NS as PWM_NS
 from servobus.plant.guroo_node import GurooBoardNode
@@ -34,7 +33,7 @@ from servobus.plant.servo_board import ServoBoardNode
 from servobus.robot import guroo_compiled as gc
 from servobus.robot.deferred_signals import deferred_signals
 from servobus.robot.frame_rows import COLUMNS, F_END, hand_over
-from servobus.robot.period_loop import B_FRAMES, B_FREE, T_SENDER, message_table
+from servobus.robot.period_loop import B_FRAMES, B_FREE, T_DLC, T_ID, T_SENDER, message_table
 
 if TYPE_CHECKING:
     from servobus.robot.described import DescribedRobot
@@ -71,19 +70,18 @@ def unsupported(robot: "DescribedRobot") -> str | None:
                                                                              strict=True)):
         return "nodes other than GuRoo's central, five high-power boards and servo board"
     schema = robot.schema
-    ids = [int(schema.message(n).frame_id) for n in FRAME_NAMES]
-    if len(set(ids)) != len(ids) or DEFAULT_TX_QUEUE < gc.HP + 2:
-        return "frames that share an ID, or a transmit queue too short for a broadcast"
     try:
         table = message_table(schema, NAMES, FRAME_NAMES)
     except ValueError as exc:
         return str(exc)
+    if len(set(table[T_ID].tolist())) != table.shape[1]:
+        return "frames that share an ID"
     if table[T_SENDER].tolist() != SENDERS:
         return "a DBC whose transmitters are not the nodes that send the frames"
     central: Any = nodes["CENTRAL"]
     period = central.period_ns
-    worst = sum(fb.worst_case_bits(schema.message(n).length) for n in FRAME_NAMES)
-    if worst * (10**9 // schema.bitrate) >= period:
+    worst = sum(fb.worst_case_bits(int(n)) for n in table[T_DLC])
+    if worst * (NS_PER_S // schema.bitrate) >= period:
         return "a period whose frames at their longest may end after the next broadcast"
     boards: list[Any] = [nodes[n] for n in NAMES[1:-1]]
     servo: Any = nodes["SERVO_BOARD"]
@@ -109,8 +107,8 @@ class GurooEngine:
         self.central._broadcast = self.on_broadcast
         schema = robot.schema
         self.table = message_table(schema, NAMES, FRAME_NAMES)
-        self.frames = np.zeros((BATCH * gc.FRAMES_PER_PERIOD, COLUMNS), dtype=np.int64)
-        self.data = np.zeros((BATCH * gc.FRAMES_PER_PERIOD, 8), dtype=np.uint8)
+        self.frames = np.zeros((BATCH * self.table.shape[1], COLUMNS), dtype=np.int64)
+        self.data = np.zeros((BATCH * self.table.shape[1], 8), dtype=np.uint8)
         self.samples_i = np.zeros((BATCH * gc.DC, 2), dtype=np.int64)
         self.samples_f = np.zeros((BATCH * gc.DC, 2))
 
@@ -134,9 +132,7 @@ class GurooEngine:
         """Run as many periods compiled as may from now (the module docstring); how many."""
         env, lean, central = self.env, self.lean, self.central
         now, period = env.now, central.period_ns
-        if lean._pool or lean._arbitration is not None or \
-                lean._busy or lean.free_at > now or any(lean._queued) or \
-                central._t0 + central._k * period != now:
+        if not lean.idle(now) or central._t0 + central._k * period != now:
             return 0
         handles = [c.handle for c in self.clocks.values()]
         if any(h is None or h.time < now or (h.time - central._t0) % period for h in handles):
