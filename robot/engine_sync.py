@@ -110,23 +110,30 @@ def signals(schema: Any) -> np.ndarray:
                      meas6.offsets[2]])
 
 
-def _transmitters(robot: "Robot") -> np.ndarray | None:
+def message_table_of(robot: "Robot") -> np.ndarray:
     """The loop's message table (``period_loop.message_table``: TICK, MEAS_1..12 or MEAS6_j,
-    ACTUATION_1..3 or POSREF_k, STATUS_1..12) when the DBC's transmitters are the nodes that
-    send them (the time trigger, board j, the host, board j); else None."""
+    ACTUATION_1..3 or POSREF_k, STATUS_1..12); ValueError unless the DBC's transmitters are the
+    nodes that send them (the time trigger, board j, the host, board j)."""
     cfg = robot.config
     names = [TICK, *(meas_name(j, cfg.meas_bytes) for j in range(1, JOINTS + 1)),
              *(f"POSREF_{k}" if cfg.mode == "local-p" else actuation_name(k)
                for k in range(1, JOINTS // 4 + 1)),
              *(f"STATUS_{j}" for j in range(1, JOINTS + 1))]
     nodes = [robot.tick.name, *(b.name for b in robot.boards), robot.host.name]
-    try:
-        table = message_table(robot.schema, nodes, names)
-    except ValueError:
-        return None
+    table = message_table(robot.schema, nodes, names)
     boards = list(range(1, JOINTS + 1))
-    expected = [0, *boards, *[JOINTS + 1] * (JOINTS // 4), *boards]
-    return table if table[T_SENDER].tolist() == expected else None
+    if table[T_SENDER].tolist() != [0, *boards, *[JOINTS + 1] * (JOINTS // 4), *boards]:
+        raise ValueError("a DBC whose transmitters are not the nodes that send")
+    return table
+
+
+def _transmitters_fit(robot: "Robot") -> bool:
+    """Whether the DBC's transmitters are the nodes that send the loop's frames."""
+    try:
+        message_table_of(robot)
+    except ValueError:
+        return False
+    return True
 
 
 def _status_as_packed(schema: Any) -> bool:
@@ -178,7 +185,7 @@ def unsupported(robot: "Robot") -> str | None:
              schema.codec(meas_name(j, 6)).layout.format != "<HHh"
              for j in range(1, JOINTS + 1)), "the MEAS layout"),
         (not _same_signals(schema), "signals scaled differently per joint"),
-        (_transmitters(robot) is None, "a DBC whose transmitters are not the nodes that send"),
+        (not _transmitters_fit(robot), "a DBC whose transmitters are not the nodes that send"),
         (not _status_as_packed(schema), "the STATUS layout"),
         (any(schema.codec(f"POSREF_{k}").layout.format != "<HHHH"
              for k in range(1, JOINTS // 4 + 1)), "the POSREF layout"),
@@ -207,7 +214,7 @@ class CompiledEngine:
         cfg = robot.config
         self.local_p = cfg.mode == "local-p"
         self.meas_dlc = cfg.meas_bytes
-        self.table = _transmitters(robot)
+        self.table = message_table_of(robot)
         self.supply_raw = np.array([_supply_raw(schema, b) for b in robot.boards],
                                    dtype=np.int64)
         self.cpa = np.array([b.rig.counts_per_amp for b in robot.boards], dtype=float)
