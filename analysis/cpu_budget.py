@@ -99,7 +99,7 @@ def measure(hw: BoardHardware = DEFAULT_BOARD, ticks: int = 25,
         calls = counter.calls[name]
         mean_ops = {op: n / calls for op, n in sorted(counter.per_isr[name].items())}
         fixed = fixed_cycles(name)
-        worst = counter.cost(counter.worst[name])
+        worst = counter.worst[name]
         costs.append(IsrCost(name=name, rate_hz=rates[name], calls=calls, mean_ops=mean_ops,
                              mean_cycles=_cycles(mean_ops) + fixed, max_cycles=worst + fixed))
     load = sum(c.rate_hz * c.mean_cycles for c in costs) / hw.pclk_hz

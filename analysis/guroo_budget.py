@@ -98,11 +98,11 @@ def walking_words(t: float) -> tuple[int, int, int]:
     return words[0], words[1], words[2]
 
 
-def measure(loop: str = "2002", seconds: float = 0.1) -> dict:
-    """Count the firmware over `seconds` of the workload; the JSON-ready budget."""
+def measure(loop: str = "2002", frames: int = 50) -> dict:
+    """Count the firmware over `frames` set-point periods of the workload (2 ms each); the
+    JSON-ready budget."""
     rig = GurooRig(1, loop)
     per_frame = pre.SETPOINT_PERIOD_NS // (1_000_000_000 // pre.PWM_HZ)
-    frames = max(1, round(seconds * 1e9 / pre.SETPOINT_PERIOD_NS))
     with counter() as count:
         rig.ram, rig.rom = watch(count, rig.ram, rig.rom)
         for f in range(frames):
@@ -114,10 +114,10 @@ def measure(loop: str = "2002", seconds: float = 0.1) -> dict:
 def _entry_dict(count: OpCounter, name: str, rate_hz: float, overhead: int) -> dict:
     calls = max(count.calls[name], 1)
     ops = {op: n / calls for op, n in sorted(count.per_isr[name].items())}
-    cycles = sum(CYCLES[op] * n for op, n in ops.items()) + overhead
+    cycles = count.cost(ops) + overhead
     return {"rate_hz": rate_hz, "calls_counted": count.calls[name], "ops_per_call": ops,
             "cycles_per_call": cycles,
-            "worst_cycles_per_call": count.cost(count.worst[name]) + overhead,
+            "worst_cycles_per_call": count.worst[name] + overhead,
             "us_per_call": cycles / pre.CPU_HZ * 1e6,
             "cpu_pct": 100.0 * rate_hz * cycles / pre.CPU_HZ}
 

@@ -10,7 +10,7 @@ must have none (only the 64-bit multiply may exceed int32).
 """
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -56,7 +56,8 @@ class OpCounter:
         self.entries = entries
         self.per_isr: dict[str, Counter[str]] = defaultdict(Counter)
         self.calls: Counter[str] = Counter()
-        self.worst: dict[str, Counter[str]] = defaultdict(Counter)
+        self.worst: Counter[str] = Counter()  # the costliest call's weighted total
+        self._spent: Counter[str] = Counter()  # running weighted totals
         self.wraps: list[tuple[str, int, int]] = []
         self._active: str | None = None
         self._saved: dict[tuple[Any, str], Callable] = {}
@@ -65,8 +66,9 @@ class OpCounter:
         """Count one operation for the running interrupt (ignored outside interrupts)."""
         if self._active is not None:
             self.per_isr[self._active][op] += 1
+            self._spent[self._active] += self.weights.get(op, 1)
 
-    def cost(self, ops: Counter[str]) -> int:
+    def cost(self, ops: Mapping[str, float]) -> float:
         """Weighted sum of an operation count (weights default to 1)."""
         return sum(self.weights.get(op, 1) * n for op, n in ops.items())
 
@@ -110,15 +112,13 @@ class OpCounter:
 
     def _isr(self, name: str, fn: Callable) -> Callable:
         def counted(*args: Any) -> Any:
-            before = self.per_isr[name].copy()
+            before = self._spent[name]
             self._active = name
             try:
                 return fn(*args)
             finally:
                 self._active = None
                 self.calls[name] += 1
-                ops = self.per_isr[name] - before
-                if self.cost(ops) > self.cost(self.worst[name]):
-                    self.worst[name] = ops
+                self.worst[name] = max(self.worst[name], self._spent[name] - before)
 
         return counted
