@@ -7,8 +7,8 @@ from typing import Any
 from servobus.presets import guroo
 from servobus.tools import units
 from servobus.tools.cli import Commands
-from servobus.tools.errors import ServobusError
 from servobus.tools.output import emit
+from servobus.tools.robot_options import guroo_only_loop
 
 
 def add_subparser(sub: Commands) -> None:
@@ -61,14 +61,8 @@ def _robot_options(guroo_help: str) -> tuple[tuple[str, dict[str, Any]], ...]:
                         "help": "guroo: the boards' control loop"}))
 
 
-def _guroo_only_loop(args: argparse.Namespace) -> None:
-    """--loop belongs to --robot guroo (an error, never ignored, for the SPEJBL robot)."""
-    if args.robot != "guroo" and args.loop != "2002":
-        raise ServobusError("--loop applies to --robot guroo")
-
-
 def _do_board(args: argparse.Namespace) -> None:
-    _guroo_only_loop(args)
+    guroo_only_loop(args)
     if args.robot == "guroo":
         from servobus.plant.guroo_bench import bench_guroo_board
 
@@ -88,7 +82,7 @@ def _do_bus(args: argparse.Namespace) -> None:
 
 
 def _do_run(args: argparse.Namespace) -> None:
-    _guroo_only_loop(args)
+    guroo_only_loop(args)
     from servobus.robot.bench import bench_described, bench_run
 
     result = (bench_run(args.seconds, args.reference_seconds) if args.robot == "spejbl" else

@@ -9,6 +9,7 @@ from servobus.tools import units
 from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError
 from servobus.tools.output import emit
+from servobus.tools.robot_options import guroo_only_loop
 
 
 def add_subparser(sub: Commands) -> None:
@@ -31,13 +32,11 @@ def add_subparser(sub: Commands) -> None:
 def _do_budget(args: argparse.Namespace) -> None:
     if not args.cpu:
         raise ServobusError("say which budget: --cpu")
-    if args.robot != "guroo" and args.loop != "2002":
-        raise ServobusError("--loop applies to --robot guroo")
+    guroo_only_loop(args)
     if args.robot == "guroo":
         from servobus.analysis.guroo_budget import measure as measure_guroo
 
-        periods = args.ticks or 50
-        emit(measure_guroo(args.loop, periods * guroo.SETPOINT_PERIOD_NS / 1e9), args.json,
+        emit(measure_guroo(args.loop, args.ticks or 50), args.json,
              title="GuRoo high-power board CPU budget")
         return
     from servobus.analysis.arm_budget import recording_if_available

@@ -3,6 +3,7 @@
 import argparse
 import sys
 import time
+from typing import Any
 
 from tqdm import tqdm
 
@@ -26,6 +27,7 @@ from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError
 from servobus.tools.interrupts import interrupted
 from servobus.tools.output import emit
+from servobus.tools.robot_options import guroo_only_loop
 
 
 def add_subparser(sub: Commands) -> None:
@@ -92,6 +94,7 @@ def parse_alphas(text: str) -> list[float]:
     return values * JOINTS if len(values) == 1 else values
 
 
+COMPILING = "compiling "  # how the first-run notice starts
 # the SPEJBL robot's own options and the RobotConfig fields they set (the parser leaves them
 # out unless given: RobotConfig's defaults apply, another robot refuses them)
 SPEJBL_OPTIONS = {"mode": "mode", "sensing": "sensing", "plant": "plant", "alpha": "alphas",
@@ -99,11 +102,16 @@ SPEJBL_OPTIONS = {"mode": "mode", "sensing": "sensing", "plant": "plant", "alpha
                   "do": "actions"}
 
 
+def _compile_notice(args: argparse.Namespace, what: str, *dispatchers: Any) -> None:
+    """Say on stderr (not with --json) that `what` compiles now: a first run takes long."""
+    if not args.json and not is_cached(*dispatchers):
+        print(f"{COMPILING}{what} (first run only, cached) ...", file=sys.stderr)
+
+
 def _robot(args: argparse.Namespace) -> Robot | DescribedRobot:
     """The robot the options describe; an option the chosen robot does not have is an error."""
     if args.robot == "spejbl":
-        if args.loop != "2002":
-            raise ServobusError("--loop applies to --robot guroo")
+        guroo_only_loop(args)
         if max(args.plot_joints) > JOINTS:
             raise ServobusError(f"--plot-joints {args.plot_joints}: the SPEJBL robot has "
                                 f"joints 1..{JOINTS}")
@@ -119,9 +127,8 @@ def _robot(args: argparse.Namespace) -> Robot | DescribedRobot:
     from servobus.plant.rc_servo import run_steps_fast
     from servobus.robot.guroo_compiled import forward_c
 
-    if not args.json and not is_cached(run_periods_lean_fast, run_steps_fast, forward_c):
-        print("compiling the boards' kernel, the servos and the compiled engine "
-              "(first run only, cached) ...", file=sys.stderr)
+    _compile_notice(args, "the boards' kernel, the servos and the compiled engine",
+                    run_periods_lean_fast, run_steps_fast, forward_c)
     return DescribedRobot(ROBOTS[args.robot], DescribedConfig(
         seed=args.seed, faults=args.fault, log_path=args.log, realtime_factor=args.realtime,
         keep_records=bool(args.plot), loop=args.loop, gait_path=args.trajectory,
@@ -140,9 +147,8 @@ def _spejbl(args: argparse.Namespace) -> Robot:
     # Robot() compiles what is not cached yet
     # (the period engine's loop compiles with them on a first run; checked alone, a cold engine
     # cache after an edit of its sources would print this before every error message)
-    if not args.json and not is_cached(run_bank_lean_fast, can_tick_fast, tick_all, *HOST_STEP):
-        print("compiling the board kernels, the host step and the period engine "
-              "(first run only, cached) ...", file=sys.stderr)
+    _compile_notice(args, "the board kernels, the host step and the period engine",
+                    run_bank_lean_fast, can_tick_fast, tick_all, *HOST_STEP)
     return Robot(config)
 
 
