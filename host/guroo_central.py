@@ -103,6 +103,7 @@ class CentralNode:
         self._plan_k = 0
         no_plan = np.empty((0, DC_JOINTS))
         self._plans: tuple[np.ndarray, np.ndarray, np.ndarray] = (no_plan, no_plan, no_plan)
+        self._rows: tuple[list, ...] = ([], [], [])  # the same chunk as lists
         # (arrival ns, joint, measured, commanded counts) per feedback position, for a plot
         self.samples: list[tuple[int, int, float, float]] | None = [] if keep_samples else None
 
@@ -140,8 +141,10 @@ class CentralNode:
         """Broadcast k's set-points (cnt/s), VEL_SP words and servo words (mrad): the commands
         of its nominal instant, evaluated LOOKAHEAD broadcasts at a time (the gait is open
         loop; ``Gait.states`` gives ``state``'s numbers)."""
-        w, raw_w, raw_p = self.plan_arrays(k, 1)
-        return w[0].tolist(), raw_w[0].tolist(), raw_p[0].tolist()
+        if not 0 <= k - self._plan_k < len(self._plans[0]):
+            self.plan_arrays(k, 1)  # evaluates the chunk that holds k
+        i = k - self._plan_k
+        return self._rows[0][i], self._rows[1][i], self._rows[2][i]
 
     def plan_arrays(self, k: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Broadcasts k..k+n-1's rows of ``_plan`` as arrays (the same chunks of LOOKAHEAD
@@ -154,6 +157,7 @@ class CentralNode:
                 w, p = self._setpoints(*self.gait.states(ts))
                 raw_w = (w / self._vel_lsb).astype(np.int64)  # exact: w is a multiple of the LSB
                 self._plans = (w, raw_w, p.astype(np.int64))
+                self._rows = tuple(a.tolist() for a in self._plans)  # for `_plan`, row by row
                 self._plan_k, i = k, 0
             m = min(n, len(self._plans[0]) - i)
             w, raw_w, raw_p = self._plans

@@ -49,9 +49,10 @@ class GurooBoardNode:
         self.joints = [3 * (board - 1) + 1 + k for k in range(g.MOTORS)]
         self._sp_name = f"VEL_SP_{board}"
         self._sp_id = int(schema.message(self._sp_name).frame_id)
-        self._w_lsb = schema.message(self._sp_name).signals[0].scale  # cnt/s per word (16)
-        # VEL_SP_b's and FEEDBACK_b's words (three int16, one uint16) from the DBC's codecs
-        self._sp_words = schema.codec(self._sp_name).layout
+        # VEL_SP_b's and FEEDBACK_b's words (three int16, one uint16) and VEL_SP's LSB (16
+        # cnt/s per word) from the DBC's codecs
+        sp_codec = schema.codec(self._sp_name)
+        self._sp_words, self._w_lsb = sp_codec.layout, sp_codec.scales[0]
         self._fb_words = schema.codec(f"FEEDBACK_{board}").layout
         self.filters = [{"can_id": self._sp_id, "can_mask": 0x7FF, "extended": False}]
         self.rx_faults = 0

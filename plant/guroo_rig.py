@@ -213,7 +213,6 @@ def run_periods_lean(ram, rom, params, state, istate, n: int) -> None:
           (i1, w1, t1, v1), (i2, w2, t2, v2))
 
 
-run_periods_fast = cached_njit(run_periods)  # the reference, compiled
 run_periods_lean_fast = cached_njit(run_periods_lean)
 
 

@@ -7,9 +7,11 @@ from hypothesis import strategies as st
 from servobus.firmware import guroo_board as fw
 from servobus.firmware import guroo_memory as g
 from servobus.plant import guroo_build as b
-from servobus.plant.guroo_rig import GurooRig, run_periods_fast, run_periods_lean_fast
+from servobus.plant.guroo_rig import GurooRig, run_periods, run_periods_lean_fast
+from servobus.plant.kernel_cache import cached_njit
 from servobus.presets import guroo as pre
 
+run_periods_fast = cached_njit(run_periods)  # the reference, compiled (only the tests run it)
 STEP = st.tuples(st.integers(-9000, 9000), st.integers(-9000, 9000), st.integers(-9000, 9000),
                  st.integers(0, 2500), st.booleans())
 
