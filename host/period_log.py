@@ -4,12 +4,13 @@ A run of hours would otherwise keep a PeriodRecord per 4 ms period.  The trackin
 maximum error per joint are accumulated as each period is recorded: squares summed row by row
 and divided by the count, which is bit for bit numpy's ``np.mean(err**2, axis=0)`` (a
 reduction over the first axis of a C array adds the rows in order), and the maximum is exact.
-The records themselves are kept for the last ``keep`` periods (None: all, for a plot).
+The records themselves are kept for the last ``keep`` periods (None: all, for a plot); a
+batch's (the compiled engine's) as its arrays, each record built when it is read.
 """
 
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import numpy as np
@@ -26,6 +27,26 @@ class Record(Protocol):
     current: np.ndarray
 
 
+@dataclass(frozen=True)
+class _Rows:
+    """Records first.. of a batch, made when read: a run keeps thousands of periods' arrays
+    but reads the records only for a plot or a sweep's measure."""
+
+    ticks: Sequence[int]
+    refs: np.ndarray
+    meas: np.ndarray
+    currents: np.ndarray
+    record: Callable[..., Record]
+    first: int = 0
+
+    def __len__(self) -> int:
+        return len(self.ticks) - self.first
+
+    def __getitem__(self, i: int) -> Record:
+        k = self.first + i
+        return self.record(self.ticks[k], self.refs[k], self.meas[k], self.currents[k])
+
+
 @dataclass
 class PeriodLog:
     """A bounded list of period records with the tracking error accumulated over all."""
@@ -33,14 +54,15 @@ class PeriodLog:
     keep: int | None = RECENT_PERIODS
 
     def __post_init__(self) -> None:
-        self._recent: deque[Record] = deque(maxlen=self.keep)
+        self._recent: deque[Record | _Rows] = deque()
+        self._kept = 0  # records in _recent
         self.count = 0  # periods recorded since the start
         self._squares: np.ndarray | None = None
         self._abs_max: np.ndarray | None = None
 
     def append(self, record: Record) -> None:
         """Record one period: keep it (bounded) and add its tracking error."""
-        self._recent.append(record)
+        self._keep(record, 1)
         err = record.reference - record.measured
         if self._squares is None or self._abs_max is None:
             self._squares, self._abs_max = err**2, np.abs(err)
@@ -55,9 +77,8 @@ class PeriodLog:
         reference, measured, current): the same figures as n ``append`` calls, the squares
         and maxima reduced over the rows in order, after the running ones."""
         n = len(ticks)
-        first = 0 if self.keep is None else max(0, n - self.keep)
-        self._recent.extend(record(ticks[i], refs[i], meas[i], currents[i])
-                            for i in range(first, n))
+        if n:
+            self._keep(_Rows(ticks, refs, meas, currents, record), n)
         err = refs - meas
         squares, magnitudes = err**2, np.abs(err)
         if self._squares is not None and self._abs_max is not None:
@@ -67,6 +88,21 @@ class PeriodLog:
         self._abs_max = np.maximum.reduce(magnitudes, axis=0)
         self.count += n
 
+    def _keep(self, item: "Record | _Rows", n: int) -> None:
+        """Keep n more records, then drop the oldest beyond ``keep``."""
+        self._recent.append(item)
+        self._kept += n
+        if self.keep is None:
+            return
+        while self._kept - _length(self._recent[0]) >= self.keep:
+            self._kept -= _length(self._recent.popleft())
+        extra = self._kept - self.keep
+        if extra > 0:  # a batch's first records fall out (a single record would have gone)
+            rows = self._recent[0]
+            assert isinstance(rows, _Rows)
+            self._recent[0] = replace(rows, first=rows.first + extra)
+            self._kept = self.keep
+
     def tracking(self, joints: int) -> tuple[list[float], list[float]]:
         """Per joint RMS and maximum absolute error (LSB, 3 decimals) over every period."""
         if self._squares is None or self._abs_max is None:
@@ -75,10 +111,25 @@ class PeriodLog:
         return rms.round(3).tolist(), self._abs_max.round(3).tolist()
 
     def __len__(self) -> int:
-        return len(self._recent)
+        return self._kept
 
     def __iter__(self) -> Iterator[Record]:
-        return iter(self._recent)
+        for item in self._recent:
+            if isinstance(item, _Rows):
+                yield from (item[i] for i in range(len(item)))
+            else:
+                yield item
 
     def __getitem__(self, index: int) -> Record:
-        return self._recent[index]
+        at = index + self._kept if index < 0 else index
+        if at >= 0:
+            for item in self._recent:
+                n = _length(item)
+                if at < n:
+                    return item[at] if isinstance(item, _Rows) else item
+                at -= n
+        raise IndexError(f"period record {index} of {self._kept}")
+
+def _length(item: "Record | _Rows") -> int:
+    """Records an item of the log holds."""
+    return len(item) if isinstance(item, _Rows) else 1

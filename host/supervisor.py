@@ -83,7 +83,7 @@ class Supervisor:
                 self.deadline_misses += 1
             if self.ready_ns is not None and self.ready_ns <= end:
                 if self.last_meas_ns is not None:
-                    self._add_window(end - self.last_meas_ns)
+                    self._add_windows([end - self.last_meas_ns])
                 if self.sent_ns is not None:
                     used = self.sent_ns - self.ready_ns
                     self.used_ns.append(used)
@@ -107,8 +107,7 @@ class Supervisor:
         that order."""
         n = len(ticks)
         self.on_tick(seq, ticks[0])
-        for end, meas in zip(ticks[1:], last_meas, strict=False):
-            self._add_window(end - meas)
+        self._add_windows([end - meas for end, meas in zip(ticks[1:], last_meas, strict=False)])
         if n > 1:
             self.used_ns.extend([compute_ns] * (n - 1))
             self.used_max_ns = max(self.used_max_ns, compute_ns)
@@ -138,13 +137,18 @@ class Supervisor:
         """The period's actuation went out."""
         self.sent_ns = now
 
-    def _add_window(self, window: int) -> None:
-        """Count one host window; past MAX_DISTINCT lengths, coarsen the count 10x."""
-        self.windows_ns.append(window)
-        lo, hi = self.window_range_ns or (window, window)
-        self.window_range_ns = (min(lo, window), max(hi, window))
+    def _add_windows(self, windows: list[int]) -> None:
+        """Count host windows in order; past MAX_DISTINCT lengths, coarsen the counts 10x.
+        Coarsening once after the batch counts the same as after each window: a length
+        counted at quantum q and then coarsened to 10q lands where 10q puts it directly, and
+        the batch reaches the same final quantum (more distinct lengths never fall below)."""
+        if not windows:
+            return
+        self.windows_ns.extend(windows)
+        lo, hi = self.window_range_ns or (windows[0], windows[0])
+        self.window_range_ns = (min(lo, min(windows)), max(hi, max(windows)))
         q = self.window_quantum_ns
-        self.window_counts[window // q * q] += 1
+        self.window_counts.update(w // q * q for w in windows)
         while len(self.window_counts) > MAX_DISTINCT:
             q = self.window_quantum_ns = q * 10
             coarse: Counter[int] = Counter()

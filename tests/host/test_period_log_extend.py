@@ -3,6 +3,7 @@ one append per period: the squared errors summed row by row after the running su
 maxima with numpy's NaN-wins rule, the same records kept within the bound."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -37,3 +38,33 @@ def test_extend_equals_appends(keep: int | None, before: int, n: int, data: np.n
     assert [r.tick_ns for r in one] == [r.tick_ns for r in many]
     for x, y in zip(one, many, strict=True):
         assert np.array_equal(x.measured, y.measured, equal_nan=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([None, 1, 2, 5, 12]), st.lists(st.integers(0, 7), min_size=1, max_size=8))
+def test_records_kept_over_batches_and_appends(keep: int | None, sizes: list[int]) -> None:
+    """Batches (0 = one append) kept within the bound: the same records, length and indexing
+    as one append per period."""
+    total = sum(max(k, 1) for k in sizes)
+    refs = np.arange(3.0 * total).reshape(total, 3)
+    one, many = PeriodLog(keep), PeriodLog(keep)
+    at = 0
+    for k in sizes:
+        rows = slice(at, at + max(k, 1))
+        ticks = list(range(rows.start, rows.stop))
+        for i in ticks:
+            one.append(PeriodRecord(i, refs[i], refs[i] * 2, refs[i] * 3))
+        if k:
+            many.extend(ticks, refs[rows], refs[rows] * 2, refs[rows] * 3, PeriodRecord)
+        else:
+            many.append(PeriodRecord(at, refs[at], refs[at] * 2, refs[at] * 3))
+        at = rows.stop
+        assert len(many) == len(one) == min(at, keep or at)
+        assert [r.tick_ns for r in many] == [r.tick_ns for r in one]
+    n = len(one)
+    for i in [0, n - 1, -1, -n, n // 2]:
+        assert many[i].tick_ns == one[i].tick_ns
+        assert np.array_equal(many[i].current, one[i].current)
+    for i in (n, -n - 1):
+        with pytest.raises(IndexError):
+            many[i]
