@@ -49,9 +49,8 @@ def test_table_driven_equals_bit_by_bit(extended: bool, std_id: int, ext_id: int
 
 @settings(max_examples=200, deadline=None)
 @given(extended=st.booleans(), can_id=st.integers(0, 0x1FFFFFFF), bit=st.integers(0, 1),
-       start=st.integers(0, 63), length=st.integers(1, 40), noise=st.binary(min_size=8,
-                                                                              max_size=8),
-       dlc=st.integers(0, 8))
+       start=st.integers(0, 63), length=st.integers(1, 40),
+       noise=st.binary(min_size=8, max_size=8), dlc=st.integers(0, 8))
 def test_runs_at_every_offset(extended: bool, can_id: int, bit: int, start: int, length: int,
                               noise: bytes, dlc: int) -> None:
     """A run of `length` equal bits written over random data at any bit offset: it crosses
