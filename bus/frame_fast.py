@@ -58,10 +58,12 @@ STUFF_TABLE = stuff_table()
 @register_jitable
 def _chunk(value, width, crc, state, count):
     """A chunk of `width` (<= 8) bits of SOF..data through the CRC register (table-driven,
-    msb first) and the stuffing counter (one transition)."""
+    msb first) and the stuffing counter (one transition); table entries and bytes read as ints,
+    so that the plain-Python call (tests of the loops uncompiled) computes in Python ints."""
     top = 1 << width
-    crc = ((crc << width) & 0x7FFF) ^ CRC_TABLE[top | (((crc >> (15 - width)) ^ value) & (top - 1))]
-    step = STUFF_TABLE[state, top | value]
+    crc = ((crc << width) & 0x7FFF) ^ int(CRC_TABLE[top | (((crc >> (15 - width)) ^ value)
+                                                         & (top - 1))])
+    step = int(STUFF_TABLE[state, top | value])
     return crc, step & 15, count + (step >> 4)
 
 
@@ -83,10 +85,10 @@ def stuffed_bits(can_id, payload, dlc, extended):
         crc, state, count = _chunk((head >> 8) & 0xFF, 8, crc, state, count)
         crc, state, count = _chunk(head & 0xFF, 8, crc, state, count)
     for i in range(dlc):
-        crc, state, count = _chunk(payload[i], 8, crc, state, count)
-    step = STUFF_TABLE[state, 128 | (crc >> 8)]  # the CRC's own 15 bits are stuffed, not CRC'd
+        crc, state, count = _chunk(int(payload[i]), 8, crc, state, count)
+    step = int(STUFF_TABLE[state, 128 | (crc >> 8)])  # the CRC's 15 bits: stuffed, not CRC'd
     count += step >> 4
-    step = STUFF_TABLE[step & 15, 256 | (crc & 0xFF)]
+    step = int(STUFF_TABLE[step & 15, 256 | (crc & 0xFF)])
     return (54 if extended else 34) + 8 * dlc + count + (step >> 4)
 
 

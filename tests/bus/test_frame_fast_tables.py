@@ -45,6 +45,9 @@ def test_table_driven_equals_bit_by_bit(extended: bool, std_id: int, ext_id: int
                                         data: bytes) -> None:
     can_id = ext_id if extended else std_id
     assert compiled(can_id, data, extended) == reference(can_id, data, extended)
+    payload = np.zeros(8, dtype=np.uint8)  # uncompiled, as the loops' plain-Python tests call it
+    payload[:len(data)] = np.frombuffer(data, dtype=np.uint8)
+    assert stuffed_bits(can_id, payload, len(data), extended) == reference(can_id, data, extended)
 
 
 @settings(max_examples=200, deadline=None)
