@@ -100,7 +100,7 @@ def _state_constants(consts, seg, v, kt, r, load, fc, jr):
     consts[row + W_BACK] = (net - -fc) / jr
 
 
-@register_jitable
+@register_jitable(inline='always')  # numba-inlined: ~2-3 % (docs/profile.md)
 def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
     """n PWM periods of one board, as ``rig.run_periods`` without a trace."""
     top = int(prm[p.PWM_TOP])
