@@ -40,6 +40,18 @@ core already overlaps what it can within one board's period, and a finer interle
 segment) would need the boards' control flow in lockstep; the firmware's own ``pwm_isr`` on RAM
 instead of the locals (1.8x slower); dropping the zero checks of divisions whose divisor cannot
 be 0 (no gain).  A period with one segment (duty 0 or full) costs ~45 % of one with five.
+
+Fourth pass (issue 11, same method, plus instruction counts under valgrind): ``_board`` inlined
+into ``run_bank_lean`` by numba (``inline='always'``), which LLVM alone did not do: ~3 % at the
+median of the paired ratios, same bits.  The kernel runs ~1,050 instructions per board-period at
+~4 per cycle, so only fewer instructions make it faster.  Tried and dropped: the period's
+segments as two 5-tuples walked in place of ``hbridge.segments``' arrays (same instruction count,
+and the tuple index becomes a jump table: 4x the mispredicted branches in valgrind's model);
+the ADC instants from a per-call array ending in a sentinel, one compare per instant (no gain);
+the current's sum only in the last period (-1.6 % instructions, more branches, no gain).  Not
+done: a ``1 - decay`` table row swaps a subtraction for a load (no instruction saved); dropping
+the zero checks of the per-call divisors (``rate_o`` is 0 without viscous friction, where the
+reference raises only when a segment divides by it).
 """
 
 import math
@@ -100,7 +112,7 @@ def _state_constants(consts, seg, v, kt, r, load, fc, jr):
     consts[row + W_BACK] = (net - -fc) / jr
 
 
-@register_jitable(inline='always')  # numba-inlined: ~2-3 % (docs/profile.md)
+@register_jitable(inline='always')
 def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
     """n PWM periods of one board, as ``rig.run_periods`` without a trace."""
     top = int(prm[p.PWM_TOP])
