@@ -46,12 +46,13 @@ into ``run_bank_lean`` by numba (``inline='always'``), which LLVM alone did not 
 median of the paired ratios, same bits.  The kernel runs ~1,050 instructions per board-period at
 ~4 per cycle, so only fewer instructions make it faster.  Tried and dropped: the period's
 segments as two 5-tuples walked in place of ``hbridge.segments``' arrays (same instruction count,
-and the tuple index becomes a jump table: 4x the mispredicted branches in valgrind's model);
-the ADC instants from a per-call array ending in a sentinel, one compare per instant (no gain);
-the current's sum only in the last period (-1.6 % instructions, more branches, no gain).  Not
-done: a ``1 - decay`` table row swaps a subtraction for a load (no instruction saved); dropping
-the zero checks of the per-call divisors (``rate_o`` is 0 without viscous friction, where the
-reference raises only when a segment divides by it).
+and the tuple index becomes a jump table: 4x the mispredicted branches in valgrind's model), or
+as five calls of one segment function (numba refused ``inline='always'`` on it; as a call, 7x
+slower); the ADC instants from a per-call array ending in a sentinel, one compare per instant
+(no gain); the current's sum only in the last period (-1.6 % instructions, more branches, no
+gain).  Not done: a ``1 - decay`` table row swaps a subtraction for a load (no instruction
+saved); dropping the zero checks of the per-call divisors (``rate_o`` is 0 without viscous
+friction, where the reference raises only when a segment divides by it).
 """
 
 import math
