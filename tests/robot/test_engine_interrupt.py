@@ -25,6 +25,16 @@ def _guroo(log: Path) -> tuple[Any, Any]:
     return robot, lambda: robot.nodes["CENTRAL"].broadcasts  # type: ignore[attr-defined]
 
 
+@pytest.fixture
+def ctrl_c_raises():
+    """Python's own SIGINT handler for the test: a shell starts a background job with SIGINT
+    ignored, and then Python installs none (the interrupt would never arrive)."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+@pytest.mark.usefixtures("ctrl_c_raises")
 @pytest.mark.parametrize("build", [_spejbl, _guroo], ids=["spejbl", "guroo"])
 def test_an_interrupt_during_a_batch_waits_for_its_write_back(tmp_path: Path, build) -> None:
     log = tmp_path / "i.log"
