@@ -17,7 +17,8 @@ def advance(env: Environment, duration_s: float, period_ns: int, chunk_s: float,
     end = env.now + round(duration_s * NS_PER_S)
     while env.now < end:
         before = env.now
-        until = min(end, env.now + round(chunk_s * NS_PER_S))
+        # a chunk from a pause 1 ns before a tick spans whole periods to 1 ns before a tick
+        until = min(end, env.now + 1 + round(chunk_s * NS_PER_S))
         if until < end and until // period_ns * period_ns - 1 > before:
             until = until // period_ns * period_ns - 1  # the same events either way
         env.run(until=until)
