@@ -354,16 +354,28 @@ def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
 
 
 @register_jitable
-def run_bank_lean(rams, roms, params, states, istates, tables, counts, trace_i, trace_f):
-    """Advance each board b of a bank by counts[b] PWM periods (``rig.run_bank``'s signature
-    and results; the traces are not written, as there)."""
-    ends = np.empty(hb.MAX_SEGMENTS, dtype=np.int64)
-    seg_states = np.empty(hb.MAX_SEGMENTS, dtype=np.int64)
-    consts = np.empty(ROW * hb.MAX_SEGMENTS)
+def new_scratch():
+    """The period loop's scratch rows: a period's segment ends and states, per-state constants
+    (allocated once per call of a caller that advances the bank many times, e.g. the engine)."""
+    return (np.empty(hb.MAX_SEGMENTS, dtype=np.int64), np.empty(hb.MAX_SEGMENTS, dtype=np.int64),
+            np.empty(ROW * hb.MAX_SEGMENTS))
+
+
+@register_jitable
+def run_bank_scratch(rams, roms, params, states, istates, tables, counts, scratch):
+    """``run_bank_lean`` on scratch rows from ``new_scratch`` (every row read is written first)."""
+    ends, seg_states, consts = scratch
     for b in range(rams.shape[0]):
         if counts[b] > 0:
             _board(rams[b], roms[b], params[b], states[b], istates[b], tables[b], counts[b],
                    ends, seg_states, consts)
+
+
+@register_jitable
+def run_bank_lean(rams, roms, params, states, istates, tables, counts, trace_i, trace_f):
+    """Advance each board b of a bank by counts[b] PWM periods (``rig.run_bank``'s signature
+    and results; the traces are not written, as there)."""
+    run_bank_scratch(rams, roms, params, states, istates, tables, counts, new_scratch())
 
 
 run_bank_lean_fast = cached_njit(run_bank_lean)

@@ -8,7 +8,8 @@ order the DBC's IDs give), and at each end of frame the receivers do what their 
     T_i          the boards' STATUS timers (every 100 ms, on a tick: STATUS_j queued with the
                  payload encoded from RAM then: mode, fault bits, watchdog; an error-active
                  controller-less bus: 0, 0, 0), then the time trigger's: TICK (seq = k mod 256)
-    TICK         the bank advanced to its end (``run_bank_lean``), every board's ``can_tick``,
+    TICK         the bank advanced to its end (``run_bank_lean``'s kernel on the call's scratch
+                 rows), every board's ``can_tick``,
                  12 MEAS queued then (in board order; MEAS6_j: the supply's raw value and the
                  current PI_MEAS / counts per A clipped to -8..7.99 A, as
                  ``BoardNode.measurement``); the host opens period k (the player advances to
@@ -38,7 +39,7 @@ from numba.extending import register_jitable
 from servobus.firmware import board
 from servobus.firmware import memory as m
 from servobus.host.host_step import pid_reset, pid_step, trajectory_position
-from servobus.plant.bank_kernel import run_bank_lean
+from servobus.plant.bank_kernel import new_scratch, run_bank_scratch
 from servobus.plant.board_bank import due_counts
 from servobus.plant.board_node import STATUS_PERIOD_NS
 from servobus.plant.kernel_cache import cached_njit
@@ -77,10 +78,10 @@ def _status_payload(ram, out):
 
 @register_jitable
 def _advance_bank(t, rams, roms, params, states, istates, tables, phase, done, pwm_ns, counts,
-                  ti, tf):
+                  scratch):
     """``BoardBank.advance_to(t)``: every board through its PWM periods that start before t."""
     if due_counts(phase, done, t, pwm_ns, counts):
-        run_bank_lean(rams, roms, params, states, istates, tables, counts, ti, tf)
+        run_bank_scratch(rams, roms, params, states, istates, tables, counts, scratch)
         for b in range(rams.shape[0]):
             done[b] += counts[b]
 
@@ -144,7 +145,7 @@ def _host_step(i, local_p, player, poses, starts, durations, period_s, hold, eng
 
 
 def fast_forward(n, t0, tick_ns, k0, bit_ns, table, bus, meas_dlc, supply_raw, cpa, local_p,
-                 rams, roms, params, states, istates, tables, phase, done, pwm_ns, ti, tf,
+                 rams, roms, params, states, istates, tables, phase, done, pwm_ns,
                  poses, starts, durations, period_s, player, paused,
                  hold, engaged, measured, r_p, r_i, r_d, i_max, aw_mode, a_aw, integ, e_prev,
                  saturated, compute_ns, status, status_due, status_at, periods, refs, meas,
@@ -161,6 +162,7 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, table, bus, meas_dlc, supply_raw, c
     groups = joints // 4
     k_act, k_status = 1 + joints, 1 + joints + groups  # message indices (table's columns)
     counts = np.zeros(joints, dtype=np.int64)
+    scratch = new_scratch()
     queue = new_queue(table.shape[1])  # TICK, 12 MEAS, 3 ACTUATION, 12 STATUS
     payload = np.zeros((table.shape[1], 8), dtype=np.uint8)
     act_raw = np.zeros((groups, 4), dtype=np.int64)
@@ -190,7 +192,7 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, table, bus, meas_dlc, supply_raw, c
             if k == 0:  # TICK: the boards to its end, their tick handlers and MEAS; the host
                 periods[i, P_TICK_END] = end
                 _advance_bank(end, rams, roms, params, states, istates, tables, phase, done,
-                              pwm_ns, counts, ti, tf)
+                              pwm_ns, counts, scratch)
                 for b in range(joints):
                     board.can_tick(rams[b], roms[b])
                 wall = end / 1e9

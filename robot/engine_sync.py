@@ -301,7 +301,7 @@ class CompiledEngine:
             n, t0, tick.period_ns, k0, lean.bit_ns, self.table, self.bus, self.meas_dlc,
             self.supply_raw, self.cpa, self.local_p,
             bank.rams, bank.roms, bank.params, bank.states, bank.istates, bank.tables,
-            bank.phase_ns, bank.done, bank.period_ns, bank._ti, bank._tf,
+            bank.phase_ns, bank.done, bank.period_ns,
             player._poses, player._starts, player._durations, player._period_s, self.player,
             player.paused, host.hold, host.engaged, host.measured, ctl.r_p, ctl.r_i, ctl.r_d,
             float(ctl.i_max), ANTI_WINDUP.index(ctl.anti_windup), float(ctl.a_aw), ctl.integ,
