@@ -29,8 +29,8 @@ class Record(Protocol):
 
 @dataclass(frozen=True)
 class _Rows:
-    """Records first.. of a batch, made when read: a run keeps thousands of periods' arrays
-    but reads the records only for a plot or a sweep's measure."""
+    """Records first.. of a batch, made when read: the engine hands over a batch's arrays, and
+    only a plot or a sweep's measure reads the records."""
 
     ticks: Sequence[int]
     refs: np.ndarray
@@ -94,7 +94,7 @@ class PeriodLog:
         self._kept += n
         if self.keep is None:
             return
-        while self._kept - _length(self._recent[0]) >= self.keep:
+        while self._recent and self._kept - _length(self._recent[0]) >= self.keep:
             self._kept -= _length(self._recent.popleft())
         extra = self._kept - self.keep
         if extra > 0:  # a batch's first records fall out (a single record would have gone)

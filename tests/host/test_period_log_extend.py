@@ -41,7 +41,7 @@ def test_extend_equals_appends(keep: int | None, before: int, n: int, data: np.n
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.sampled_from([None, 1, 2, 5, 12]), st.lists(st.integers(0, 7), min_size=1, max_size=8))
+@given(st.sampled_from([None, 0, 1, 2, 5, 12]), st.lists(st.integers(0, 7), min_size=1, max_size=8))
 def test_records_kept_over_batches_and_appends(keep: int | None, sizes: list[int]) -> None:
     """Batches (0 = one append) kept within the bound: the same records, length and indexing
     as one append per period."""
@@ -59,10 +59,10 @@ def test_records_kept_over_batches_and_appends(keep: int | None, sizes: list[int
         else:
             many.append(PeriodRecord(at, refs[at], refs[at] * 2, refs[at] * 3))
         at = rows.stop
-        assert len(many) == len(one) == min(at, keep or at)
+        assert len(many) == len(one) == min(at, at if keep is None else keep)
         assert [r.tick_ns for r in many] == [r.tick_ns for r in one]
     n = len(one)
-    for i in [0, n - 1, -1, -n, n // 2]:
+    for i in [0, n - 1, -1, -n, n // 2] if n else []:
         assert many[i].tick_ns == one[i].tick_ns
         assert np.array_equal(many[i].current, one[i].current)
     for i in (n, -n - 1):
