@@ -20,7 +20,7 @@ by both, so the codes are the same for every input; NaN or out-of-range values c
 the last period's segments while the duty repeats (59 % of periods in the bench), keeping the
 words the interrupt writes but does not read in RAM instead of locals.  Not done:
 ``error_model="numpy"`` (~2 %, but it only reaches this module's own dispatcher, not the period
-engine that inlines ``run_bank_lean``, and it turns the reference's ZeroDivisionError into
+engine that inlines the bank loop, and it turns the reference's ZeroDivisionError into
 inf/NaN).  What remains is the reference's own arithmetic: 13 divisions per period (~1 ns each),
 the RC filter's ~9 dependent updates and the 6 conversions (~28 ns together), the shaft's 4
 segments (~27 ns); docs/profile.md.
@@ -42,17 +42,17 @@ instead of the locals (1.8x slower); dropping the zero checks of divisions whose
 be 0 (no gain).  A period with one segment (duty 0 or full) costs ~45 % of one with five.
 
 Fourth pass (issue 11, same method, plus instruction counts under valgrind): ``_board`` inlined
-into ``run_bank_lean`` by numba (``inline='always'``), which LLVM alone did not do: ~3 % at the
-median of the paired ratios, same bits.  The kernel runs ~1,050 instructions per board-period at
-~4 per cycle, so only fewer instructions make it faster.  Tried and dropped: the period's
-segments as two 5-tuples walked in place of ``hbridge.segments``' arrays (same instruction count,
-and the tuple index becomes a jump table: 4x the mispredicted branches in valgrind's model), or
-as five calls of one segment function (numba refused ``inline='always'`` on it; as a call, 7x
-slower); the ADC instants from a per-call array ending in a sentinel, one compare per instant
-(no gain); the current's sum only in the last period (-1.6 % instructions, more branches, no
-gain).  Not done: a ``1 - decay`` table row swaps a subtraction for a load (no instruction
-saved); dropping the zero checks of the per-call divisors (``rate_o`` is 0 without viscous
-friction, where the reference raises only when a segment divides by it).
+into the bank loop (``run_bank_scratch``) by numba (``inline='always'``), which LLVM alone did
+not do: ~3 % at the median of the paired ratios, same bits. The kernel runs ~1,050 instructions
+per board-period at ~4 per cycle, so only fewer instructions make it faster. Tried and dropped:
+the period's segments as two 5-tuples walked in place of ``hbridge.segments``' arrays (same
+instruction count, and the tuple index becomes a jump table: 4x the mispredicted branches in
+valgrind's model), or as five calls of one segment function (numba refused ``inline='always'``
+on it; as a call, 7x slower); the ADC instants from a per-call array ending in a sentinel, one
+compare per instant (no gain); the current's sum only in the last period (-1.6 % instructions,
+more branches, no gain). Not done: a ``1 - decay`` table row swaps a subtraction for a load (no
+instruction saved); dropping the zero checks of the per-call divisors (``rate_o`` is 0 without
+viscous friction, where the reference raises only when a segment divides by it).
 """
 
 import math
