@@ -1,5 +1,6 @@
 """The run loop every robot shares: advance simulated time in chunks, each pause just before a
-period boundary, so that a pause (a progress report, Ctrl-C) never cuts a period."""
+period boundary, so that a pause (a progress report, Ctrl-C) never cuts a period; and the
+engine fields both robots' reports and benches write."""
 
 from collections.abc import Callable
 from typing import Any

@@ -188,7 +188,6 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, table, bus, meas_dlc, supply_raw, c
         while queue[Q_N] > 0:  # the wire, by the LeanBus's rules
             k, end, free = send_next(queue, table, payload, free, frames, data, f, bit_ns)
             f += 1
-            periods[i, P_LAST_EVENT] = end
             if k == 0:  # TICK: the boards to its end, their tick handlers and MEAS; the host
                 periods[i, P_TICK_END] = end
                 _advance_bank(end, rams, roms, params, states, istates, tables, phase, done,
@@ -223,6 +222,7 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, table, bus, meas_dlc, supply_raw, c
                         board.can_posref(rams[4 * g + q], act_raw[g, q])
                     else:
                         board.can_actuation(rams[4 * g + q], act_raw[g, q])
+        periods[i, P_LAST_EVENT] = end  # the period's last end of frame
         for j in range(joints):
             refs[i, j] = reference[j]
             meas[i, j] = measured[j]

@@ -44,7 +44,7 @@ from servobus.plant.board_node import STATUS_PERIOD_NS, BoardNode
 from servobus.robot import engine_compiled as ec
 from servobus.robot.deferred_signals import deferred_signals
 from servobus.robot.frame_rows import COLUMNS, hand_over
-from servobus.robot.period_loop import T_SENDER, message_table
+from servobus.robot.period_loop import B_FRAMES, B_FREE, T_SENDER, message_table
 
 if TYPE_CHECKING:
     from servobus.robot.assembly import Robot
@@ -295,7 +295,7 @@ class CompiledEngine:
             self.status_due[node.index] = True
         self.status_at[0] = t0 if due else -1
         refs, meas, currents = (np.empty((n, JOINTS)) for _ in range(3))  # kept by the log
-        self.bus[ec.B_FREE] = lean.free_at
+        self.bus[B_FREE] = lean.free_at
         self.player[:] = (player._t, player._last_wall)
         ec.fast_forward_c(
             n, t0, tick.period_ns, k0, lean.bit_ns, self.table, self.bus, self.meas_dlc,
@@ -308,7 +308,7 @@ class CompiledEngine:
             ctl.e_prev, ctl.saturated, host.compute_ns, self.status, self.status_due,
             self.status_at, self.periods, refs, meas, currents, self.frames,
             self.data, self.signals)
-        count = int(self.bus[ec.B_FRAMES])
+        count = int(self.bus[B_FRAMES])
         self._deliver(count)
         periods = self.periods[:n].tolist()
         tick_end, last, _ = (list(c) for c in zip(*periods, strict=True))
@@ -321,7 +321,7 @@ class CompiledEngine:
         host.limit_events += int(self.bus[ec.B_LIMIT])
         player._t, player._last_wall = float(self.player[0]), float(self.player[1])
         bank._last_t = periods[-1][ec.P_TICK_END]
-        lean.free_at = int(self.bus[ec.B_FREE])
+        lean.free_at = int(self.bus[B_FREE])
         lean.frames += count
         env.advance(periods[-1][ec.P_LAST_EVENT])
         for node in due:  # as BoardNode._status re-arms, before the tick's timer
