@@ -44,7 +44,7 @@ from servobus.plant.board_node import STATUS_PERIOD_NS, BoardNode
 from servobus.robot import engine_compiled as ec
 from servobus.robot.deferred_signals import deferred_signals
 from servobus.robot.frame_rows import COLUMNS, hand_over
-from servobus.robot.period_loop import B_FRAMES, B_FREE, T_SENDER, message_table
+from servobus.robot.period_loop import B_FRAMES, B_FREE, message_table
 
 if TYPE_CHECKING:
     from servobus.robot.assembly import Robot
@@ -120,20 +120,18 @@ def message_table_of(robot: "Robot") -> np.ndarray:
                for k in range(1, JOINTS // 4 + 1)),
              *(f"STATUS_{j}" for j in range(1, JOINTS + 1))]
     nodes = [robot.tick.name, *(b.name for b in robot.boards), robot.host.name]
-    table = message_table(robot.schema, nodes, names)
     boards = list(range(1, JOINTS + 1))
-    if table[T_SENDER].tolist() != [0, *boards, *[JOINTS + 1] * (JOINTS // 4), *boards]:
-        raise ValueError("a DBC whose transmitters are not the nodes that send")
-    return table
+    return message_table(robot.schema, nodes, names,
+                         [0, *boards, *[JOINTS + 1] * (JOINTS // 4), *boards])
 
 
-def _transmitters_fit(robot: "Robot") -> bool:
-    """Whether the DBC's transmitters are the nodes that send the loop's frames."""
+def _table_error(robot: "Robot") -> str | None:
+    """Why the DBC's messages do not fit the loop (``message_table_of``'s error), else None."""
     try:
         message_table_of(robot)
-    except ValueError:
-        return False
-    return True
+    except ValueError as exc:
+        return str(exc)
+    return None
 
 
 def _status_as_packed(schema: Any) -> bool:
@@ -174,6 +172,7 @@ def unsteady(robot: "Robot") -> bool:
 def unsupported(robot: "Robot") -> str | None:
     """Why the compiled engine cannot run this robot's periods (None: it can)."""
     schema = robot.schema
+    table_error = _table_error(robot)
     checks = [
         (STATUS_PERIOD_NS % robot.tick.period_ns != 0,
          "a tick period that does not divide the STATUS period"),
@@ -185,7 +184,7 @@ def unsupported(robot: "Robot") -> str | None:
              schema.codec(meas_name(j, 6)).layout.format != "<HHh"
              for j in range(1, JOINTS + 1)), "the MEAS layout"),
         (not _same_signals(schema), "signals scaled differently per joint"),
-        (not _transmitters_fit(robot), "a DBC whose transmitters are not the nodes that send"),
+        (table_error is not None, str(table_error)),
         (not _status_as_packed(schema), "the STATUS layout"),
         (any(schema.codec(f"POSREF_{k}").layout.format != "<HHHH"
              for k in range(1, JOINTS // 4 + 1)), "the POSREF layout"),

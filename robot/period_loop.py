@@ -42,18 +42,23 @@ Q_N, Q_K0 = 0, 1
 B_FREE, B_FRAMES = range(2)
 
 
-def message_table(schema: Any, node_names: Sequence[str], names: Sequence[str]) -> np.ndarray:
+def message_table(schema: Any, node_names: Sequence[str], names: Sequence[str],
+                  senders: Sequence[int] | None = None) -> np.ndarray:
     """The rows T_ID, T_SENDER, T_DLC of the messages `names` (in that order): the DBC's frame
     ID and length, and its transmitter's index among the robot's nodes (its sender index on the
-    bus).  ValueError: a message without exactly one transmitter among the nodes."""
+    bus).  ValueError: a message without exactly one transmitter among the nodes, or (given the
+    index of the node that sends each message, `senders`) a transmitter that is not it."""
     table = np.zeros((3, len(names)), dtype=np.int64)
     for k, name in enumerate(names):
         message = schema.message(name)
-        senders = [node_names.index(s) for s in message.senders if s in node_names]
-        if len(senders) != 1:
+        found = [node_names.index(s) for s in message.senders if s in node_names]
+        if len(found) != 1:
             raise ValueError(f"{name}: the DBC names {message.senders or 'no'} transmitter(s),"
                              f" not one of {list(node_names)}")
-        table[:, k] = message.frame_id, senders[0], message.length
+        if senders is not None and found[0] != senders[k]:
+            raise ValueError(f"a DBC whose transmitters are not the nodes that send: {name}'s"
+                             f" is {node_names[found[0]]}, {node_names[senders[k]]} sends it")
+        table[:, k] = message.frame_id, found[0], message.length
     return table
 
 

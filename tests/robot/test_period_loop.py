@@ -92,6 +92,9 @@ def test_message_tables_come_from_the_description_and_its_dbc() -> None:
     assert guroo.tolist() == [[0x10, 0x44, 0x45], [0, 5, 6], [8, 8, 2]]
     with pytest.raises(ValueError, match="SERVO_STATUS: the DBC names"):
         message_table(GUROO.schema(), ["CENTRAL", "HP_1"], ["SERVO_STATUS"])
+    with pytest.raises(ValueError, match="FEEDBACK_5's is HP_5, CENTRAL sends it"):
+        message_table(GUROO.schema(), [n.name for n in GUROO.nodes], ["VEL_SP_1", "FEEDBACK_5"],
+                      [0, 0])
 
 
 def test_a_message_queued_twice_before_it_is_sent_overflows_loudly() -> None:
