@@ -189,20 +189,20 @@ class LeanBus:
             fifo = fifos[can_id]
             sender, data, bits = fifo[0]  # left in its FIFO until delivered (see below)
             end = start + bits * bit + trailer
-            busy = free = self.free_at = end + ifs
+            busy = free = end + ifs
             if end > cut:
+                self.free_at = busy
                 fifo.popleft()
                 if not fifo:
                     heapq.heappop(pool)
                 env.schedule(end, partial(self._deliver, can_id, sender, data, bits, start), BUS)
                 return
-            try:
-                if paced:
-                    env.advance(end)
-                else:
-                    env.now = end
-                now = end
-                # the delivery, as _deliver (inline: the bus's hottest loop)
+            if paced:  # an interrupted pacing sleep (Ctrl-C) leaves the frame queued, wire free
+                env.advance(end)
+            else:
+                env.now = end
+            now, self.free_at = end, busy
+            try:  # the delivery, as _deliver (inline: the bus's hottest loop)
                 queued[sender] -= 1
                 self.frames += 1
                 for charge in charges:

@@ -233,3 +233,29 @@ def test_a_handler_that_raises_leaves_the_other_frames_queued_for_the_next_run()
     assert got == [0x100, 0x200] and bus.frames == 2
     env.run()  # the frame the failed stretch left queued goes out
     assert got == [0x100, 0x200, 0x300] and bus.frames == 3
+
+
+def test_an_interrupted_pacing_sleep_leaves_its_frame_queued() -> None:
+    """Ctrl-C during a paced run's sleep before an end of frame: that frame is neither lost nor
+    half delivered; the next run sends it and the sender's queue count comes back to 0."""
+    env = Environment(realtime_factor=1000.0)
+    bus = LeanBus(env)
+    got: list[int] = []
+    bus.attach("A", {})
+    bus.attach("B", {c: lambda can_id, data, now: got.append(can_id) for c in (1, 2, 3)})
+    for can_id in (1, 2, 3):
+        bus.send(0, can_id, b"\x01")
+    pace = env._pace
+
+    def interrupted(at: int) -> None:
+        if got == [1]:  # the sleep to the second frame's end
+            raise KeyboardInterrupt
+        pace(at)
+
+    env._pace = interrupted  # type: ignore[method-assign]
+    with pytest.raises(KeyboardInterrupt):
+        env.run()
+    assert got == [1] and bus.frames == 1 and bus._queued[0] == 2
+    env._pace = pace  # type: ignore[method-assign]
+    env.run()
+    assert got == [1, 2, 3] and bus.frames == 3 and bus._queued[0] == 0
