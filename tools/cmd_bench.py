@@ -4,11 +4,10 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from servobus.presets import guroo
 from servobus.tools import units
 from servobus.tools.cli import Commands
 from servobus.tools.output import emit
-from servobus.tools.robot_options import guroo_only_loop
+from servobus.tools.robot_options import LOOP_OPTION, robot_loop
 
 
 def add_subparser(sub: Commands) -> None:
@@ -57,16 +56,15 @@ def _robot_options(guroo_help: str) -> tuple[tuple[str, dict[str, Any]], ...]:
     """--robot (what guroo measures: `guroo_help`) and GuRoo's --loop."""
     return (("--robot", {"choices": ("spejbl", "guroo"), "default": "spejbl",
                          "help": guroo_help}),
-            ("--loop", {"choices": guroo.LOOPS, "default": "2002",
-                        "help": "guroo: the boards' control loop"}))
+            ("--loop", LOOP_OPTION))
 
 
 def _do_board(args: argparse.Namespace) -> None:
-    guroo_only_loop(args)
+    loop = robot_loop(args)
     if args.robot == "guroo":
         from servobus.plant.guroo_bench import bench_guroo_board
 
-        emit(bench_guroo_board(args.seconds, args.loop), args.json,
+        emit(bench_guroo_board(args.seconds, loop), args.json,
              title="GuRoo board benchmark")
         return
     from servobus.plant.bench import bench_board
@@ -82,11 +80,11 @@ def _do_bus(args: argparse.Namespace) -> None:
 
 
 def _do_run(args: argparse.Namespace) -> None:
-    guroo_only_loop(args)
+    loop = robot_loop(args)
     from servobus.robot.bench import bench_described, bench_run
 
     result = (bench_run(args.seconds, args.reference_seconds) if args.robot == "spejbl" else
-              bench_described(args.robot, args.seconds, args.loop))
+              bench_described(args.robot, args.seconds, loop))
     emit(result, args.json, title="robot run benchmark")
 
 

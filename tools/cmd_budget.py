@@ -3,13 +3,12 @@ or, with --robot guroo, of the GuRoo high-power board's TMS320F243."""
 
 import argparse
 
-from servobus.presets import guroo
 from servobus.presets.board import DEFAULT_BOARD
 from servobus.tools import units
 from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError
 from servobus.tools.output import emit
-from servobus.tools.robot_options import guroo_only_loop
+from servobus.tools.robot_options import LOOP_OPTION, robot_loop
 
 
 def add_subparser(sub: Commands) -> None:
@@ -23,8 +22,7 @@ def add_subparser(sub: Commands) -> None:
                         help="skip the machine-code cycle count (oracle extra) beside the table")
     parser.add_argument("--robot", choices=("spejbl", "guroo"), default="spejbl",
                         help="whose board firmware: spejbl (LPC2119) or guroo (TMS320F243)")
-    parser.add_argument("--loop", choices=guroo.LOOPS, default="2002",
-                        help="guroo: control loop every 400 timer periods (2002) or at 2 kHz")
+    parser.add_argument("--loop", **LOOP_OPTION)
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(func=_do_budget)
 
@@ -32,11 +30,11 @@ def add_subparser(sub: Commands) -> None:
 def _do_budget(args: argparse.Namespace) -> None:
     if not args.cpu:
         raise ServobusError("say which budget: --cpu")
-    guroo_only_loop(args)
+    loop = robot_loop(args)
     if args.robot == "guroo":
         from servobus.analysis.guroo_budget import measure as measure_guroo
 
-        emit(measure_guroo(args.loop, args.ticks or 50), args.json,
+        emit(measure_guroo(loop, args.ticks or 50), args.json,
              title="GuRoo high-power board CPU budget")
         return
     from servobus.analysis.arm_budget import recording_if_available

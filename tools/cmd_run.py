@@ -27,7 +27,7 @@ from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError
 from servobus.tools.interrupts import interrupted
 from servobus.tools.output import emit
-from servobus.tools.robot_options import guroo_only_loop
+from servobus.tools.robot_options import LOOP_OPTION, robot_loop
 
 
 def add_subparser(sub: Commands) -> None:
@@ -36,9 +36,7 @@ def add_subparser(sub: Commands) -> None:
     parser.add_argument("--robot", choices=tuple(ROBOTS), default="spejbl",
                         help="the robot: spejbl (12 joints, 4 ms time-triggered) or guroo "
                              "(23 joints, 2 ms velocity set-points)")
-    parser.add_argument("--loop", choices=guroo.LOOPS, default="2002",
-                        help="guroo: the boards' control loop, every 400 timer interrupts "
-                             "(2002 source, 250 Hz) or a 500 us interrupt (2 kHz)")
+    parser.add_argument("--loop", **LOOP_OPTION)
     parser.add_argument("--duration", type=units.RUN_SECONDS, default=10.0,
                         help="simulated seconds (1 ms .. 1 day; '500ms' also works)")
     parser.add_argument("--trajectory", help="trajectory file (default: the shipped gait; "
@@ -110,8 +108,8 @@ def _compile_notice(args: argparse.Namespace, what: str, *dispatchers: Any) -> N
 
 def _robot(args: argparse.Namespace) -> Robot | DescribedRobot:
     """The robot the options describe; an option the chosen robot does not have is an error."""
+    loop = robot_loop(args)
     if args.robot == "spejbl":
-        guroo_only_loop(args)
         if max(args.plot_joints) > JOINTS:
             raise ServobusError(f"--plot-joints {args.plot_joints}: the SPEJBL robot has "
                                 f"joints 1..{JOINTS}")
@@ -131,7 +129,7 @@ def _robot(args: argparse.Namespace) -> Robot | DescribedRobot:
                     run_periods_lean_fast, run_steps_fast, forward_c)
     return DescribedRobot(ROBOTS[args.robot], DescribedConfig(
         seed=args.seed, faults=args.fault, log_path=args.log, realtime_factor=args.realtime,
-        keep_records=bool(args.plot), loop=args.loop, gait_path=args.trajectory,
+        keep_records=bool(args.plot), loop=loop, gait_path=args.trajectory,
         engine=args.engine))
 
 

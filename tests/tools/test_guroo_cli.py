@@ -40,6 +40,7 @@ def test_run_guroo_report_and_plot(capsys, tmp_path: Path) -> None:
     (["--robot", "guroo", "--engine", "compiled", "--fault", "node 3 silent at 1s"],
      "engine compiled: bus-level faults"),
     (["--loop", "2khz"], "--loop applies to --robot guroo"),
+    (["--loop", "2002"], "--loop applies to --robot guroo"),  # the default named: still refused
     (["--robot", "guroo", "--fault", "node 7 silent at 1s"], "guroo has boards 1..6, not 7"),
     (["--robot", "guroo", "--plot-joints", "20", "--plot", "x.png"], "feedback carries joints"),
     (["--plot-joints", "13", "--plot", "x.png"], "the SPEJBL robot has joints 1..12"),
@@ -119,8 +120,9 @@ def test_a_short_hp_board_process_sends_its_feedback_from_the_start(capsys) -> N
 
 
 @pytest.mark.parametrize("target", ["board", "run"])
-def test_bench_loop_belongs_to_guroo(capsys, target: str) -> None:
-    assert main(["bench", target, "--seconds", "0.01", "--loop", "2khz"]) == 2
+@pytest.mark.parametrize("loop", ["2khz", "2002"])
+def test_bench_loop_belongs_to_guroo(capsys, target: str, loop: str) -> None:
+    assert main(["bench", target, "--seconds", "0.01", "--loop", loop]) == 2
     assert "error: --loop applies to --robot guroo" in capsys.readouterr().err
 
 
