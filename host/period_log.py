@@ -46,6 +46,9 @@ class _Rows:
         k = self.first + i
         return self.record(self.ticks[k], self.refs[k], self.meas[k], self.currents[k])
 
+    def __iter__(self) -> Iterator[Record]:
+        return (self[i] for i in range(len(self)))
+
 
 @dataclass
 class PeriodLog:
@@ -116,19 +119,23 @@ class PeriodLog:
     def __iter__(self) -> Iterator[Record]:
         for item in self._recent:
             if isinstance(item, _Rows):
-                yield from (item[i] for i in range(len(item)))
+                yield from item
             else:
                 yield item
 
     def __getitem__(self, index: int) -> Record:
-        at = index + self._kept if index < 0 else index
-        if at >= 0:
-            for item in self._recent:
-                n = _length(item)
-                if at < n:
-                    return item[at] if isinstance(item, _Rows) else item
-                at -= n
+        """Record `index`, counted from the newer end for a negative one (log[-1]: no walk)."""
+        back = index < 0
+        at = -index - 1 if back else index
+        for item in reversed(self._recent) if back else self._recent:
+            n = _length(item)
+            if at < n:
+                if not isinstance(item, _Rows):
+                    return item
+                return item[n - 1 - at if back else at]
+            at -= n
         raise IndexError(f"period record {index} of {self._kept}")
+
 
 def _length(item: "Record | _Rows") -> int:
     """Records an item of the log holds."""
