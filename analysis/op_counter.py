@@ -28,8 +28,8 @@ Patches = Sequence[tuple[ModuleType, Sequence[str]]]
 class CountingArray(np.ndarray):
     """An int64 array whose element reads and writes are tallied while an entry point runs."""
 
-    counter: "OpCounter | None" = None
-    classify: Classifier = staticmethod(lambda key, verb: (f"{verb}_ram",))
+    counter: "OpCounter | None" = None  # set, with classify, by ``OpCounter.watch``
+    classify: Classifier
 
     def _count(self, key: Any, verb: str) -> None:
         if self.counter is not None:
@@ -63,7 +63,7 @@ class OpCounter:
         self._saved: dict[tuple[Any, str], Callable] = {}
 
     def tally(self, op: str) -> None:
-        """Count one operation for the running interrupt (ignored outside interrupts)."""
+        """Count one operation for the running entry point (ignored outside entry points)."""
         if self._active is not None:
             self.per_isr[self._active][op] += 1
             self._spent[self._active] += self.weights.get(op, 1)
