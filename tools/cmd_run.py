@@ -43,19 +43,20 @@ def add_subparser(sub: Commands) -> None:
                                              "guroo: a gait file of moves per joint)")
     # the SPEJBL robot's own options: absent unless given (another robot refuses them)
     parser.add_argument("--mode", choices=tuple(BOARD_MODES), default=argparse.SUPPRESS,
-                        help="board firmware mode (default: cascade)")
+                        help=f"board firmware mode (default: {RobotConfig.mode})")
     parser.add_argument("--sensing", choices=SENSING_CHOICES, default=argparse.SUPPRESS,
-                        help="default: supply-unipolar")
+                        help=f"default: {RobotConfig.sensing}")
     parser.add_argument("--plant", choices=("switching", "averaged"), default=argparse.SUPPRESS,
-                        help="default: switching")
+                        help=f"default: {RobotConfig.plant}")
     parser.add_argument("--alpha", type=parse_alphas, default=argparse.SUPPRESS,
                         help="inertia factor 0.01..100: one value or 12, comma separated "
                              "(default: 1)")
     parser.add_argument("--tuning", choices=tuple(TUNINGS), default=argparse.SUPPRESS,
-                        help="position PID tuning (default: the thesis' R2)")
+                        help=f"position PID tuning (default: the thesis' {RobotConfig.tuning})")
     parser.add_argument("--anti-windup", choices=ANTI_WINDUP, default=argparse.SUPPRESS,
-                        help="default: soft")
-    add_meas_bytes_argument(parser, default=argparse.SUPPRESS, help="default: 2")
+                        help=f"default: {RobotConfig.anti_windup}")
+    add_meas_bytes_argument(parser, default=argparse.SUPPRESS,
+                            help=f"default: {RobotConfig.meas_bytes}")
     parser.add_argument("--seed", type=units.SEED, default=0)
     parser.add_argument("--fault", action="append", default=[],
                         help='"node 5 silent at 1.0s", "tick drop at 2.0s", '
