@@ -112,13 +112,17 @@ class LoadMeter:
                 return
             k += 1
 
-    def charge_batch(self, starts: np.ndarray, ends: np.ndarray, bits: np.ndarray) -> None:
-        """``charge`` of frames i = 0.. in order (all transmitted), in one compiled call
-        (``bus.load_kernel``); the meter must have charged a frame before."""
+    def charge_batch(self, starts: np.ndarray, ends: np.ndarray, bits: np.ndarray,
+                     extra_bits: int = 0) -> None:
+        """``charge`` of frames i = 0.. in order (all transmitted; bits[i] + `extra_bits` each),
+        in one compiled call (``bus.load_kernel``); the columns may be strided views of a frame
+        table (no copies); the meter must have charged a frame before."""
         from servobus.bus import load_kernel as lk  # numba: the compiled engine's runs only
 
         if self.first is None or self.last is None or self._hi is None:
             raise ValueError("charge_batch needs a meter that has charged a frame")
+        if not len(starts):
+            return
         keys = np.zeros(lk.MAX_OPEN, dtype=np.int64)
         values = np.zeros(lk.MAX_OPEN, dtype=np.int64)
         opened = sorted(self._open)
@@ -128,19 +132,17 @@ class LoadMeter:
                          self.busy_ns, self._done, self._lo, self._hi, self._window_ns,
                          len(opened)], dtype=np.int64)
         floats = np.array([self._closed_sum, self._closed_max])
-        # a row per window closed (each frame opens those it spans) and per run of empty ones
-        spans = int(((ends - starts) // self._window_ns).sum())
-        gaps = np.zeros((lk.MAX_OPEN + spans + 3 * len(starts) + 1, 2))
-        n_gaps = lk.charge_frames_c(starts, ends, bits, ints, floats, keys, values, gaps)
-        if n_gaps > len(gaps):  # the compiled kernel does not check its bounds
-            raise RuntimeError(f"charge_batch: {n_gaps} window rows for a buffer of {len(gaps)}")
+        # a row per window closed: the batch closes windows up to its latest end's at most
+        latest = max(self.last, int(ends.max()))
+        gaps = np.empty(((latest - self.first) // self._window_ns - self._done + 2, 2))
+        n_gaps = lk.charge_frames_c(starts, ends, bits, extra_bits, ints, floats, keys, values,
+                                    gaps)
         (_, self.last, self.overlapping, self.frames, self.bits, self.busy_ns, self._done,
          self._lo, self._hi, _, n_open) = ints.tolist()
         self._closed_sum, self._closed_max = floats.tolist()
         self._open = dict(zip(keys[:n_open].tolist(), values[:n_open].tolist(), strict=True))
         if self.keep_windows:
-            for empty, pct in gaps[:n_gaps].tolist():
-                self._keep(int(empty), pct)
+            self._keep_rows(gaps[:n_gaps])
 
     def _gaps(self, limit: int) -> Gaps:
         """The open windows below `limit`, in order, each after the empty ones before it."""
@@ -167,6 +169,15 @@ class LoadMeter:
         if len(self._closed) < MAX_WINDOWS:
             self._closed.extend([0.0] * min(empty, MAX_WINDOWS))
             self._closed.append(pct)
+
+    def _keep_rows(self, gaps: np.ndarray) -> None:
+        """``_keep`` of each (empty, load %) row in order: one extend when no empty windows
+        come between them and the list stays below MAX_WINDOWS."""
+        if len(self._closed) + len(gaps) < MAX_WINDOWS and not gaps[:, 0].any():
+            self._closed.extend(gaps[:, 1].tolist())
+            return
+        for empty, pct in gaps.tolist():
+            self._keep(int(empty), pct)
 
     def add_all(self, messages: Iterable[can.Message]) -> "LoadMeter":
         """Charge many frames; returns self."""

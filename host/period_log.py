@@ -78,15 +78,18 @@ class PeriodLog:
                currents: np.ndarray, record: Callable[..., Record]) -> None:
         """Record n periods at once (row i: period ticks[i]; `record` makes a record of tick,
         reference, measured, current): the same figures as n ``append`` calls, the squares
-        and maxima reduced over the rows in order, after the running ones."""
+        and maxima reduced over the rows in order, after the running ones (folded into the
+        first row, in place: no stacked copy)."""
         n = len(ticks)
-        if n:
-            self._keep(_Rows(ticks, refs, meas, currents, record), n)
+        if not n:
+            return
+        self._keep(_Rows(ticks, refs, meas, currents, record), n)
         err = refs - meas
-        squares, magnitudes = err**2, np.abs(err)
-        if self._squares is not None and self._abs_max is not None:
-            squares = np.vstack([self._squares, squares])
-            magnitudes = np.vstack([self._abs_max, magnitudes])
+        magnitudes = np.abs(err)
+        squares = np.square(err, out=err)
+        if self._squares is not None and self._abs_max is not None:  # the running ones first
+            np.add(self._squares, squares[0], out=squares[0])
+            np.maximum(self._abs_max, magnitudes[0], out=magnitudes[0])
         self._squares = np.add.reduce(squares, axis=0)
         self._abs_max = np.maximum.reduce(magnitudes, axis=0)
         self.count += n

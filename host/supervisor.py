@@ -28,6 +28,8 @@ and the fault periods are counted with only the first FAULT_PERIODS listed.
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from servobus.bus.schema import JOINTS, sequence_gap
 
 OLD_TICKS = 16  # a tick this many numbers behind the newest one is old, not 240 lost ticks
@@ -98,25 +100,26 @@ class Supervisor:
         self.sent_ns = None
         return True
 
-    def steady_periods(self, seq: int, ticks: list[int], last_meas: list[int],
+    def steady_periods(self, seq: int, ticks: np.ndarray, last_meas: np.ndarray,
                        compute_ns: int) -> None:
         """Periods that ran compiled, each complete (every measurement, computed, sent before
         the next tick): tick i at ticks[i] with sequence number seq + i (mod 256), its last
-        measurement, then `compute_ns` of computation from it (so no deadline miss).  The same
-        figures as ``on_tick``, ``on_measurement``, ``on_compute`` and ``on_actuation_sent`` in
-        that order."""
+        measurement last_meas[i] (integer arrays), then `compute_ns` of computation from it (so
+        no deadline miss).  The same figures as ``on_tick``, ``on_measurement``, ``on_compute``
+        and ``on_actuation_sent`` in that order."""
         n = len(ticks)
-        self.on_tick(seq, ticks[0])
-        self._add_windows([end - meas for end, meas in zip(ticks[1:], last_meas, strict=False)])
+        self.on_tick(seq, int(ticks[0]))
         if n > 1:
-            self.used_ns.extend([compute_ns] * (n - 1))
+            self._add_window_array(ticks[1:] - last_meas[:-1])
+            kept = self.used_ns.maxlen
+            self.used_ns.extend([compute_ns] * (n - 1 if kept is None else min(n - 1, kept)))
             self.used_max_ns = max(self.used_max_ns, compute_ns)
         self.ticks += n - 1
         self.seq = (seq + n - 1) % 256
-        self.tick_ns = ticks[-1]
+        self.tick_ns = int(ticks[-1])
         self.arrived = set(self.expected)
-        self.last_meas_ns = self.ready_ns = last_meas[-1]
-        self.sent_ns = last_meas[-1] + compute_ns
+        self.last_meas_ns = self.ready_ns = int(last_meas[-1])
+        self.sent_ns = self.last_meas_ns + compute_ns
 
     def on_measurement(self, joint: int, now: int) -> bool:
         """Record a measurement; True when it completes the period's set."""
@@ -149,6 +152,29 @@ class Supervisor:
         self.window_range_ns = (min(lo, min(windows)), max(hi, max(windows)))
         q = self.window_quantum_ns
         self.window_counts.update(w // q * q for w in windows)
+        self._coarsen()
+
+    def _add_window_array(self, windows: np.ndarray) -> None:
+        """``_add_windows`` of an integer array (a batch's): the latest ``history`` kept, each
+        distinct length counted once with its number, new lengths in order of appearance (the
+        counter's order as one update per window)."""
+        kept = self.windows_ns.maxlen
+        self.windows_ns.extend((windows if kept is None else windows[-kept:]).tolist())
+        lo, hi = int(windows.min()), int(windows.max())
+        if self.window_range_ns is not None:
+            lo, hi = min(self.window_range_ns[0], lo), max(self.window_range_ns[1], hi)
+        self.window_range_ns = (lo, hi)
+        q = self.window_quantum_ns
+        lengths, first, counts = np.unique(windows // q * q, return_index=True,
+                                           return_counts=True)
+        order = np.argsort(first, kind="stable")
+        for w, c in zip(lengths[order].tolist(), counts[order].tolist(), strict=True):
+            self.window_counts[w] += c
+        self._coarsen()
+
+    def _coarsen(self) -> None:
+        """Past MAX_DISTINCT counted lengths, count them 10x coarser (until they fit)."""
+        q = self.window_quantum_ns
         while len(self.window_counts) > MAX_DISTINCT:
             q = self.window_quantum_ns = q * 10
             coarse: Counter[int] = Counter()

@@ -49,7 +49,8 @@ from servobus.robot.period_loop import B_FRAMES, B_FREE, message_table
 if TYPE_CHECKING:
     from servobus.robot.assembly import Robot
 
-BATCH = 256  # periods per compiled call at most (about 1 s)
+CHUNK_S = 5.0  # `Robot.run`'s pauses (progress, Ctrl-C) on the compiled engine: one batch each
+BATCH = 1280  # periods per compiled call at most (5.12 s: a CHUNK_S chunk in one call)
 ALL_JOINTS = frozenset(range(1, JOINTS + 1))
 
 
@@ -309,20 +310,20 @@ class CompiledEngine:
             self.data, self.signals)
         count = int(self.bus[B_FRAMES])
         self._deliver(count)
-        periods = self.periods[:n].tolist()
-        tick_end, last, _ = (list(c) for c in zip(*periods, strict=True))
+        periods = self.periods[:n]
+        tick_end, last = periods[:, ec.P_TICK_END], periods[:, ec.P_LAST_MEAS]
         sup.steady_periods(k0 & 0xFF, tick_end, last, host.compute_ns)
-        host.records.extend(tick_end, refs, meas, currents, PeriodRecord)
+        host.records.extend(tick_end.tolist(), refs, meas, currents, PeriodRecord)
         host._period += n
         host._pending = host._period
-        host._busy_until = last[-1] + host.compute_ns
+        host._busy_until = int(last[-1]) + host.compute_ns
         host._fresh[:] = True
         host.limit_events += int(self.bus[ec.B_LIMIT])
         player._t, player._last_wall = float(self.player[0]), float(self.player[1])
-        bank._last_t = periods[-1][ec.P_TICK_END]
+        bank._last_t = int(tick_end[-1])
         lean.free_at = int(self.bus[B_FREE])
         lean.frames += count
-        env.advance(periods[-1][ec.P_LAST_EVENT])
+        env.advance(int(periods[-1, ec.P_LAST_EVENT]))
         for node in due:  # as BoardNode._status re-arms, before the tick's timer
             host.board_modes[node.index] = MODE_NAMES[int(self.status[node.index, 0])]
             env.call_at(int(self.status_at[0]), node._status)
