@@ -70,7 +70,7 @@ def _inlined(handler: Callable[..., Any]) -> Callable[..., Any]:
     """A copy of a firmware handler that numba inlines into the loop: called for every board
     every period, its call and its arguments' reference counts cost more than its body."""
     copy = types.FunctionType(handler.__code__, handler.__globals__, handler.__name__)
-    return register_jitable(inline="always")(copy)  # type: ignore[no-any-return]
+    return register_jitable(inline="always")(copy)
 
 
 can_tick, can_actuation, can_posref = (_inlined(h) for h in (board.can_tick,
