@@ -86,7 +86,7 @@ def push(queue, k, at):
     queue[Q_N] = n + 1
 
 
-@register_jitable
+@register_jitable(inline="always")  # a call per frame passes its five arrays' fields
 def send_next(queue, table, payload, free, frames, data, f, bit_ns):
     """The next frame on the wire by the LeanBus's rules (the module docstring), written as row
     f; returns its message, its end of frame and the wire's next free instant.  One scan: the
