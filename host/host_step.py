@@ -2,7 +2,8 @@
 
 Plain functions on float64 arrays, bit-identical to the numpy reference (``PidBankNumpy``,
 ``PlayerNumpy``); each is a numba ``register_jitable`` (callable from a compiled period engine's
-own numba code) with a ``cached_njit`` wrapper for Python callers (``*_c``):
+own numba code, inlined there: a call passes every array's fields) with a ``cached_njit``
+wrapper for Python callers (``*_c``):
 
     pid_step(r_p, r_i, r_d, i_max, mode, a_aw, integ, e_prev, reference, measured, out,
              saturated) -> None
@@ -71,7 +72,7 @@ def _sign(x: float) -> float:
     return np.nan
 
 
-@register_jitable
+@register_jitable(inline="always")
 def pid_step(r_p: np.ndarray, r_i: np.ndarray, r_d: np.ndarray, i_max: float, mode: int,
              a_aw: float, integ: np.ndarray, e_prev: np.ndarray, reference: np.ndarray,
              measured: np.ndarray, out: np.ndarray, saturated: np.ndarray) -> None:
@@ -111,7 +112,7 @@ def pid_reset(mask: np.ndarray, integ: np.ndarray, e_prev: np.ndarray) -> None:
             e_prev[j] = np.nan
 
 
-@register_jitable
+@register_jitable(inline="always")
 def trajectory_position(poses: np.ndarray, starts: np.ndarray, durations: np.ndarray,
                         period_s: float, t: float, out: np.ndarray) -> int:
     """The interpolated pose at playback time t (wrapping), into `out`; returns the line."""

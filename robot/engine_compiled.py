@@ -33,6 +33,10 @@ bank, the host's measured positions); ``robot.engine_sync`` hands the rest in an
 decides which periods qualify (no other event, no fault, no pending frame: see there).
 """
 
+import types
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 from numba.extending import register_jitable
 
@@ -62,6 +66,18 @@ B_LIMIT = B_FRAMES + 1
 S_IW_SCALE, S_IW_OFFSET, S_IW_LO, S_IW_HI, S_CUR_SCALE, S_CUR_OFFSET = range(6)
 
 
+def _inlined(handler: Callable[..., Any]) -> Callable[..., Any]:
+    """A copy of a firmware handler that numba inlines into the loop: called for every board
+    every period, its call and its arguments' reference counts cost more than its body."""
+    copy = types.FunctionType(handler.__code__, handler.__globals__, handler.__name__)
+    return register_jitable(inline="always")(copy)
+
+
+can_tick, can_actuation, can_posref = (_inlined(h) for h in (board.can_tick,
+                                                              board.can_actuation,
+                                                              board.can_posref))
+
+
 @register_jitable
 def _status_payload(ram, out):
     """STATUS_j as the board encodes it on the period engine's bus: mode, over-current,
@@ -87,30 +103,32 @@ def _advance_bank(t, rams, roms, params, states, istates, tables, phase, done, p
 
 
 @register_jitable
-def _meas_payload(ram, dlc, supply_raw, cpa, signals, out):
-    """MEAS_j (MEAS6_j when dlc is 6) as ``BoardNode.measurement`` encodes it: the position;
-    the supply's raw value and PI_MEAS / counts per A clipped to -8..7.99 A."""
-    pos = ram[m.POS_TX]
+def _meas_payload(rams, b, dlc, supply_raw, cpa, signals, out):
+    """MEAS_j (MEAS6_j when dlc is 6) of board b as ``BoardNode.measurement`` encodes it, into
+    row 1 + b of out: the position; the supply's raw value and PI_MEAS / counts per A clipped
+    to -8..7.99 A (rows and boards by index: a view per call costs its reference counts)."""
+    k = 1 + b
+    pos = rams[b, m.POS_TX]
     if pos < 0 or pos > 1023:
         raise ValueError("a position outside the MEAS signal's range")
-    out[0], out[1] = pos & 0xFF, pos >> 8
+    out[k, 0], out[k, 1] = pos & 0xFF, pos >> 8
     if dlc == 6:
-        amps = ram[m.PI_MEAS] / cpa
+        amps = rams[b, m.PI_MEAS] / cpa
         amps = 7.99 if amps > 7.99 else amps
         amps = -8.0 if amps < -8.0 else amps
         raw = round((amps - signals[S_CUR_OFFSET]) / signals[S_CUR_SCALE])
-        out[2], out[3] = supply_raw & 0xFF, supply_raw >> 8
-        out[4], out[5] = raw & 0xFF, (raw >> 8) & 0xFF
+        out[k, 2], out[k, 3] = supply_raw & 0xFF, supply_raw >> 8
+        out[k, 4], out[k, 5] = raw & 0xFF, (raw >> 8) & 0xFF
 
 
-@register_jitable
+@register_jitable(inline="always")  # a call per period passes ~25 arrays' fields
 def _host_step(i, local_p, player, poses, starts, durations, period_s, hold, engaged, measured,
                r_p, r_i, r_d, i_max, aw_mode, a_aw, integ, e_prev, saturated, reference,
-               position, out, reset, currents, signals, act, act_raw):
+               position, out, reset, currents, signals, act, k_act, act_raw):
     """The host's computation once period i's last MEAS is in: trajectory position (or the
     frozen hold) -> PID bank -> released joints 0 with their PID state reset -> the ACTUATION
-    (POSREF) payloads in act and the values the boards take in act_raw; returns the period's
-    limit events."""
+    (POSREF) payloads in rows k_act.. of act and the values the boards take in act_raw; returns
+    the period's limit events."""
     joints = reference.shape[0]
     limit_events = 0
     trajectory_position(poses, starts, durations, period_s, player[0], position)
@@ -138,7 +156,7 @@ def _host_step(i, local_p, player, poses, starts, durations, period_s, hold, eng
                 if not signals[S_IW_LO] <= currents[i, j] <= signals[S_IW_HI]:
                     raise ValueError("a current outside the ACTUATION signal's range")
                 raw = round((currents[i, j] - signals[S_IW_OFFSET]) / signals[S_IW_SCALE])
-            act[g, 2 * q], act[g, 2 * q + 1] = raw & 0xFF, (raw >> 8) & 0xFF
+            act[k_act + g, 2 * q], act[k_act + g, 2 * q + 1] = raw & 0xFF, (raw >> 8) & 0xFF
             act_raw[g, q] = raw if local_p else \
                 round((raw * signals[S_IW_SCALE] + signals[S_IW_OFFSET]) * Q12_AMP)
     return limit_events
@@ -193,14 +211,13 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, table, bus, meas_dlc, supply_raw, c
                 _advance_bank(end, rams, roms, params, states, istates, tables, phase, done,
                               pwm_ns, counts, scratch)
                 for b in range(joints):
-                    board.can_tick(rams[b], roms[b])
+                    can_tick(rams[b], roms[b])
                 wall = end / 1e9
                 if not paused:
                     player[0] += wall - player[1]
                 player[1] = wall
                 for b in range(joints):
-                    _meas_payload(rams[b], meas_dlc, supply_raw[b], cpa[b], signals,
-                                  payload[1 + b])
+                    _meas_payload(rams, b, meas_dlc, supply_raw[b], cpa[b], signals, payload)
                     push(queue, 1 + b, end)
             elif k < k_act:  # MEAS_j to the host; the last one starts its computation
                 measured[k - 1] = float(payload[k, 0] | (np.int64(payload[k, 1]) << 8))
@@ -211,17 +228,16 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, table, bus, meas_dlc, supply_raw, c
                                                period_s, hold, engaged, measured, r_p, r_i,
                                                r_d, i_max, aw_mode, a_aw, integ, e_prev,
                                                saturated, reference, position, out, reset,
-                                               currents, signals, payload[k_act:k_status],
-                                               act_raw)
+                                               currents, signals, payload, k_act, act_raw)
                     for g in range(groups):
                         push(queue, k_act + g, end + compute_ns)
             elif k < k_status:  # ACTUATION_g (POSREF_g): its four boards
                 g = k - k_act
                 for q in range(4):
                     if local_p:
-                        board.can_posref(rams[4 * g + q], act_raw[g, q])
+                        can_posref(rams[4 * g + q], act_raw[g, q])
                     else:
-                        board.can_actuation(rams[4 * g + q], act_raw[g, q])
+                        can_actuation(rams[4 * g + q], act_raw[g, q])
         periods[i, P_LAST_EVENT] = end  # the period's last end of frame
         for j in range(joints):
             refs[i, j] = reference[j]

@@ -8,7 +8,8 @@ The wire is the LeanBus's rules, written once: a loop ``push``es a frame when a 
 after its computation), and ``send_next`` takes the next frame off the queue: when the wire is
 free (or, if it was free first, when the earliest queued frame was queued) the lowest
 identifier among the frames queued by then wins, ties in queueing order; it lasts its exact
-stuffed length plus the trailer (``frame_fast.stuffed_bits``), ends, and the wire is free again
+stuffed length plus the trailer (``frame_fast``'s tables, each message's header through
+them once per queue), ends, and the wire is free again
 after the interframe space; every frame becomes a row (``frame_rows``).  So the order of a
 period's frames follows from the IDs and the instants at which the nodes queue them, as on the
 LeanBus, not from an order written into the loop.
@@ -29,15 +30,17 @@ import numpy as np
 from numba.extending import register_jitable
 
 from servobus.bus.frame_bits import IFS_BITS, TRAILER_BITS
-from servobus.bus.frame_fast import stuffed_bits
+from servobus.bus.frame_fast import STUFF_TABLE, _chunk
 from servobus.robot.frame_rows import F_BITS, F_BUSY, F_DLC, F_END, F_ID, F_SENDER, F_START
 
 ENGINE_SOURCES = tuple(Path(__file__).parent.parent / folder  # what the engines inline
                        for folder in ("firmware", "plant", "host", "bus", "robot", "presets"))
 # rows of a message table
 T_ID, T_SENDER, T_DLC = range(3)
-# the queue: Q_N frames queued; Q_K0 + 2 s: message of slot s, Q_K0 + 2 s + 1: when it was queued
-Q_N, Q_K0 = 0, 1
+# the queue: Q_N frames queued, Q_M messages; Q_K0 + 2 s: message of slot s, Q_K0 + 2 s + 1:
+# when it was queued; then per message its frame's header through the CRC and stuffing counter
+# (crc | state << 15 | stuff bits << 19; -1: not yet sent)
+Q_N, Q_M, Q_K0 = 0, 1, 2
 # `bus`: the wire's free instant, frames written (both in and out)
 B_FREE, B_FRAMES = range(2)
 
@@ -64,8 +67,11 @@ def message_table(schema: Any, node_names: Sequence[str], names: Sequence[str],
 
 @register_jitable
 def new_queue(messages):
-    """An empty queue with room for every message once."""
-    return np.zeros(Q_K0 + 2 * messages, dtype=np.int64)
+    """An empty queue for a message table of `messages` columns (the same table at every
+    ``send_next``): room for every message once and for each one's header."""
+    queue = np.full(Q_K0 + 3 * messages, -1, dtype=np.int64)
+    queue[Q_N], queue[Q_M] = 0, messages
+    return queue
 
 
 @register_jitable
@@ -73,47 +79,85 @@ def push(queue, k, at):
     """Queue message k at instant `at` (after every frame queued before it); ValueError when
     the queue is full (a loop that queues a message twice before it is sent)."""
     n = queue[Q_N]
-    if Q_K0 + 2 * n + 1 >= queue.shape[0]:
+    if n >= queue[Q_M]:
         raise ValueError("the compiled engine's queue is full")
     queue[Q_K0 + 2 * n] = k
     queue[Q_K0 + 2 * n + 1] = at
     queue[Q_N] = n + 1
 
 
-@register_jitable
+@register_jitable(inline="always")  # a call per frame passes its five arrays' fields
 def send_next(queue, table, payload, free, frames, data, f, bit_ns):
     """The next frame on the wire by the LeanBus's rules (the module docstring), written as row
-    f; returns its message, its end of frame and the wire's next free instant."""
+    f; returns its message, its end of frame and the wire's next free instant.  One scan: the
+    winner among the frames queued by the time the wire is free, or if there is none, among
+    those queued at the earliest instant (the wire is idle until then)."""
     ids = table[T_ID]
     n = queue[Q_N]
-    first = queue[Q_K0 + 1]
-    for s in range(1, n):
-        first = min(first, queue[Q_K0 + 2 * s + 1])
-    start = max(free, first)
-    w = -1
+    w = -1  # lowest ID queued by `free`, ties in queueing order
+    v = -1  # lowest ID queued at the earliest instant after `free`
+    first = 0
     for s in range(n):
-        if queue[Q_K0 + 2 * s + 1] <= start and (
-                w < 0 or ids[queue[Q_K0 + 2 * s]] < ids[queue[Q_K0 + 2 * w]]):
-            w = s
+        at = queue[Q_K0 + 2 * s + 1]
+        if at <= free:
+            if w < 0 or ids[queue[Q_K0 + 2 * s]] < ids[queue[Q_K0 + 2 * w]]:
+                w = s
+        elif w < 0 and (v < 0 or at < first or (
+                at == first and ids[queue[Q_K0 + 2 * s]] < ids[queue[Q_K0 + 2 * v]])):
+            v, first = s, at
+    start = free
+    if w < 0:
+        w, start = v, first
     k = queue[Q_K0 + 2 * w]
     for s in range(w, n - 1):  # the rest keep their queueing order
         queue[Q_K0 + 2 * s] = queue[Q_K0 + 2 * s + 2]
         queue[Q_K0 + 2 * s + 1] = queue[Q_K0 + 2 * s + 3]
     queue[Q_N] = n - 1
-    busy = transmit(frames, data, f, ids[k], table[T_SENDER, k], payload[k], table[T_DLC, k],
-                    start, bit_ns)
+    dlc = table[T_DLC, k]
+    head = queue[Q_K0 + 2 * queue[Q_M] + k]
+    if head < 0:
+        head = _header(ids[k], dlc)
+        queue[Q_K0 + 2 * queue[Q_M] + k] = head
+    bits = _stuffed_bits(head, payload, k, dlc)
+    busy = transmit(frames, data, f, ids[k], table[T_SENDER, k], payload, k, dlc, bits, start,
+                    bit_ns)
     return k, frames[f, F_END], busy
 
 
 @register_jitable
-def transmit(frames, data, f, can_id, sender, payload, dlc, start, bit_ns):
-    """Write frame f (transmitted from `start`) and return the wire's free instant after it."""
-    bits = stuffed_bits(can_id, payload, dlc, False)
+def _header(can_id, dlc):
+    """A standard data frame's SOF..DLC (19 bits) through the CRC register and the stuffing
+    counter as ``frame_fast.stuffed_bits`` takes them, packed as the queue keeps them: the same
+    for every frame of a message."""
+    head = (can_id & 0x7FF) << 7 | (dlc & 15)
+    crc, state, count = _chunk(head >> 16, 3, 0, 0, 0)
+    crc, state, count = _chunk((head >> 8) & 0xFF, 8, crc, state, count)
+    crc, state, count = _chunk(head & 0xFF, 8, crc, state, count)
+    return crc | state << 15 | count << 19
+
+
+@register_jitable
+def _stuffed_bits(head, payload, k, dlc):
+    """``frame_fast.stuffed_bits`` of a standard frame from its header's packed state
+    (``_header``) on: row k's `dlc` bytes, then the CRC's 15 bits (stuffed, not CRC'd)."""
+    crc, state, count = head & 0x7FFF, (head >> 15) & 15, head >> 19
+    for i in range(dlc):
+        crc, state, count = _chunk(int(payload[k, i]), 8, crc, state, count)
+    step = int(STUFF_TABLE[state, 128 | (crc >> 8)])
+    count += step >> 4
+    step = int(STUFF_TABLE[step & 15, 256 | (crc & 0xFF)])
+    return 34 + 8 * dlc + count + (step >> 4)
+
+
+@register_jitable
+def transmit(frames, data, f, can_id, sender, payload, k, dlc, bits, start, bit_ns):
+    """Write frame f (row k of payload, `bits` long SOF..CRC, transmitted from `start`) and
+    return the wire's free instant after it."""
     end = start + (bits + TRAILER_BITS) * bit_ns
     busy = end + IFS_BITS * bit_ns
     frames[f, F_START], frames[f, F_END], frames[f, F_BUSY] = start, end, busy
     frames[f, F_ID], frames[f, F_SENDER], frames[f, F_BITS], frames[f, F_DLC] = \
         can_id, sender, bits, dlc
     for b in range(8):
-        data[f, b] = payload[b] if b < dlc else 0
+        data[f, b] = payload[k, b] if b < dlc else 0
     return busy
