@@ -65,6 +65,7 @@ from servobus.firmware import memory as m
 from servobus.plant import hbridge as hb
 from servobus.plant import layout as p
 from servobus.plant.kernel_cache import cached_njit
+from servobus.plant.rig import N_TF, N_TI, run_periods
 from servobus.plant.sensors import POT_CODES, TWO_PI
 
 
@@ -361,14 +362,47 @@ def new_scratch():
             np.empty(ROW * hb.MAX_SEGMENTS))
 
 
-@register_jitable
+@register_jitable(inline='always')
+def divisors_nonzero(prm, rom, tables):
+    """Whether no divisor ``_board`` can meet is 0 (module docstring, fifth pass): then the
+    numpy error model's missing zero checks change nothing."""
+    top = int(prm[p.PWM_TOP])
+    r = prm[p.R_A]
+    j = prm[p.J_TOTAL]
+    if top == 0 or prm[p.PWM_TOP] == 0.0 or int(prm[p.ADC_PER_PWM]) == 0 or r == 0.0 \
+            or j == 0.0 or prm[p.PCLK_HZ] == 0.0 or tables[p.TAB_DT, 1] == 0.0 \
+            or prm[p.THERMAL_R] == 0.0 or prm[p.THERMAL_C] == 0.0 or rom[m.POS_BLOCK] == 0:
+        return False
+    kt = prm[p.KT]
+    rate_c = (kt * kt / r + prm[p.B_VISC]) / j
+    rate_o = prm[p.B_VISC] / j
+    return rate_c != 0.0 and rate_o != 0.0 and j * rate_c != 0.0 and j * rate_o != 0.0
+
+
+@register_jitable(error_model='python')
+def _reference_board(ram, rom, prm, state, istate, tables, n):
+    """n periods of a board with a zero divisor on ``rig.run_periods``, under the python error
+    model (set here: a callee inherits its caller's): the reference's results, and its
+    ZeroDivisionError where it divides by 0."""
+    trace_i = np.empty((1, N_TI), dtype=np.int64)
+    trace_f = np.empty((1, N_TF))
+    run_periods(ram, rom, prm, state, istate, tables, n, trace_i, trace_f, False)
+
+
+@register_jitable(error_model='numpy')
 def run_bank_scratch(rams, roms, params, states, istates, tables, counts, scratch):
-    """``run_bank_lean`` on scratch rows from ``new_scratch`` (every row read is written first)."""
+    """``run_bank_lean`` on scratch rows from ``new_scratch`` (every row read is written first);
+    compiled with numpy's error model (no zero checks) wherever it is called from, a board with
+    a zero divisor on the reference kernel."""
     ends, seg_states, consts = scratch
     for b in range(rams.shape[0]):
         if counts[b] > 0:
-            _board(rams[b], roms[b], params[b], states[b], istates[b], tables[b], counts[b],
-                   ends, seg_states, consts)
+            if divisors_nonzero(params[b], roms[b], tables[b]):
+                _board(rams[b], roms[b], params[b], states[b], istates[b], tables[b],
+                       counts[b], ends, seg_states, consts)
+            else:
+                _reference_board(rams[b], roms[b], params[b], states[b], istates[b],
+                                 tables[b], counts[b])
 
 
 @register_jitable
