@@ -53,6 +53,29 @@ compare per instant (no gain); the current's sum only in the last period (-1.6 %
 more branches, no gain). Not done: a ``1 - decay`` table row swaps a subtraction for a load (no
 instruction saved); dropping the zero checks of the per-call divisors (``rate_o`` is 0 without
 viscous friction, where the reference raises only when a segment divides by it).
+
+Fifth pass (issue 11, session 7): ``run_bank_scratch`` is compiled with numpy's error model
+(``register_jitable(error_model='numpy')``, which numba's ``overload`` takes as a jit option):
+no division checks its divisor.  numba's callees inherit an error model they do not set, so
+everything it calls or inlines (``_board``, ``_adc_push``, ``_state_constants``,
+``hb.segments``, ``i32.div_trunc``) runs under it too, standalone and in the period engine,
+which calls it un-inlined from ``_advance_bank`` (the engine's asm names it with flags
+``error_model=numpy``, its callers without).  The reference's ZeroDivisionError is kept by a
+check per board and call, before its periods (``divisors_nonzero``): every divisor the loop
+can meet is nonzero, or the board runs on ``rig.run_periods`` under the python model (set
+explicitly on ``_reference_board``), which raises where, and leaves every array as, the
+reference does, and otherwise gives the same bits (the lean kernel equals it).  The divisors:
+per call ``n_adc`` (the ADC step), ``top`` (the mean currents; as a float, the averaged
+voltage), ``pclk`` (the period's length), ``r`` (the constant currents, ``rate_c``), ``j``
+(both rates), ``rate_c`` and ``rate_o`` (a segment's angle; ``rate_o`` is 0 without viscous
+friction), ``j * rate_c`` and ``j * rate_o`` (the end speeds), ``thermal_r``, ``thermal_c``;
+the table row ``tab_dt`` at every segment length 1..top (the current of a turning shaft),
+which is k / pclk and so 0 for some k >= 1 only if it is at k = 1 (pclk infinite); the ROM's
+``pos_block`` (the pot's block mean, ``div_trunc``); constants: ``POT_CODES - 1``, 2**32,
+``TWO_PI``, 2.  ``p_block`` multiplies, never divides.  NaN divides without raising under
+both models, so only zeros matter.  A board that would divide by 0 but never does (no viscous
+friction on a locked rotor, no winding resistance on an open bridge) runs the reference too,
+with its results: before this pass the kernel raised at its first call there.
 """
 
 import math
