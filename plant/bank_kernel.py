@@ -80,6 +80,7 @@ with its results: before this pass the kernel raised at its first call there.
 
 import math
 
+import numba
 import numpy as np
 from numba.extending import register_jitable
 
@@ -88,8 +89,10 @@ from servobus.firmware import memory as m
 from servobus.plant import hbridge as hb
 from servobus.plant import layout as p
 from servobus.plant.kernel_cache import cached_njit
-from servobus.plant.rig import N_TF, N_TI, run_periods
+from servobus.plant.rig import N_TF, N_TI, run_periods_fast
 from servobus.plant.sensors import POT_CODES, TWO_PI
+
+_TRACE_I, _TRACE_F = np.empty((1, N_TI), dtype=np.int64), np.empty((1, N_TF))
 
 
 @register_jitable
@@ -402,14 +405,13 @@ def divisors_nonzero(prm, rom, tables):
     return rate_c != 0.0 and rate_o != 0.0 and j * rate_c != 0.0 and j * rate_o != 0.0
 
 
-@register_jitable(error_model='python')
+@register_jitable
 def _reference_board(ram, rom, prm, state, istate, tables, n):
-    """n periods of a board with a zero divisor on ``rig.run_periods``, under the python error
-    model (set here: a callee inherits its caller's): the reference's results, and its
+    """n periods of a board with a zero divisor on ``rig.run_periods_fast`` (its own dispatcher,
+    python error model, compiled at its first such board): the reference's results, and its
     ZeroDivisionError where it divides by 0."""
-    trace_i = np.empty((1, N_TI), dtype=np.int64)
-    trace_f = np.empty((1, N_TF))
-    run_periods(ram, rom, prm, state, istate, tables, n, trace_i, trace_f, False)
+    with numba.objmode():
+        run_periods_fast(ram, rom, prm, state, istate, tables, n, _TRACE_I, _TRACE_F, False)
 
 
 @register_jitable(error_model='numpy')
