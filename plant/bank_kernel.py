@@ -54,28 +54,28 @@ more branches, no gain). Not done: a ``1 - decay`` table row swaps a subtraction
 instruction saved); dropping the zero checks of the per-call divisors (``rate_o`` is 0 without
 viscous friction, where the reference raises only when a segment divides by it).
 
-Fifth pass (issue 11, session 7): ``run_bank_scratch`` is compiled with numpy's error model
-(``register_jitable(error_model='numpy')``, which numba's ``overload`` takes as a jit option):
-no division checks its divisor.  numba's callees inherit an error model they do not set, so
-everything it calls or inlines (``_board``, ``_adc_push``, ``_state_constants``,
-``hb.segments``, ``i32.div_trunc``) runs under it too, standalone and in the period engine,
-which calls it un-inlined from ``_advance_bank`` (the engine's asm names it with flags
-``error_model=numpy``, its callers without).  The reference's ZeroDivisionError is kept by a
-check per board and call, before its periods (``divisors_nonzero``): every divisor the loop
-can meet is nonzero, or the board runs on ``rig.run_periods`` under the python model (set
-explicitly on ``_reference_board``), which raises where, and leaves every array as, the
-reference does, and otherwise gives the same bits (the lean kernel equals it).  The divisors:
-per call ``n_adc`` (the ADC step), ``top`` (the mean currents; as a float, the averaged
-voltage), ``pclk`` (the period's length), ``r`` (the constant currents, ``rate_c``), ``j``
-(both rates), ``rate_c`` and ``rate_o`` (a segment's angle; ``rate_o`` is 0 without viscous
-friction), ``j * rate_c`` and ``j * rate_o`` (the end speeds), ``thermal_r``, ``thermal_c``;
-the table row ``tab_dt`` at every segment length 1..top (the current of a turning shaft),
-which is k / pclk and so 0 for some k >= 1 only if it is at k = 1 (pclk infinite); the ROM's
-``pos_block`` (the pot's block mean, ``div_trunc``); constants: ``POT_CODES - 1``, 2**32,
-``TWO_PI``, 2.  ``p_block`` multiplies, never divides.  NaN divides without raising under
-both models, so only zeros matter.  A board that would divide by 0 but never does (no viscous
-friction on a locked rotor, no winding resistance on an open bridge) runs the reference too,
-with its results: before this pass the kernel raised at its first call there.
+Fifth pass (issue 11, session 7): the boards' loop (``_lean_bank``) is compiled with numpy's
+error model (``register_jitable(error_model='numpy')``, which numba's ``overload`` takes as a
+jit option): no division checks its divisor.  numba's callees inherit an error model they do
+not set, so all it calls or inlines (``_board``, ``_adc_push``, ``_state_constants``,
+``hb.segments``, ``i32.div_trunc``) runs under it too, standalone and in the period engine
+(whose asm names ``_lean_bank`` with flags ``error_model=numpy``, its callers without).  The
+reference's ZeroDivisionError is kept by a check per board and call before any period runs
+(``divisors_nonzero``): if a board to advance has a zero divisor, the whole call runs on
+``rig.run_bank_fast`` (its own dispatcher, python model, from an object-mode block, so it is
+compiled only when that happens, not into every caller: +7 s of a cold start otherwise), which
+gives the reference's results and raises where, and leaves every array as, the reference does.
+The divisors: per call ``n_adc`` (the ADC step), ``top`` (the mean currents; as a float, the
+averaged voltage), ``pclk`` (the period's length), ``r`` (the constant currents, ``rate_c``),
+``j`` (both rates), ``rate_c`` and ``rate_o`` (a segment's angle; ``rate_o`` is 0 without
+viscous friction), ``j * rate_c`` and ``j * rate_o`` (the end speeds), ``thermal_r``,
+``thermal_c``; the table row ``tab_dt`` at every segment length 1..top (the current of a
+turning shaft), which is k / pclk and so 0 for some k >= 1 only if it is at k = 1 (pclk
+infinite); the ROM's ``pos_block`` (the pot's block mean, ``div_trunc``); constants:
+``POT_CODES - 1``, 2**32, ``TWO_PI``, 2.  ``p_block`` multiplies, never divides.  NaN divides
+without raising under both models, so only zeros matter.  A board that would divide by 0 but
+never does (no viscous friction on a locked rotor, no winding resistance on an open bridge)
+gets the reference's results too: before this pass the kernel raised at its first call there.
 """
 
 import math
@@ -89,7 +89,7 @@ from servobus.firmware import memory as m
 from servobus.plant import hbridge as hb
 from servobus.plant import layout as p
 from servobus.plant.kernel_cache import cached_njit
-from servobus.plant.rig import N_TF, N_TI, run_periods_fast
+from servobus.plant.rig import N_TF, N_TI, run_bank_fast
 from servobus.plant.sensors import POT_CODES, TWO_PI
 
 _TRACE_I, _TRACE_F = np.empty((1, N_TI), dtype=np.int64), np.empty((1, N_TF))
@@ -406,28 +406,32 @@ def divisors_nonzero(prm, rom, tables):
 
 
 @register_jitable
-def _reference_board(ram, rom, prm, state, istate, tables, n):
-    """n periods of a board with a zero divisor on ``rig.run_periods_fast`` (its own dispatcher,
-    python error model, compiled at its first such board): the reference's results, and its
-    ZeroDivisionError where it divides by 0."""
+def _reference_bank(rams, roms, params, states, istates, tables, counts):
+    """The bank on ``rig.run_bank_fast`` (its own dispatcher: python error model, compiled only
+    when a board has a zero divisor): its results, and its ZeroDivisionError where it raises."""
     with numba.objmode():
-        run_periods_fast(ram, rom, prm, state, istate, tables, n, _TRACE_I, _TRACE_F, False)
+        run_bank_fast(rams, roms, params, states, istates, tables, counts, _TRACE_I, _TRACE_F)
 
 
 @register_jitable(error_model='numpy')
-def run_bank_scratch(rams, roms, params, states, istates, tables, counts, scratch):
-    """``run_bank_lean`` on scratch rows from ``new_scratch`` (every row read is written first);
-    compiled with numpy's error model (no zero checks) wherever it is called from, a board with
-    a zero divisor on the reference kernel."""
+def _lean_bank(rams, roms, params, states, istates, tables, counts, scratch):
+    """The boards' periods under numpy's error model, inherited by all it calls and inlines."""
     ends, seg_states, consts = scratch
     for b in range(rams.shape[0]):
         if counts[b] > 0:
-            if divisors_nonzero(params[b], roms[b], tables[b]):
-                _board(rams[b], roms[b], params[b], states[b], istates[b], tables[b],
-                       counts[b], ends, seg_states, consts)
-            else:
-                _reference_board(rams[b], roms[b], params[b], states[b], istates[b],
-                                 tables[b], counts[b])
+            _board(rams[b], roms[b], params[b], states[b], istates[b], tables[b], counts[b],
+                   ends, seg_states, consts)
+
+
+@register_jitable
+def run_bank_scratch(rams, roms, params, states, istates, tables, counts, scratch):
+    """``run_bank_lean`` on scratch rows from ``new_scratch`` (every row read is written first);
+    on the reference kernel if a board to advance has a zero divisor."""
+    for b in range(rams.shape[0]):
+        if counts[b] > 0 and not divisors_nonzero(params[b], roms[b], tables[b]):
+            _reference_bank(rams, roms, params, states, istates, tables, counts)
+            return
+    _lean_bank(rams, roms, params, states, istates, tables, counts, scratch)
 
 
 @register_jitable
