@@ -76,6 +76,12 @@ infinite); the ROM's ``pos_block`` (the pot's block mean, ``div_trunc``); consta
 without raising under both models, so only zeros matter.  A board that would divide by 0 but
 never does (no viscous friction on a locked rotor, no winding resistance on an open bridge)
 gets the reference's results too: before this pass the kernel raised at its first call there.
+Kept: ~2.5 - 4.7 % (median paired A/B ratios 0.975, 0.953 on the 12-board bank, under load);
+per board-period -49 instructions standalone (1,324 -> 1,275, tick handlers included) and -47
+in the period engine (975 -> 927, bus and host included), valgrind.  Dropped: the check
+inlined into the numpy-model loop's function, before ``_board`` (1.5 - 3 % slower than no
+pass at all, even with a bare raise as the fallback: the loop is laid out differently), and
+``rig.run_periods`` compiled in as the fallback (+7 s CPU of a cold start); docs/profile.md.
 """
 
 import math
