@@ -53,10 +53,40 @@ compare per instant (no gain); the current's sum only in the last period (-1.6 %
 more branches, no gain). Not done: a ``1 - decay`` table row swaps a subtraction for a load (no
 instruction saved); dropping the zero checks of the per-call divisors (``rate_o`` is 0 without
 viscous friction, where the reference raises only when a segment divides by it).
+
+Fifth pass (issue 11, session 7): the boards' loop (``_lean_bank``) is compiled with numpy's
+error model (``register_jitable(error_model='numpy')``, which numba's ``overload`` takes as a
+jit option): no division checks its divisor.  numba's callees inherit an error model they do
+not set, so all it calls or inlines (``_board``, ``_adc_push``, ``_state_constants``,
+``hb.segments``, ``i32.div_trunc``) runs under it too, standalone and in the period engine
+(whose asm names ``_lean_bank`` with flags ``error_model=numpy``, its callers without).  The
+reference's ZeroDivisionError is kept by a check per board and call before any period runs
+(``divisors_nonzero``): if a board to advance has a zero divisor, the whole call runs on
+``rig.run_bank_fast`` (its own dispatcher, python model, from an object-mode block, so it is
+compiled only when that happens, not into every caller: +7 s of a cold start otherwise), which
+gives the reference's results and raises where, and leaves every array as, the reference does.
+The divisors: per call ``n_adc`` (the ADC step), ``top`` (the mean currents; as a float, the
+averaged voltage), ``pclk`` (the period's length), ``r`` (the constant currents, ``rate_c``),
+``j`` (both rates), ``rate_c`` and ``rate_o`` (a segment's angle; ``rate_o`` is 0 without
+viscous friction), ``j * rate_c`` and ``j * rate_o`` (the end speeds), ``thermal_r``,
+``thermal_c``; the table row ``tab_dt`` at every segment length 1..top (the current of a
+turning shaft), which is k / pclk and so 0 for some k >= 1 only if it is at k = 1 (pclk
+infinite); the ROM's ``pos_block`` (the pot's block mean, ``div_trunc``); constants:
+``POT_CODES - 1``, 2**32, ``TWO_PI``, 2.  ``p_block`` multiplies, never divides.  NaN divides
+without raising under both models, so only zeros matter.  A board that would divide by 0 but
+never does (no viscous friction on a locked rotor, no winding resistance on an open bridge)
+gets the reference's results too: before this pass the kernel raised at its first call there.
+Kept: ~2.5 - 4.7 % (median paired A/B ratios 0.975, 0.953 on the 12-board bank, under load);
+per board-period -49 instructions standalone (1,324 -> 1,275, tick handlers included) and -47
+in the period engine (975 -> 927, bus and host included), valgrind.  Dropped: the check
+inlined into the numpy-model loop's function, before ``_board`` (1.5 - 3 % slower than no
+pass at all, even with a bare raise as the fallback: the loop is laid out differently), and
+``rig.run_periods`` compiled in as the fallback (+7 s CPU of a cold start); docs/profile.md.
 """
 
 import math
 
+import numba
 import numpy as np
 from numba.extending import register_jitable
 
@@ -65,7 +95,10 @@ from servobus.firmware import memory as m
 from servobus.plant import hbridge as hb
 from servobus.plant import layout as p
 from servobus.plant.kernel_cache import cached_njit
+from servobus.plant.rig import N_TF, N_TI, run_bank_fast
 from servobus.plant.sensors import POT_CODES, TWO_PI
+
+_TRACE_I, _TRACE_F = np.empty((1, N_TI), dtype=np.int64), np.empty((1, N_TF))
 
 
 @register_jitable
@@ -361,14 +394,50 @@ def new_scratch():
             np.empty(ROW * hb.MAX_SEGMENTS))
 
 
+@register_jitable(inline='always')
+def divisors_nonzero(prm, rom, tables):
+    """Whether no divisor ``_board`` can meet is 0 (module docstring, fifth pass): then the
+    numpy error model's missing zero checks change nothing."""
+    top = int(prm[p.PWM_TOP])
+    r = prm[p.R_A]
+    j = prm[p.J_TOTAL]
+    if top == 0 or prm[p.PWM_TOP] == 0.0 or int(prm[p.ADC_PER_PWM]) == 0 or r == 0.0 \
+            or j == 0.0 or prm[p.PCLK_HZ] == 0.0 or tables[p.TAB_DT, 1] == 0.0 \
+            or prm[p.THERMAL_R] == 0.0 or prm[p.THERMAL_C] == 0.0 or rom[m.POS_BLOCK] == 0:
+        return False
+    kt = prm[p.KT]
+    rate_c = (kt * kt / r + prm[p.B_VISC]) / j
+    rate_o = prm[p.B_VISC] / j
+    return rate_c != 0.0 and rate_o != 0.0 and j * rate_c != 0.0 and j * rate_o != 0.0
+
+
 @register_jitable
-def run_bank_scratch(rams, roms, params, states, istates, tables, counts, scratch):
-    """``run_bank_lean`` on scratch rows from ``new_scratch`` (every row read is written first)."""
+def _reference_bank(rams, roms, params, states, istates, tables, counts):
+    """The bank on ``rig.run_bank_fast`` (its own dispatcher: python error model, compiled only
+    when a board has a zero divisor): its results, and its ZeroDivisionError where it raises."""
+    with numba.objmode():
+        run_bank_fast(rams, roms, params, states, istates, tables, counts, _TRACE_I, _TRACE_F)
+
+
+@register_jitable(error_model='numpy')
+def _lean_bank(rams, roms, params, states, istates, tables, counts, scratch):
+    """The boards' periods under numpy's error model, inherited by all it calls and inlines."""
     ends, seg_states, consts = scratch
     for b in range(rams.shape[0]):
         if counts[b] > 0:
             _board(rams[b], roms[b], params[b], states[b], istates[b], tables[b], counts[b],
                    ends, seg_states, consts)
+
+
+@register_jitable
+def run_bank_scratch(rams, roms, params, states, istates, tables, counts, scratch):
+    """``run_bank_lean`` on scratch rows from ``new_scratch`` (every row read is written first);
+    on the reference kernel if a board to advance has a zero divisor."""
+    for b in range(rams.shape[0]):
+        if counts[b] > 0 and not divisors_nonzero(params[b], roms[b], tables[b]):
+            _reference_bank(rams, roms, params, states, istates, tables, counts)
+            return
+    _lean_bank(rams, roms, params, states, istates, tables, counts, scratch)
 
 
 @register_jitable
