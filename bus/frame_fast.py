@@ -56,7 +56,7 @@ STUFF_TABLE = stuff_table()
 
 
 @register_jitable
-def _chunk(value, width, crc, state, count):
+def chunk(value, width, crc, state, count):
     """A chunk of `width` (<= 8) bits of SOF..data through the CRC register (table-driven,
     msb first) and the stuffing counter (one transition); table entries and bytes read as ints,
     so that the plain-Python call (tests of the loops uncompiled) computes in Python ints."""
@@ -68,28 +68,43 @@ def _chunk(value, width, crc, state, count):
 
 
 @register_jitable
-def stuffed_bits(can_id, payload, dlc, extended):
-    """The stuffed length SOF..CRC of a data frame (payload's first `dlc` bytes), a chunk of up
-    to 8 bits at a time through the tables (no bit array): what the compiled period engine
-    calls per frame."""
+def header_state(can_id, dlc, extended):
+    """SOF..DLC of a data frame through the CRC register and the stuffing counter: (crc, state,
+    stuff bits so far), the same for every frame of a message."""
     crc, state, count = 0, 0, 0
     if extended:  # SOF, base ID, SRR IDE (recessive), ID[17..0], RTR r1 r0, DLC: 39 bits
         head = ((((can_id >> 18) & 0x7FF) << 20 | 3 << 18 | (can_id & 0x3FFFF)) << 7
                 | (dlc & 15))
-        crc, state, count = _chunk(head >> 32, 7, crc, state, count)
+        crc, state, count = chunk(head >> 32, 7, crc, state, count)
         for shift in range(24, -1, -8):
-            crc, state, count = _chunk((head >> shift) & 0xFF, 8, crc, state, count)
+            crc, state, count = chunk((head >> shift) & 0xFF, 8, crc, state, count)
     else:  # SOF, ID[10..0], RTR IDE r0, DLC: 19 bits
         head = (can_id & 0x7FF) << 7 | (dlc & 15)
-        crc, state, count = _chunk(head >> 16, 3, crc, state, count)
-        crc, state, count = _chunk((head >> 8) & 0xFF, 8, crc, state, count)
-        crc, state, count = _chunk(head & 0xFF, 8, crc, state, count)
-    for i in range(dlc):
-        crc, state, count = _chunk(int(payload[i]), 8, crc, state, count)
-    step = int(STUFF_TABLE[state, 128 | (crc >> 8)])  # the CRC's 15 bits: stuffed, not CRC'd
+        crc, state, count = chunk(head >> 16, 3, crc, state, count)
+        crc, state, count = chunk((head >> 8) & 0xFF, 8, crc, state, count)
+        crc, state, count = chunk(head & 0xFF, 8, crc, state, count)
+    return crc, state, count
+
+
+@register_jitable
+def tail_bits(crc, state, count, dlc, extended):
+    """The stuffed length SOF..CRC once the data went through (``chunk`` per byte): the CRC's
+    15 bits stuffed (not CRC'd) and the fixed-length fields."""
+    step = int(STUFF_TABLE[state, 128 | (crc >> 8)])
     count += step >> 4
     step = int(STUFF_TABLE[step & 15, 256 | (crc & 0xFF)])
     return (54 if extended else 34) + 8 * dlc + count + (step >> 4)
+
+
+@register_jitable
+def stuffed_bits(can_id, payload, dlc, extended):
+    """The stuffed length SOF..CRC of a data frame (payload's first `dlc` bytes), a chunk of up
+    to 8 bits at a time through the tables (no bit array): what the compiled period engine
+    calls per frame."""
+    crc, state, count = header_state(can_id, dlc, extended)
+    for i in range(dlc):
+        crc, state, count = chunk(int(payload[i]), 8, crc, state, count)
+    return tail_bits(crc, state, count, dlc, extended)
 
 
 @numba.njit(cache=True)

@@ -98,7 +98,7 @@ def actuation_timed_out(ram) -> bool:
     return i32.gt(ram[m.ACT_SILENT], m.ACT_TIMEOUT_PERIODS)
 
 
-@register_jitable
+@register_jitable(inline="always")  # every board, every period: a call costs more
 def can_tick(ram, rom) -> None:
     """Tick received: latch the freshest position for the measurement, apply the reference
     (zero after an actuation timeout)."""
@@ -112,14 +112,14 @@ def can_tick(ram, rom) -> None:
     ram[m.TICKS] = i32.add(ram[m.TICKS], 1)
 
 
-@register_jitable
+@register_jitable(inline="always")  # every board, every period: a call costs more
 def can_actuation(ram, iw_q12: int) -> None:
     """Actuation received: keep the reference (Q12 A) until the next tick (exact z^-1)."""
     ram[m.IW_PENDING] = iw_q12
     ram[m.ACT_SILENT] = 0
 
 
-@register_jitable
+@register_jitable(inline="always")  # every board, every period: a call costs more
 def can_posref(ram, xw: int) -> None:
     """Position reference received (local-P mode): applied at once; the host is alive."""
     ram[m.XW_REF] = xw

@@ -2,8 +2,8 @@
 
 Plain functions on float64 arrays, bit-identical to the numpy reference (``PidBankNumpy``,
 ``PlayerNumpy``); each is a numba ``register_jitable`` (callable from a compiled period engine's
-own numba code, inlined there: a call passes every array's fields) with a ``cached_njit``
-wrapper for Python callers (``*_c``):
+own numba code; ``pid_step`` and ``trajectory_position`` inlined there, as a call passes every
+array's fields) with a ``cached_njit`` wrapper for Python callers (``*_c``):
 
     pid_step(r_p, r_i, r_d, i_max, mode, a_aw, integ, e_prev, reference, measured, out,
              saturated) -> None

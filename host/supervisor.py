@@ -85,7 +85,7 @@ class Supervisor:
                 self.deadline_misses += 1
             if self.ready_ns is not None and self.ready_ns <= end:
                 if self.last_meas_ns is not None:
-                    self._add_windows([end - self.last_meas_ns])
+                    self._add_window(end - self.last_meas_ns)
                 if self.sent_ns is not None:
                     used = self.sent_ns - self.ready_ns
                     self.used_ns.append(used)
@@ -111,8 +111,7 @@ class Supervisor:
         self.on_tick(seq, int(ticks[0]))
         if n > 1:
             self._add_window_array(ticks[1:] - last_meas[:-1])
-            kept = self.used_ns.maxlen
-            self.used_ns.extend([compute_ns] * (n - 1 if kept is None else min(n - 1, kept)))
+            self.used_ns.extend([compute_ns] * len(_latest(ticks[1:], self.used_ns.maxlen)))
             self.used_max_ns = max(self.used_max_ns, compute_ns)
         self.ticks += n - 1
         self.seq = (seq + n - 1) % 256
@@ -140,26 +139,23 @@ class Supervisor:
         """The period's actuation went out."""
         self.sent_ns = now
 
-    def _add_windows(self, windows: list[int]) -> None:
-        """Count host windows in order; past MAX_DISTINCT lengths, coarsen the counts 10x.
-        Coarsening once after the batch counts the same as after each window: a length
-        counted at quantum q and then coarsened to 10q lands where 10q puts it directly, and
-        the batch reaches the same final quantum (more distinct lengths never fall below)."""
-        if not windows:
-            return
-        self.windows_ns.extend(windows)
-        lo, hi = self.window_range_ns or (windows[0], windows[0])
-        self.window_range_ns = (min(lo, min(windows)), max(hi, max(windows)))
+    def _add_window(self, window: int) -> None:
+        """Count one host window; past MAX_DISTINCT lengths, coarsen the counts 10x."""
+        self.windows_ns.append(window)
+        lo, hi = self.window_range_ns or (window, window)
+        self.window_range_ns = (min(lo, window), max(hi, window))
         q = self.window_quantum_ns
-        self.window_counts.update(w // q * q for w in windows)
+        self.window_counts[window // q * q] += 1
         self._coarsen()
 
     def _add_window_array(self, windows: np.ndarray) -> None:
-        """``_add_windows`` of an integer array (a batch's): the latest ``history`` kept, each
-        distinct length counted once with its number, new lengths in order of appearance (the
-        counter's order as one update per window)."""
-        kept = self.windows_ns.maxlen
-        self.windows_ns.extend((windows if kept is None else windows[-kept:]).tolist())
+        """``_add_window`` of each window of a batch (a non-empty integer array) in order: the
+        latest ``history`` kept, each distinct length counted once with its number, new lengths
+        in order of appearance (the counter's order as one update per window).  Coarsening once
+        after the batch counts the same as after each window: a length counted at quantum q and
+        then coarsened to 10q lands where 10q puts it directly, and the batch reaches the same
+        final quantum (more distinct lengths never fall below)."""
+        self.windows_ns.extend(_latest(windows, self.windows_ns.maxlen).tolist())
         lo, hi = int(windows.min()), int(windows.max())
         if self.window_range_ns is not None:
             lo, hi = min(self.window_range_ns[0], lo), max(self.window_range_ns[1], hi)
@@ -199,3 +195,8 @@ class Supervisor:
         median = values[0] if total % 2 else (values[0] + values[1]) / 2
         lo, hi = self.window_range_ns
         return {"min": lo / 1e9, "median": median, "max": hi / 1e9}
+
+
+def _latest(rows: np.ndarray, kept: int | None) -> np.ndarray:
+    """The rows a deque of maxlen `kept` keeps of them (all when None; none when 0)."""
+    return rows if kept is None else rows[max(0, len(rows) - kept):]

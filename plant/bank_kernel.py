@@ -51,8 +51,9 @@ valgrind's model), or as five calls of one segment function (numba refused ``inl
 on it; as a call, 7x slower); the ADC instants from a per-call array ending in a sentinel, one
 compare per instant (no gain); the current's sum only in the last period (-1.6 % instructions,
 more branches, no gain). Not done: a ``1 - decay`` table row swaps a subtraction for a load (no
-instruction saved); dropping the zero checks of the per-call divisors (``rate_o`` is 0 without
-viscous friction, where the reference raises only when a segment divides by it).
+instruction saved); dropping the zero checks of the per-call divisors (done in the fifth pass;
+``rate_o`` is 0 without viscous friction, where the reference raises only when a segment divides
+by it).
 
 Fifth pass (issue 11, session 7): the boards' loop (``_lean_bank``) is compiled with numpy's
 error model (``register_jitable(error_model='numpy')``, which numba's ``overload`` takes as a
@@ -147,6 +148,13 @@ def _state_constants(consts, seg, v, kt, r, load, fc, jr):
 
 
 @register_jitable(inline='always')
+def _rates(prm):
+    """The shaft's decay rates (1/s) with the bridge conducting and open, as motor.advance's."""
+    j = prm[p.J_TOTAL]
+    return (prm[p.KT] * prm[p.KT] / prm[p.R_A] + prm[p.B_VISC]) / j, prm[p.B_VISC] / j
+
+
+@register_jitable(inline='always')
 def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
     """n PWM periods of one board, as ``rig.run_periods`` without a trace."""
     top = int(prm[p.PWM_TOP])
@@ -182,8 +190,7 @@ def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
     thermal_c = prm[p.THERMAL_C]
     ambient = prm[p.AMBIENT_C]
     dt_period = top / pclk
-    rate_c = (kt * kt / r + prm[p.B_VISC]) / j
-    rate_o = prm[p.B_VISC] / j
+    rate_c, rate_o = _rates(prm)
     jr_c = j * rate_c
     jr_o = j * rate_o
     _state_constants(consts, hb.DRIVE_POS, v_supply, kt, r, load, fc, jr_c)
@@ -401,13 +408,11 @@ def divisors_nonzero(prm, rom, tables):
     top = int(prm[p.PWM_TOP])
     r = prm[p.R_A]
     j = prm[p.J_TOTAL]
-    if top == 0 or prm[p.PWM_TOP] == 0.0 or int(prm[p.ADC_PER_PWM]) == 0 or r == 0.0 \
+    if top == 0 or int(prm[p.ADC_PER_PWM]) == 0 or r == 0.0 \
             or j == 0.0 or prm[p.PCLK_HZ] == 0.0 or tables[p.TAB_DT, 1] == 0.0 \
             or prm[p.THERMAL_R] == 0.0 or prm[p.THERMAL_C] == 0.0 or rom[m.POS_BLOCK] == 0:
         return False
-    kt = prm[p.KT]
-    rate_c = (kt * kt / r + prm[p.B_VISC]) / j
-    rate_o = prm[p.B_VISC] / j
+    rate_c, rate_o = _rates(prm)
     return rate_c != 0.0 and rate_o != 0.0 and j * rate_c != 0.0 and j * rate_o != 0.0
 
 

@@ -8,8 +8,9 @@ order the DBC's IDs give), and at each end of frame the receivers do what their 
     T_i          the boards' STATUS timers (every 100 ms, on a tick: STATUS_j queued with the
                  payload encoded from RAM then: mode, fault bits, watchdog; an error-active
                  controller-less bus: 0, 0, 0), then the time trigger's: TICK (seq = k mod 256)
-    TICK         the bank advanced to its end (``run_bank_lean``'s kernel on the call's scratch
-                 rows), every board's ``can_tick``,
+    TICK         the bank advanced to its end (``run_bank_scratch``: the lean kernel on the
+                 call's scratch rows, the reference kernel if a board has a zero divisor),
+                 every board's ``can_tick``,
                  12 MEAS queued then (in board order; MEAS6_j: the supply's raw value and the
                  current PI_MEAS / counts per A clipped to -8..7.99 A, as
                  ``BoardNode.measurement``); the host opens period k (the player advances to
@@ -32,10 +33,6 @@ state it advances lives in the arrays the Python objects already hold (the bank'
 bank, the host's measured positions); ``robot.engine_sync`` hands the rest in and out and
 decides which periods qualify (no other event, no fault, no pending frame: see there).
 """
-
-import types
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 from numba.extending import register_jitable
@@ -64,18 +61,6 @@ P_TICK_END, P_LAST_MEAS, P_LAST_EVENT = range(3)
 B_LIMIT = B_FRAMES + 1
 # `signals`: the DBC's iw signal (scale, offset, range) and MEAS6 current (scale, offset)
 S_IW_SCALE, S_IW_OFFSET, S_IW_LO, S_IW_HI, S_CUR_SCALE, S_CUR_OFFSET = range(6)
-
-
-def _inlined(handler: Callable[..., Any]) -> Callable[..., Any]:
-    """A copy of a firmware handler that numba inlines into the loop: called for every board
-    every period, its call and its arguments' reference counts cost more than its body."""
-    copy = types.FunctionType(handler.__code__, handler.__globals__, handler.__name__)
-    return register_jitable(inline="always")(copy)
-
-
-can_tick, can_actuation, can_posref = (_inlined(h) for h in (board.can_tick,
-                                                              board.can_actuation,
-                                                              board.can_posref))
 
 
 @register_jitable
@@ -124,11 +109,11 @@ def _meas_payload(rams, b, dlc, supply_raw, cpa, signals, out):
 @register_jitable(inline="always")  # a call per period passes ~25 arrays' fields
 def _host_step(i, local_p, player, poses, starts, durations, period_s, hold, engaged, measured,
                r_p, r_i, r_d, i_max, aw_mode, a_aw, integ, e_prev, saturated, reference,
-               position, out, reset, currents, signals, act, k_act, act_raw):
+               position, out, reset, currents, signals, payload, k_act, act_raw):
     """The host's computation once period i's last MEAS is in: trajectory position (or the
     frozen hold) -> PID bank -> released joints 0 with their PID state reset -> the ACTUATION
-    (POSREF) payloads in rows k_act.. of act and the values the boards take in act_raw; returns
-    the period's limit events."""
+    (POSREF) payloads in rows k_act.. of payload and the values the boards take in act_raw;
+    returns the period's limit events."""
     joints = reference.shape[0]
     limit_events = 0
     trajectory_position(poses, starts, durations, period_s, player[0], position)
@@ -156,7 +141,8 @@ def _host_step(i, local_p, player, poses, starts, durations, period_s, hold, eng
                 if not signals[S_IW_LO] <= currents[i, j] <= signals[S_IW_HI]:
                     raise ValueError("a current outside the ACTUATION signal's range")
                 raw = round((currents[i, j] - signals[S_IW_OFFSET]) / signals[S_IW_SCALE])
-            act[k_act + g, 2 * q], act[k_act + g, 2 * q + 1] = raw & 0xFF, (raw >> 8) & 0xFF
+            payload[k_act + g, 2 * q], payload[k_act + g, 2 * q + 1] = raw & 0xFF, \
+                (raw >> 8) & 0xFF
             act_raw[g, q] = raw if local_p else \
                 round((raw * signals[S_IW_SCALE] + signals[S_IW_OFFSET]) * Q12_AMP)
     return limit_events
@@ -211,7 +197,7 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, table, bus, meas_dlc, supply_raw, c
                 _advance_bank(end, rams, roms, params, states, istates, tables, phase, done,
                               pwm_ns, counts, scratch)
                 for b in range(joints):
-                    can_tick(rams[b], roms[b])
+                    board.can_tick(rams[b], roms[b])
                 wall = end / 1e9
                 if not paused:
                     player[0] += wall - player[1]
@@ -235,9 +221,9 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, table, bus, meas_dlc, supply_raw, c
                 g = k - k_act
                 for q in range(4):
                     if local_p:
-                        can_posref(rams[4 * g + q], act_raw[g, q])
+                        board.can_posref(rams[4 * g + q], act_raw[g, q])
                     else:
-                        can_actuation(rams[4 * g + q], act_raw[g, q])
+                        board.can_actuation(rams[4 * g + q], act_raw[g, q])
         periods[i, P_LAST_EVENT] = end  # the period's last end of frame
         for j in range(joints):
             refs[i, j] = reference[j]

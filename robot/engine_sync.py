@@ -50,7 +50,6 @@ if TYPE_CHECKING:
     from servobus.robot.assembly import Robot
 
 CHUNK_S = 5.0  # `Robot.run`'s pauses (progress, Ctrl-C) on the compiled engine: one batch each
-BATCH = 1280  # periods per compiled call at most (5.12 s: a CHUNK_S chunk in one call)
 ALL_JOINTS = frozenset(range(1, JOINTS + 1))
 
 
@@ -219,9 +218,11 @@ class CompiledEngine:
                                    dtype=np.int64)
         self.cpa = np.array([b.rig.counts_per_amp for b in robot.boards], dtype=float)
         self.signals = signals(schema)
-        self.periods = np.zeros((BATCH, 3), dtype=np.int64)
-        self.frames = np.zeros((BATCH * self.table.shape[1], COLUMNS), dtype=np.int64)
-        self.data = np.zeros((BATCH * self.table.shape[1], 8), dtype=np.uint8)
+        # periods per compiled call at most: every period of a CHUNK_S chunk in one call
+        self.batch = round(CHUNK_S * NS_PER_S) // robot.tick.period_ns + 1
+        self.periods = np.zeros((self.batch, 3), dtype=np.int64)
+        self.frames = np.zeros((self.batch * self.table.shape[1], COLUMNS), dtype=np.int64)
+        self.data = np.zeros((self.batch * self.table.shape[1], 8), dtype=np.uint8)
         self.bus = np.zeros(ec.B_LIMIT + 1, dtype=np.int64)
         self.player = np.zeros(2)
         self.counts = {"compiled": 0, "period": 0}
@@ -270,7 +271,7 @@ class CompiledEngine:
         # every event of a period comes before the next tick: a period may end at until + 1
         bounds = [x for x in (env.peek(), None if env.until is None else env.until + 1)
                   if x is not None]
-        limit = min(bounds) if bounds else now + BATCH * period
+        limit = min(bounds) if bounds else now + self.batch * period
         for at in tick.skip_at_ns:
             if at + period > now:
                 limit = min(limit, at - period)
@@ -278,7 +279,7 @@ class CompiledEngine:
             limit = min(limit, at)
         if self._due and host.compute_ns + frame_budget_ns(robot, len(self._due)) >= period:
             return 0  # STATUS frames that may end after the next tick: this period in Python
-        most = 1 if env.realtime_factor is not None else BATCH  # paced period by period
+        most = 1 if env.realtime_factor is not None else self.batch  # paced period by period
         return max(0, min(most, (limit - now) // period))
 
     def _run(self, n: int) -> None:

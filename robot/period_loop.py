@@ -6,13 +6,12 @@ node that transmits it (the description's node order is the bus's sender order) 
 The wire is the LeanBus's rules, written once: a loop ``push``es a frame when a node queues it
 (at its timer, or in reply to a frame: the boards' MEAS at the TICK's end, the host's ACTUATION
 after its computation), and ``send_next`` takes the next frame off the queue: when the wire is
-free (or, if it was free first, when the earliest queued frame was queued) the lowest
-identifier among the frames queued by then wins, ties in queueing order; it lasts its exact
-stuffed length plus the trailer (``frame_fast``'s tables, each message's header through
-them once per queue), ends, and the wire is free again
-after the interframe space; every frame becomes a row (``frame_rows``).  So the order of a
-period's frames follows from the IDs and the instants at which the nodes queue them, as on the
-LeanBus, not from an order written into the loop.
+free (or, if it was free first, when the earliest queued frame was queued) the lowest identifier
+among the frames queued by then wins, ties in queueing order; it lasts its exact stuffed length
+plus the trailer (``frame_fast``'s tables; each message's header through them once, in its
+table), ends, and the wire is free again after the interframe space; every frame becomes a row
+(``frame_rows``). So the order of a period's frames follows from the IDs and the instants at
+which the nodes queue them, as on the LeanBus, not from an order written into the loop.
 
 What the nodes do is code: each robot's loop (``engine_compiled.fast_forward``,
 ``guroo_compiled.forward``) runs, per period, the timers due at its instant and then
@@ -30,28 +29,28 @@ import numpy as np
 from numba.extending import register_jitable
 
 from servobus.bus.frame_bits import IFS_BITS, TRAILER_BITS
-from servobus.bus.frame_fast import STUFF_TABLE, _chunk
+from servobus.bus.frame_fast import chunk, header_state, tail_bits
 from servobus.robot.frame_rows import F_BITS, F_BUSY, F_DLC, F_END, F_ID, F_SENDER, F_START
 
 ENGINE_SOURCES = tuple(Path(__file__).parent.parent / folder  # what the engines inline
                        for folder in ("firmware", "plant", "host", "bus", "robot", "presets"))
-# rows of a message table
-T_ID, T_SENDER, T_DLC = range(3)
-# the queue: Q_N frames queued, Q_M messages; Q_K0 + 2 s: message of slot s, Q_K0 + 2 s + 1:
-# when it was queued; then per message its frame's header through the CRC and stuffing counter
-# (crc | state << 15 | stuff bits << 19; -1: not yet sent)
-Q_N, Q_M, Q_K0 = 0, 1, 2
+# rows of a message table: ID, sender, DLC, and its frames' SOF..DLC through the CRC register
+# and the stuffing counter (``frame_fast.header_state`` packed: crc | state << 15 | bits << 19)
+T_ID, T_SENDER, T_DLC, T_HEAD = range(4)
+# the queue: Q_N frames queued; Q_K0 + 2 s: message of slot s, Q_K0 + 2 s + 1: when it was queued
+Q_N, Q_K0 = 0, 1
 # `bus`: the wire's free instant, frames written (both in and out)
 B_FREE, B_FRAMES = range(2)
 
 
 def message_table(schema: Any, node_names: Sequence[str], names: Sequence[str],
                   senders: Sequence[int] | None = None) -> np.ndarray:
-    """The rows T_ID, T_SENDER, T_DLC of the messages `names` (in that order): the DBC's frame
-    ID and length, and its transmitter's index among the robot's nodes (its sender index on the
-    bus).  ValueError: a message without exactly one transmitter among the nodes, or (given the
-    index of the node that sends each message, `senders`) a transmitter that is not it."""
-    table = np.zeros((3, len(names)), dtype=np.int64)
+    """The message table (``wire_table``) of the messages `names` (in that order): the DBC's
+    frame ID and length, and its transmitter's index among the robot's nodes (its sender index
+    on the bus).  ValueError: a message without exactly one transmitter among the nodes, or
+    (given the index of the node that sends each message, `senders`) a transmitter that is not
+    it."""
+    ids, found_senders, dlcs = [], [], []
     for k, name in enumerate(names):
         message = schema.message(name)
         found = [node_names.index(s) for s in message.senders if s in node_names]
@@ -61,17 +60,24 @@ def message_table(schema: Any, node_names: Sequence[str], names: Sequence[str],
         if senders is not None and found[0] != senders[k]:
             raise ValueError(f"a DBC whose transmitters are not the nodes that send: {name}'s"
                              f" is {node_names[found[0]]}, {node_names[senders[k]]} sends it")
-        table[:, k] = message.frame_id, found[0], message.length
-    return table
+        ids.append(message.frame_id)
+        found_senders.append(found[0])
+        dlcs.append(message.length)
+    return wire_table(ids, found_senders, dlcs)
+
+
+def wire_table(ids: Sequence[int], senders: Sequence[int], dlcs: Sequence[int]) -> np.ndarray:
+    """The rows T_ID, T_SENDER, T_DLC, T_HEAD of standard data frames with these IDs, sender
+    indices and lengths."""
+    heads = [crc | state << 15 | count << 19 for crc, state, count in
+             (header_state(i, d, False) for i, d in zip(ids, dlcs, strict=True))]
+    return np.array([ids, senders, dlcs, heads], dtype=np.int64).reshape(4, len(ids))
 
 
 @register_jitable
 def new_queue(messages):
-    """An empty queue for a message table of `messages` columns (the same table at every
-    ``send_next``): room for every message once and for each one's header."""
-    queue = np.full(Q_K0 + 3 * messages, -1, dtype=np.int64)
-    queue[Q_N], queue[Q_M] = 0, messages
-    return queue
+    """An empty queue with room for every message once."""
+    return np.zeros(Q_K0 + 2 * messages, dtype=np.int64)
 
 
 @register_jitable
@@ -79,7 +85,7 @@ def push(queue, k, at):
     """Queue message k at instant `at` (after every frame queued before it); ValueError when
     the queue is full (a loop that queues a message twice before it is sent)."""
     n = queue[Q_N]
-    if n >= queue[Q_M]:
+    if Q_K0 + 2 * n + 1 >= queue.shape[0]:
         raise ValueError("the compiled engine's queue is full")
     queue[Q_K0 + 2 * n] = k
     queue[Q_K0 + 2 * n + 1] = at
@@ -114,39 +120,14 @@ def send_next(queue, table, payload, free, frames, data, f, bit_ns):
         queue[Q_K0 + 2 * s + 1] = queue[Q_K0 + 2 * s + 3]
     queue[Q_N] = n - 1
     dlc = table[T_DLC, k]
-    head = queue[Q_K0 + 2 * queue[Q_M] + k]
-    if head < 0:
-        head = _header(ids[k], dlc)
-        queue[Q_K0 + 2 * queue[Q_M] + k] = head
-    bits = _stuffed_bits(head, payload, k, dlc)
+    head = table[T_HEAD, k]
+    crc, state, count = head & 0x7FFF, (head >> 15) & 15, head >> 19
+    for i in range(dlc):
+        crc, state, count = chunk(int(payload[k, i]), 8, crc, state, count)
+    bits = tail_bits(crc, state, count, dlc, False)
     busy = transmit(frames, data, f, ids[k], table[T_SENDER, k], payload, k, dlc, bits, start,
                     bit_ns)
     return k, frames[f, F_END], busy
-
-
-@register_jitable
-def _header(can_id, dlc):
-    """A standard data frame's SOF..DLC (19 bits) through the CRC register and the stuffing
-    counter as ``frame_fast.stuffed_bits`` takes them, packed as the queue keeps them: the same
-    for every frame of a message."""
-    head = (can_id & 0x7FF) << 7 | (dlc & 15)
-    crc, state, count = _chunk(head >> 16, 3, 0, 0, 0)
-    crc, state, count = _chunk((head >> 8) & 0xFF, 8, crc, state, count)
-    crc, state, count = _chunk(head & 0xFF, 8, crc, state, count)
-    return crc | state << 15 | count << 19
-
-
-@register_jitable
-def _stuffed_bits(head, payload, k, dlc):
-    """``frame_fast.stuffed_bits`` of a standard frame from its header's packed state
-    (``_header``) on: row k's `dlc` bytes, then the CRC's 15 bits (stuffed, not CRC'd)."""
-    crc, state, count = head & 0x7FFF, (head >> 15) & 15, head >> 19
-    for i in range(dlc):
-        crc, state, count = _chunk(int(payload[k, i]), 8, crc, state, count)
-    step = int(STUFF_TABLE[state, 128 | (crc >> 8)])
-    count += step >> 4
-    step = int(STUFF_TABLE[step & 15, 256 | (crc & 0xFF)])
-    return 34 + 8 * dlc + count + (step >> 4)
 
 
 @register_jitable

@@ -24,3 +24,27 @@ def test_chunks_span_whole_periods_between_pauses_before_a_boundary(
     assert env.now == start + periods * chunk_ns
     assert len(seen) == periods
     assert pauses == [start + (k + 1) * chunk_ns - 1 for k in range(periods - 1)]
+
+
+def test_each_compiled_chunk_is_one_batch(monkeypatch) -> None:
+    """A 10 s run on the compiled engine runs every period but its first (the warm-up's last,
+    cut by its end) compiled, its second 5 s chunk (``CHUNK_S``) in one call; the first chunk
+    splits once, at the boards' first STATUS timers after that period (they fired on the
+    LeanBus, and their next firing is an event the engine leaves to Python)."""
+    from servobus.robot import engine_compiled as ec
+    from servobus.robot.assembly import Robot, RobotConfig
+    from servobus.robot.engine_sync import CHUNK_S
+
+    robot = Robot(RobotConfig(engine="compiled"))
+    robot.run(0.1)
+    calls: list[int] = []
+    inner = ec.fast_forward_c
+
+    def counted(n: int, *rest: object) -> int:
+        calls.append(n)
+        return inner(n, *rest)
+
+    monkeypatch.setattr(ec, "fast_forward_c", counted)
+    robot.run(2 * CHUNK_S)
+    per_chunk = round(CHUNK_S / 0.004)
+    assert calls == [24, per_chunk - 25, per_chunk]

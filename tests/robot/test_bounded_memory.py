@@ -114,7 +114,7 @@ windows = st.lists(st.integers(0, 4_000_000), min_size=1, max_size=60)
 def test_window_stats_are_numpys_over_every_window(values) -> None:
     sup = Supervisor(history=None)
     for v in values:
-        sup._add_windows([v])
+        sup._add_window(v)
     w = np.array(values) / 1e9
     assert sup.window_stats() == {"min": float(w.min()), "median": float(np.median(w)),
                                   "max": float(w.max())}
@@ -125,7 +125,7 @@ def test_past_max_distinct_lengths_the_median_is_quantised_and_min_max_stay_exac
     monkeypatch.setattr(supervisor_module, "MAX_DISTINCT", 4)
     sup = Supervisor()
     for v in [3_000_001, 3_000_017, 3_000_029, 3_000_043, 3_000_051]:
-        sup._add_windows([v])
+        sup._add_window(v)
     assert sup.window_quantum_ns == 100 and dict(sup.window_counts) == {3_000_000: 5}
     assert sup.window_stats() == {"min": 3_000_001 / 1e9, "median": 3_000_000 / 1e9,
                                   "max": 3_000_051 / 1e9}
@@ -142,9 +142,10 @@ def test_windows_counted_in_batches_equal_one_by_one(values, data) -> None:
         patch.setattr(supervisor_module, "MAX_DISTINCT", 5)
         one, batched = Supervisor(history=7), Supervisor(history=7)
         for v in values:
-            one._add_windows([v])
+            one._add_window(v)
         for lo, hi in zip([0, *cuts], [*cuts, len(values)], strict=True):
-            batched._add_windows(values[lo:hi])
+            if hi > lo:
+                batched._add_window_array(np.array(values[lo:hi], dtype=np.int64))
     assert (batched.window_counts, batched.window_quantum_ns, batched.window_range_ns,
             list(batched.windows_ns)) == (one.window_counts, one.window_quantum_ns,
                                           one.window_range_ns, list(one.windows_ns))

@@ -1,7 +1,7 @@
-"""The shared wire's queue (robot.period_loop: one scan per frame, each message's header kept
-through the CRC and stuffing counter) against a plain statement of the LeanBus's rule: many
-frames per ID and per instant (ties), frames queued while the wire is busy or before it is
-free, queued in any order between sends, and a message sent again with a new payload."""
+"""The shared wire's queue (robot.period_loop: one scan per frame, each message's header through
+the CRC and stuffing counter once, in its table) against a plain statement of the LeanBus's
+rule: many frames per ID and per instant (ties), frames queued while the wire is busy or before
+it is free, queued in any order between sends, and a message sent again with a new payload."""
 
 import numpy as np
 from hypothesis import given, settings
@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from servobus.bus import frame_bits as fb
 from servobus.robot.frame_rows import COLUMNS, F_BITS, F_BUSY, F_END, F_START
-from servobus.robot.period_loop import Q_N, new_queue, push, send_next
+from servobus.robot.period_loop import Q_N, new_queue, push, send_next, wire_table
 
 BIT_NS = 1000
 MESSAGES = 5
@@ -53,7 +53,7 @@ def _reference(ids: list[int], dlcs: list[int], plan: list[tuple], free: int) ->
 
 def _loop(ids: list[int], dlcs: list[int], plan: list[tuple], free: int) -> list[tuple]:
     """The same pushes through ``push`` / ``send_next``, a payload row written at its push."""
-    table = np.array([ids, list(range(MESSAGES)), dlcs], dtype=np.int64)
+    table = wire_table(ids, list(range(MESSAGES)), dlcs)
     payload = np.zeros((MESSAGES, 8), dtype=np.uint8)
     queue = new_queue(max(MESSAGES, len(plan)))  # room for every push (one may wait twice)
     frames = np.zeros((len(plan), COLUMNS), dtype=np.int64)

@@ -14,12 +14,14 @@ from servobus.robot.frame_rows import COLUMNS, F_BUSY, F_END, F_ID, F_SENDER, F_
 from servobus.robot.period_loop import (
     Q_N,
     T_DLC,
+    T_HEAD,
     T_ID,
     T_SENDER,
     message_table,
     new_queue,
     push,
     send_next,
+    wire_table,
 )
 
 NODES = 4
@@ -45,8 +47,8 @@ def _lean(messages: list[tuple[int, int, bytes, int]]) -> list[tuple]:
 
 def _loop(messages: list[tuple[int, int, bytes, int]]) -> list[tuple]:
     k_count = len(messages)
-    table = np.array([[m[0] for m in messages], [m[1] for m in messages],
-                      [len(m[2]) for m in messages]], dtype=np.int64)
+    table = wire_table([m[0] for m in messages], [m[1] for m in messages],
+                       [len(m[2]) for m in messages])
     payload = np.zeros((k_count, 8), dtype=np.uint8)
     for k, (_, _, data, _) in enumerate(messages):
         payload[k, :len(data)] = list(data)
@@ -89,7 +91,7 @@ def test_message_tables_come_from_the_description_and_its_dbc() -> None:
     assert table[T_DLC].tolist() == [1, 2, 8, 4]
     guroo = message_table(GUROO.schema(), [n.name for n in GUROO.nodes],
                           ["VEL_SP_1", "FEEDBACK_5", "SERVO_STATUS"])
-    assert guroo.tolist() == [[0x10, 0x44, 0x45], [0, 5, 6], [8, 8, 2]]
+    assert guroo[:T_HEAD].tolist() == [[0x10, 0x44, 0x45], [0, 5, 6], [8, 8, 2]]
     with pytest.raises(ValueError, match="SERVO_STATUS: the DBC names"):
         message_table(GUROO.schema(), ["CENTRAL", "HP_1"], ["SERVO_STATUS"])
     with pytest.raises(ValueError, match="FEEDBACK_5's is HP_5, CENTRAL sends it"):
