@@ -8,6 +8,7 @@ from typing import Any
 from servobus.bus.scheduler import NS_PER_S, Environment
 
 ENGINES = ("auto", "compiled", "period", "reference")  # `--engine`: both robots' choices
+CHUNK_S = 5.0  # a compiled engine's pauses (progress, Ctrl-C): fewer, longer batches
 
 
 def advance(env: Environment, duration_s: float, period_ns: int, chunk_s: float,
@@ -25,6 +26,11 @@ def advance(env: Environment, duration_s: float, period_ns: int, chunk_s: float,
         env.run(until=until)
         if progress is not None:
             progress((env.now - before) / NS_PER_S)
+
+
+def chunk_for(chunk_s: float, compiled: bool) -> float:
+    """The run loop's chunk: the one asked for, at least CHUNK_S on a compiled engine."""
+    return max(chunk_s, CHUNK_S) if compiled else chunk_s
 
 
 def engine_fields(robot: Any) -> dict:

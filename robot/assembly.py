@@ -41,9 +41,9 @@ from servobus.plant.board_bank import BoardBank
 from servobus.plant.board_node import BoardNode
 from servobus.plant.build import PlantOptions
 from servobus.presets.board import DEFAULT_BOARD, Sensing
-from servobus.robot.advance import ENGINES, advance, engine_fields
+from servobus.robot.advance import ENGINES, advance, chunk_for, engine_fields
 from servobus.robot.engine_run import wire
-from servobus.robot.engine_sync import CHUNK_S, CompiledEngine, unsupported
+from servobus.robot.engine_sync import CompiledEngine, unsupported
 from servobus.robot.run_log import RunLog
 
 BOARD_MODES = {"cascade": m.MODE_CURRENT, "local-p": m.MODE_LOCAL_P}
@@ -247,12 +247,11 @@ class Robot:
 
     def run(self, duration_s: float, chunk_s: float = 0.1, progress=None) -> None:
         """Advance the simulation; the log is closed even when interrupted.  `progress` hears
-        every `chunk_s` (on the compiled engine every max(chunk_s, CHUNK_S): fewer,
-        longer batches), each pause just before a tick, so that a period is never cut by a
-        pause."""
-        chunk = max(chunk_s, CHUNK_S) if self.compiled is not None else chunk_s
+        every `chunk_s` (on the compiled engine at least every ``advance.CHUNK_S``), each pause
+        just before a tick, so that a period is never cut by a pause."""
         try:
-            advance(self.env, duration_s, self.tick.period_ns, chunk, progress)
+            advance(self.env, duration_s, self.tick.period_ns,
+                    chunk_for(chunk_s, self.compiled is not None), progress)
         finally:
             self.close()
 

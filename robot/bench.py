@@ -8,7 +8,7 @@ import time
 from servobus.robot.advance import engine_fields
 from servobus.robot.assembly import Robot, RobotConfig
 
-# whole STATUS periods (100 ms): the measured run's chunks (``engine_sync.CHUNK_S``) then start
+# whole STATUS periods (100 ms): the measured run's chunks (``advance.CHUNK_S``) then start
 # on a STATUS instant, as `servobus run`'s do from 0, and each chunk is one compiled batch
 # (0.05 s made two)
 WARM_UP_S = 0.1

@@ -28,7 +28,7 @@ from servobus.bus.node import Node, attach_sim
 from servobus.bus.period_engine import LeanBus
 from servobus.bus.scheduler import NS_PER_S, Environment
 from servobus.bus.schema import Schema
-from servobus.robot.advance import ENGINES, advance, engine_fields
+from servobus.robot.advance import ENGINES, advance, chunk_for, engine_fields
 from servobus.robot.charge_batch import BatchedCharges
 from servobus.robot.description import NodeSpec, RobotDescription
 from servobus.robot.engine_run import NodeBus, python_handler
@@ -170,9 +170,11 @@ class DescribedRobot:
         return self.medium.frames if self.medium is not None else self.lean.frames  # type: ignore[union-attr]
 
     def run(self, duration_s: float, chunk_s: float = 0.1, progress=None) -> None:
-        """Advance the simulation; the log is closed even when interrupted."""
+        """Advance the simulation; the log is closed even when interrupted.  `progress` hears
+        every `chunk_s` (on the compiled engine at least every ``advance.CHUNK_S``)."""
         try:
-            advance(self.env, duration_s, self.description.period_ns, chunk_s, progress)
+            advance(self.env, duration_s, self.description.period_ns,
+                    chunk_for(chunk_s, self.compiled is not None), progress)
         finally:
             self.close()
 

@@ -42,6 +42,7 @@ from servobus.host.host_node import PeriodRecord
 from servobus.host.pid import ANTI_WINDUP, PidBank
 from servobus.plant.board_node import STATUS_PERIOD_NS, BoardNode
 from servobus.robot import engine_compiled as ec
+from servobus.robot.advance import CHUNK_S
 from servobus.robot.deferred_signals import deferred_signals
 from servobus.robot.frame_rows import COLUMNS, hand_over
 from servobus.robot.period_loop import B_FRAMES, B_FREE, message_table
@@ -49,7 +50,6 @@ from servobus.robot.period_loop import B_FRAMES, B_FREE, message_table
 if TYPE_CHECKING:
     from servobus.robot.assembly import Robot
 
-CHUNK_S = 5.0  # `Robot.run`'s pauses (progress, Ctrl-C) on the compiled engine: one batch each
 ALL_JOINTS = frozenset(range(1, JOINTS + 1))
 
 

@@ -32,8 +32,8 @@ def test_each_compiled_chunk_is_one_batch(monkeypatch) -> None:
     splits once, at the boards' first STATUS timers after that period (they fired on the
     LeanBus, and their next firing is an event the engine leaves to Python)."""
     from servobus.robot import engine_compiled as ec
+    from servobus.robot.advance import CHUNK_S
     from servobus.robot.assembly import Robot, RobotConfig
-    from servobus.robot.engine_sync import CHUNK_S
 
     robot = Robot(RobotConfig(engine="compiled"))
     robot.run(0.1)
