@@ -8,6 +8,7 @@ code.  A digest of every source the kernel can reach is kept beside numba's inde
 import hashlib
 import importlib.abc
 import sys
+import time
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from pathlib import Path
@@ -22,37 +23,60 @@ import servobus.plant
 KERNEL_SOURCES = (Path(servobus.firmware.__file__).parent, Path(servobus.plant.__file__).parent)
 
 
-class _NoBlas(importlib.abc.MetaPathFinder):
-    """Answers numba's BLAS probe 'absent': importing scipy.linalg (for its cython_blas) fails."""
+class _Hidden(importlib.abc.MetaPathFinder):
+    """Answers imports of `names` 'absent' (ImportError) while it sits on ``sys.meta_path``."""
+
+    def __init__(self, names: frozenset[str]) -> None:
+        self.names = names
 
     def find_spec(self, name: str, path: Any, target: Any = None) -> None:
-        if name in ("scipy", "scipy.linalg"):
-            raise ImportError("servobus kernels use no BLAS")
+        if name in self.names:
+            raise ImportError(f"servobus kernels do not use {name}")
 
 
-def _load_numba_target_without_blas_probe() -> None:
-    """numba's CPU target probes for BLAS once, when its array functions load, by importing
-    scipy.linalg (~0.3 s of every start-up); no servobus kernel calls BLAS (np.dot, linalg),
-    so the probe is answered 'absent' unless scipy.linalg is already loaded."""
-    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
-        return
-    finder = _NoBlas()
-    sys.meta_path.insert(0, finder)
-    try:
-        import numba.np.arraymath  # noqa: F401
-    finally:
-        sys.meta_path.remove(finder)
+# numba's lazily loaded target modules and the optional libraries each probes for at load:
+# numba.np.arraymath imports scipy.linalg for its cython_blas (~0.3 s), the typing of CFFI
+# functions builds a cffi.FFI (~30 ms, pycparser); no servobus kernel calls BLAS or CFFI.
+# numba module -> (the library it probes for, the names answered 'absent' while it loads)
+OPTIONAL_PROBES = {"numba.np.arraymath": ("scipy.linalg", frozenset({"scipy", "scipy.linalg"})),
+                   "numba.core.typing.cffi_utils": ("cffi", frozenset({"cffi"}))}
 
 
-_load_numba_target_without_blas_probe()
+def _load_numba_target_without_probes() -> None:
+    """Load the probing numba modules with their optional library answered 'absent', unless the
+    module or the library is already loaded (then numba has it as usual)."""
+    for module, (probed, hidden) in OPTIONAL_PROBES.items():
+        if module in sys.modules or probed in sys.modules:
+            continue
+        finder = _Hidden(hidden)
+        sys.meta_path.insert(0, finder)
+        try:
+            importlib.import_module(module)
+        finally:
+            sys.meta_path.remove(finder)
+
+
+_load_numba_target_without_probes()
+
+# sources_digest's results, for folders whose files were all older than RACY_S when hashed
+_DIGESTS: dict[tuple[tuple[Path, ...], tuple[str, ...]], str] = {}
+RACY_S = 2.0  # a file changed this recently may change again within its mtime's granularity
 
 
 def sources_digest(folders: Sequence[Path], patterns: Sequence[str] = ("*.py",)) -> str:
-    """SHA-256 over the names and contents of the files matching `patterns` in `folders`."""
-    digest = hashlib.sha256()
+    """SHA-256 over the names and contents of the files matching `patterns` in `folders`; read
+    once per process (each dispatcher asks) unless a file was written within RACY_S of it."""
+    key = (tuple(folders), tuple(patterns))
+    if key in _DIGESTS:
+        return _DIGESTS[key]
+    started = time.time()
+    digest, newest = hashlib.sha256(), 0.0
     for folder in folders:
         for source in sorted(p for pattern in patterns for p in folder.glob(pattern)):
+            newest = max(newest, source.stat().st_mtime)
             digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    if newest < started - RACY_S:
+        _DIGESTS[key] = digest.hexdigest()
     return digest.hexdigest()
 
 
