@@ -15,6 +15,7 @@ import can
 import cantools
 
 from servobus.bus import codec_fast
+from servobus.bus.dbc_cache import load_dbc
 from servobus.bus.untrusted import shown
 from servobus.firmware.memory import MODE_NAMES
 
@@ -62,7 +63,7 @@ class Schema:
                  required: tuple[str, ...] = SPEJBL_REQUIRED) -> None:
         self.path = Path(path) if path is not None else default_dbc()
         try:
-            db = cantools.database.load_file(str(self.path), strict=True)
+            db = load_dbc(self.path)
         except (OSError, cantools.database.UnsupportedDatabaseFormatError, ValueError) as err:
             raise SchemaError(f"{self.path}: cannot load DBC: {_why(err)}") from err
         if not isinstance(db, cantools.database.can.Database):
