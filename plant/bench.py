@@ -6,7 +6,7 @@ a tick's actuation and tick handlers, then its 80 PWM periods (switching plant, 
 
 * ``sim_s_per_wall_s``: one board through ``BoardRig.drive`` (``board_drive.drive_lean``), in
   calls of ``CALL_TICKS`` ticks (1 simulated s): the user's fastest one-board path, end to end
-  (the references' conversion to Q12 included).
+  (the references' conversion to Q12 included), in the kernels' alternating rounds (below).
 * ``python_per_tick_sim_s_per_wall_s``: the same board tick by tick from Python
   (``command_current``, then ``run(80, record=False)``: the handlers interpreted, one numba
   call of the lean kernel per tick, whose dispatch costs ~2 us, ~25 ns of each period).
@@ -22,6 +22,7 @@ a tick's actuation and tick handlers, then its 80 PWM periods (switching plant, 
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -44,18 +45,31 @@ def _amps(tick: int) -> float:
     return 0.8 if (tick // 25) % 2 == 0 else -0.8
 
 
+def _ticks(seconds: float) -> int:
+    """The CAN ticks of `seconds` simulated seconds, at least one."""
+    return max(1, round(seconds * DEFAULT_BOARD.can_hz))
+
+
 def _calls(ticks: int, start: int = 0) -> list[range]:
     """Ticks start .. start + ticks in chunks of CALL_TICKS."""
     return [range(k, min(k + CALL_TICKS, start + ticks)) for k in range(start, start + ticks,
                                                                          CALL_TICKS)]
 
 
-def _drive(rig: BoardRig, ticks: int) -> float:
-    """`ticks` CAN periods through the compiled driver; return wall seconds."""
-    start = time.perf_counter()
-    for chunk in _calls(ticks):
-        rig.drive([_amps(k) for k in chunk])
-    return time.perf_counter() - start
+class _Rig:
+    """One BoardRig driven through ``BoardRig.drive``, the user's path, ticks numbered on."""
+
+    def __init__(self) -> None:
+        self.rig = BoardRig(options=OPTIONS)
+        self.tick = 0
+
+    def run(self, ticks: int) -> float:
+        """The next `ticks` ticks in calls of CALL_TICKS; wall seconds."""
+        start = time.perf_counter()
+        for chunk in _calls(ticks, self.tick):
+            self.rig.drive([_amps(k) for k in chunk])
+        self.tick += ticks
+        return time.perf_counter() - start
 
 
 def _per_tick(rig: BoardRig, ticks: int, fast: bool) -> float:
@@ -90,47 +104,52 @@ class _Bank:
         return spent
 
 
-def kernel_ns_per_period(boards: int, seconds: float, rounds: int = 4) -> dict[str, float]:
-    """ns per board-period of each kernel in its driver, on identical banks advanced in
-    alternating rounds."""
-    banks = {name: _Bank(boards) for name in DRIVERS}
+def ns_per_period(boards: int, seconds: float, rounds: int = 4,
+                  user_path: bool = False) -> dict[str, float]:
+    """ns per board-period of each kernel in its driver (and, with `user_path`, of one board
+    through ``BoardRig.drive``, key "drive"), advanced in alternating rounds of `seconds` /
+    `rounds` simulated seconds each (the same load for all on a shared machine)."""
+    runs: dict[str, Callable[[int], float]] = {}
+    if user_path:
+        runs["drive"] = _Rig().run
     for name, driver in DRIVERS.items():
-        banks[name].run(driver, 1)  # compile (or load the numba cache)
-    ticks = max(1, round(seconds * DEFAULT_BOARD.can_hz / rounds))
-    spent = dict.fromkeys(DRIVERS, 0.0)
-    for _ in range(rounds):
-        for name, driver in DRIVERS.items():
-            spent[name] += banks[name].run(driver, ticks)
-    periods = rounds * ticks * boards * DEFAULT_BOARD.periods_per_tick
+        runs[name] = partial(_Bank(boards).run, driver)
+    for run in runs.values():
+        run(1)  # compile (or load the numba cache)
+    ticks = _ticks(seconds)
+    spent = dict.fromkeys(runs, 0.0)
+    for r in range(rounds):
+        for name, run in runs.items():
+            spent[name] += run(ticks * (r + 1) // rounds - ticks * r // rounds)
+    periods = ticks * boards * DEFAULT_BOARD.periods_per_tick
     return {name: s / periods * 1e9 for name, s in spent.items()}
 
 
 def bench_board(seconds: float = 10.0, reference_seconds: float = 0.05) -> dict:
     """The module docstring's figures; `seconds` simulated per figure (a quarter of it for the
     12-board bank), `reference_seconds` on the reference path."""
-    rig = BoardRig(options=OPTIONS)
-    _drive(rig, 1)  # compile (or load the numba cache)
-    ticks = max(1, round(seconds * rig.hw.can_hz))
-    wall = _drive(rig, ticks)
+    hw = DEFAULT_BOARD
+    one = ns_per_period(1, seconds, user_path=True)
+    ticks = _ticks(seconds)
+    sim = ticks / hw.can_hz
+    wall = one["drive"] * 1e-9 * ticks * hw.periods_per_tick
     py_rig = BoardRig(options=OPTIONS)
     _per_tick(py_rig, 1, fast=True)
     py_wall = _per_tick(py_rig, ticks, fast=True)
-    ref_ticks = max(1, round(reference_seconds * rig.hw.can_hz))
+    ref_ticks = _ticks(reference_seconds)
     ref_wall = _per_tick(BoardRig(options=OPTIONS), ref_ticks, fast=False)
-    sim = ticks / rig.hw.can_hz
-    ref_sim = ref_ticks / rig.hw.can_hz
-    one = kernel_ns_per_period(1, seconds)
-    bank = kernel_ns_per_period(12, seconds / 4)
+    ref_sim = ref_ticks / hw.can_hz
+    bank = ns_per_period(12, seconds / 4)
     return {
         "sim_s": sim, "wall_s": wall, "sim_s_per_wall_s": sim / wall,
-        "pwm_periods_per_s": sim * rig.hw.pwm_hz / wall,
+        "pwm_periods_per_s": sim * hw.pwm_hz / wall,
         "ticks_per_call": CALL_TICKS,
         "python_per_tick_sim_s_per_wall_s": sim / py_wall,
         "reference_sim_s_per_wall_s": ref_sim / ref_wall,
         "speedup_vs_reference": (sim / wall) / (ref_sim / ref_wall),
         "kernel_ns_per_pwm_period_today": one["today"],
         "kernel_ns_per_pwm_period_lean": one["lean"],
-        "lean_kernel_sim_s_per_wall_s": 1e9 / (one["lean"] * rig.hw.pwm_hz),
+        "lean_kernel_sim_s_per_wall_s": 1e9 / (one["lean"] * hw.pwm_hz),
         "bank12_ns_per_board_period_today": bank["today"],
         "bank12_ns_per_board_period_lean": bank["lean"],
         "lean_speedup_one_board": one["today"] / one["lean"],

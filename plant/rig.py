@@ -14,7 +14,9 @@ the PI reads the samples of periods k-2 and k-1 (T/6 more latency).
 
 ``run_periods`` is one plain function.  The fast path compiles it with numba and runs many
 periods per call; the reference path runs the very same function in CPython one period per
-call, so the two must give bit-identical traces (tests check it).
+call, so the two must give bit-identical traces (tests check it).  Without a trace,
+``BoardRig.run`` runs the lean kernel (``bank_kernel``) and ``BoardRig.drive`` whole sequences
+of ticks in one call (``board_drive``): the same results, bit for bit.
 """
 
 from collections.abc import Iterable
