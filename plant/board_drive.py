@@ -8,7 +8,10 @@ bank (rows of the 2-D arrays, reference ``refs[t, b]``) on the lean kernel
 a zero divisor), every tick in ONE numba call: numba's dispatch (~2 us per call, ~25 ns of
 each of a tick's 80 periods) and the interpreted handlers are paid once per call, not per tick.
 ``drive_today`` is the same loop on the issue-time kernel (``rig.run_bank``), compiled only when
-called (the benchmark's fair comparison: both kernels measured the same way).  Results are the
+called (the benchmark's fair comparison: both kernels measured the same way).  The lean kernel
+is inlined (``run_bank_scratch``, one scratch for all ticks): calling ``run_bank_lean_fast``
+instead would link its cached code (a cold compile of ~2 s instead of ~19) but ran 4-5 %
+slower per period (minimums, one process, alternating).  Results are the
 Python path's bit for bit (tests/plant/test_board_drive.py).
 """
 
@@ -18,7 +21,7 @@ from numba.extending import register_jitable
 from servobus.firmware import board
 from servobus.plant.bank_kernel import new_scratch, run_bank_scratch
 from servobus.plant.kernel_cache import cached_njit
-from servobus.plant.rig import N_TF, N_TI, run_bank
+from servobus.plant.rig import N_TF, N_TI, run_bank_fast
 
 
 @register_jitable(inline="always")
@@ -42,13 +45,14 @@ def drive_lean_bank(rams, roms, params, states, istates, tables, refs, periods_p
 
 @register_jitable
 def drive_today_bank(rams, roms, params, states, istates, tables, refs, periods_per_tick):
-    """``drive_lean_bank`` on the issue-time kernel (``rig.run_bank``)."""
+    """``drive_lean_bank`` on the issue-time kernel (``rig.run_bank_fast``, called, not
+    inlined: its cached code is linked, ~2 s of a cold compile instead of ~7)."""
     counts = np.full(rams.shape[0], periods_per_tick, dtype=np.int64)
     trace_i = np.zeros((1, N_TI), dtype=np.int64)
     trace_f = np.zeros((1, N_TF))
     for t in range(refs.shape[0]):
         _handlers(rams, roms, refs, t)
-        run_bank(rams, roms, params, states, istates, tables, counts, trace_i, trace_f)
+        run_bank_fast(rams, roms, params, states, istates, tables, counts, trace_i, trace_f)
 
 
 drive_lean = cached_njit(drive_lean_bank)
