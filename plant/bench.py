@@ -1,22 +1,43 @@
-"""Speed of one board at full fidelity: simulated seconds per wall second, fast and reference;
-and the compiled kernels' cost per PWM period, today's (``rig.run_bank``) and the lean one."""
+"""Speed of one board at full fidelity, and the compiled kernels' cost per PWM period.
+
+Every figure runs the bench's workload: 0.8 A references reversing every 25 CAN ticks (0.1 s),
+a tick's actuation and tick handlers, then its 80 PWM periods (switching plant, 120 kHz ADC,
+20 kHz PI, free rotor), on one core.
+
+* ``sim_s_per_wall_s``: one board through ``BoardRig.drive`` (``board_drive.drive_lean``), in
+  calls of ``CALL_TICKS`` ticks (1 simulated s): the user's fastest one-board path, end to end
+  (the references' conversion to Q12 included), in the kernels' alternating rounds (below).
+* ``python_per_tick_sim_s_per_wall_s``: the same board tick by tick from Python
+  (``command_current``, then ``run(80, record=False)``: the handlers interpreted, one numba
+  call of the lean kernel per tick, whose dispatch costs ~2 us, ~25 ns of each period).
+* ``reference_sim_s_per_wall_s``: the reference path (all of it interpreted in CPython).
+* ``kernel_ns_per_pwm_period_today`` / ``_lean``: wall ns per PWM period of the issue-time
+  kernel (``rig.run_bank``) and the lean one (``bank_kernel``), each inside its driver
+  (``board_drive.drive_today`` / ``drive_lean``), one board, calls of ``CALL_TICKS`` ticks, so
+  numba's per-call dispatch is ~0.1 ns of a period (the tick handlers, a few ns per tick, are
+  in); the two measured in alternating rounds on identical boards (the same load on a shared
+  machine).  ``bank12_ns_per_board_period_*``: the same with 12 boards per call.
+"""
 
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from servobus.firmware import memory as m
-from servobus.plant.bank_kernel import run_bank_lean_fast
 from servobus.plant.board_bank import BoardBank
+from servobus.plant.board_drive import drive_lean, drive_today
 from servobus.plant.build import PlantOptions
-from servobus.plant.rig import N_TF, N_TI, BoardRig, run_bank_fast
+from servobus.plant.rig import BoardRig
 from servobus.presets.board import DEFAULT_BOARD
+from servobus.presets.firmware_image import Q12_AMP
 
 OPTIONS = PlantOptions(plant="switching", rotor="free")
-KERNELS: dict[str, Callable[..., Any]] = {"today": run_bank_fast, "lean": run_bank_lean_fast}
+DRIVERS: dict[str, Callable[..., Any]] = {"today": drive_today, "lean": drive_lean}
+CALL_TICKS = DEFAULT_BOARD.can_hz  # ticks per compiled call: 1 simulated s
 
 
 def _amps(tick: int) -> float:
@@ -24,8 +45,35 @@ def _amps(tick: int) -> float:
     return 0.8 if (tick // 25) % 2 == 0 else -0.8
 
 
-def _drive(rig: BoardRig, ticks: int, fast: bool) -> float:
-    """Run `ticks` CAN periods with the reversing reference; return wall seconds."""
+def _ticks(seconds: float) -> int:
+    """The CAN ticks of `seconds` simulated seconds, at least one."""
+    return max(1, round(seconds * DEFAULT_BOARD.can_hz))
+
+
+def _calls(ticks: int, start: int = 0) -> list[range]:
+    """Ticks start .. start + ticks in chunks of CALL_TICKS."""
+    return [range(k, min(k + CALL_TICKS, start + ticks)) for k in range(start, start + ticks,
+                                                                         CALL_TICKS)]
+
+
+class _Rig:
+    """One BoardRig driven through ``BoardRig.drive``, the user's path, ticks numbered on."""
+
+    def __init__(self) -> None:
+        self.rig = BoardRig(options=OPTIONS)
+        self.tick = 0
+
+    def run(self, ticks: int) -> float:
+        """The next `ticks` ticks in calls of CALL_TICKS; wall seconds."""
+        start = time.perf_counter()
+        for chunk in _calls(ticks, self.tick):
+            self.rig.drive([_amps(k) for k in chunk])
+        self.tick += ticks
+        return time.perf_counter() - start
+
+
+def _per_tick(rig: BoardRig, ticks: int, fast: bool) -> float:
+    """`ticks` CAN periods tick by tick from Python; return wall seconds."""
     start = time.perf_counter()
     for k in range(ticks):
         rig.command_current(_amps(k))
@@ -34,67 +82,74 @@ def _drive(rig: BoardRig, ticks: int, fast: bool) -> float:
 
 
 class _Bank:
-    """A BoardBank of n boards driven tick by tick as ``_drive`` drives one board, its arrays
-    handed to the kernel under test (``BoardBank.advance_to`` runs the lean one only)."""
+    """A BoardBank's arrays (n boards, seeded phases and boot as in the robot) driven by a
+    driver under test, the same reference on every board."""
 
     def __init__(self, n: int) -> None:
-        self.bank = BoardBank([replace(OPTIONS, seed=b) for b in range(n)], [m.MODE_CURRENT] * n)
-        self.counts = np.full(n, self.bank.hw.periods_per_tick, dtype=np.int64)
-        self.trace = (np.zeros((1, N_TI), dtype=np.int64), np.zeros((1, N_TF)))
+        bank = BoardBank([replace(OPTIONS, seed=b) for b in range(n)], [m.MODE_CURRENT] * n)
+        self.args = (bank.rams, bank.roms, bank.params, bank.states, bank.istates, bank.tables)
+        self.n = n
         self.tick = 0
 
-    def run(self, kernel: Callable[..., Any], ticks: int) -> float:
-        """`ticks` ticks (actuation and tick handlers, then the kernel); the kernel's seconds."""
-        bank = self.bank
-        args = (bank.rams, bank.roms, bank.params, bank.states, bank.istates, bank.tables,
-                self.counts, *self.trace)
+    def run(self, driver: Callable[..., Any], ticks: int) -> float:
+        """The next `ticks` ticks in calls of CALL_TICKS; the driver's wall seconds."""
         spent = 0.0
-        for _ in range(ticks):
-            amps = _amps(self.tick)
-            self.tick += 1
-            for rig in bank.rigs:  # the rigs work on views of the bank's rows
-                rig.command_current(amps)
+        for chunk in _calls(ticks, self.tick):
+            q12 = np.array([round(_amps(k) * Q12_AMP) for k in chunk], dtype=np.int64)
+            refs = np.repeat(q12[:, np.newaxis], self.n, axis=1)
             start = time.perf_counter()
-            kernel(*args)
+            driver(*self.args, refs, DEFAULT_BOARD.periods_per_tick)
             spent += time.perf_counter() - start
+        self.tick += ticks
         return spent
 
 
-def kernel_ns_per_period(boards: int, seconds: float, rounds: int = 4) -> dict[str, float]:
-    """ns per board-period of each kernel, on identical banks advanced in alternating rounds
-    (the same load for both on a shared machine)."""
-    banks = {name: _Bank(boards) for name in KERNELS}
-    for name, kernel in KERNELS.items():
-        banks[name].run(kernel, 1)  # compile (or load the numba cache)
-    ticks = max(1, round(seconds * DEFAULT_BOARD.can_hz / rounds))
-    spent = dict.fromkeys(KERNELS, 0.0)
-    for _ in range(rounds):
-        for name, kernel in KERNELS.items():
-            spent[name] += banks[name].run(kernel, ticks)
-    periods = rounds * ticks * boards * DEFAULT_BOARD.periods_per_tick
+def ns_per_period(boards: int, seconds: float, rounds: int = 4,
+                  user_path: bool = False) -> dict[str, float]:
+    """ns per board-period of each kernel in its driver (and, with `user_path`, of one board
+    through ``BoardRig.drive``, key "drive"), advanced in alternating rounds of `seconds` /
+    `rounds` simulated seconds each (the same load for all on a shared machine)."""
+    runs: dict[str, Callable[[int], float]] = {}
+    if user_path:
+        runs["drive"] = _Rig().run
+    for name, driver in DRIVERS.items():
+        runs[name] = partial(_Bank(boards).run, driver)
+    for run in runs.values():
+        run(1)  # compile (or load the numba cache)
+    ticks = _ticks(seconds)
+    spent = dict.fromkeys(runs, 0.0)
+    for r in range(rounds):
+        for name, run in runs.items():
+            spent[name] += run(ticks * (r + 1) // rounds - ticks * r // rounds)
+    periods = ticks * boards * DEFAULT_BOARD.periods_per_tick
     return {name: s / periods * 1e9 for name, s in spent.items()}
 
 
 def bench_board(seconds: float = 10.0, reference_seconds: float = 0.05) -> dict:
-    """Full fidelity (switching plant, 120 kHz ADC, 20 kHz PI, free rotor) on one core."""
-    rig = BoardRig(options=OPTIONS)
-    _drive(rig, 1, fast=True)  # compile (or load the numba cache)
-    ticks = max(1, round(seconds * rig.hw.can_hz))
-    wall = _drive(rig, ticks, fast=True)
-    ref_ticks = max(1, round(reference_seconds * rig.hw.can_hz))
-    ref_wall = _drive(BoardRig(options=OPTIONS), ref_ticks, fast=False)
-    sim = ticks / rig.hw.can_hz
-    ref_sim = ref_ticks / rig.hw.can_hz
-    one = kernel_ns_per_period(1, seconds)
-    bank = kernel_ns_per_period(12, seconds / 4)
+    """The module docstring's figures; `seconds` simulated per figure (a quarter of it for the
+    12-board bank), `reference_seconds` on the reference path."""
+    hw = DEFAULT_BOARD
+    one = ns_per_period(1, seconds, user_path=True)
+    ticks = _ticks(seconds)
+    sim = ticks / hw.can_hz
+    wall = one["drive"] * 1e-9 * ticks * hw.periods_per_tick
+    py_rig = BoardRig(options=OPTIONS)
+    _per_tick(py_rig, 1, fast=True)
+    py_wall = _per_tick(py_rig, ticks, fast=True)
+    ref_ticks = _ticks(reference_seconds)
+    ref_wall = _per_tick(BoardRig(options=OPTIONS), ref_ticks, fast=False)
+    ref_sim = ref_ticks / hw.can_hz
+    bank = ns_per_period(12, seconds / 4)
     return {
         "sim_s": sim, "wall_s": wall, "sim_s_per_wall_s": sim / wall,
-        "pwm_periods_per_s": sim * rig.hw.pwm_hz / wall,
+        "pwm_periods_per_s": sim * hw.pwm_hz / wall,
+        "ticks_per_call": CALL_TICKS,
+        "python_per_tick_sim_s_per_wall_s": sim / py_wall,
         "reference_sim_s_per_wall_s": ref_sim / ref_wall,
         "speedup_vs_reference": (sim / wall) / (ref_sim / ref_wall),
         "kernel_ns_per_pwm_period_today": one["today"],
         "kernel_ns_per_pwm_period_lean": one["lean"],
-        "lean_kernel_sim_s_per_wall_s": 1e9 / (one["lean"] * rig.hw.pwm_hz),
+        "lean_kernel_sim_s_per_wall_s": 1e9 / (one["lean"] * hw.pwm_hz),
         "bank12_ns_per_board_period_today": bank["today"],
         "bank12_ns_per_board_period_lean": bank["lean"],
         "lean_speedup_one_board": one["today"] / one["lean"],

@@ -14,9 +14,12 @@ the PI reads the samples of periods k-2 and k-1 (T/6 more latency).
 
 ``run_periods`` is one plain function.  The fast path compiles it with numba and runs many
 periods per call; the reference path runs the very same function in CPython one period per
-call, so the two must give bit-identical traces (tests check it).
+call, so the two must give bit-identical traces (tests check it).  Without a trace,
+``BoardRig.run`` runs the lean kernel (``bank_kernel``) and ``BoardRig.drive`` whole sequences
+of ticks in one call (``board_drive``): the same results, bit for bit.
 """
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -153,13 +156,36 @@ class BoardRig:
         self.actuate(amps)
         board.can_tick(self.ram, self.rom)
 
+    def drive(self, amps_per_tick: Iterable[float]) -> None:
+        """``command_current(a)`` then ``run(periods_per_tick, record=False)`` for each a, all
+        in one compiled call (``board_drive``); the same RAM, state and istate bit for bit."""
+        self.drive_q12(np.array([round(a * Q12_AMP) for a in amps_per_tick], dtype=np.int64))
+
+    def drive_q12(self, refs: np.ndarray) -> None:
+        """``drive`` with the actuation frames' Q12 values (what ``actuate`` writes)."""
+        from servobus.plant.board_drive import as_bank, drive_lean
+
+        refs = np.asarray(refs)
+        if refs.ndim != 1 or (refs.size and refs.dtype.kind not in "iu"):
+            raise ValueError("drive_q12 takes a 1-D array of integer Q12 references")
+        drive_lean(*as_bank(self.ram, self.rom, self.params, self.state, self.istate,
+                            self.tables),
+                   refs.astype(np.int64).reshape(-1, 1), self.hw.periods_per_tick)
+        self.periods += len(refs) * self.hw.periods_per_tick
+
     def run(self, periods: int, record: bool = True, fast: bool = True) -> Trace:
-        """Advance `periods` PWM periods; the reference path runs one period per CPython call."""
+        """Advance `periods` PWM periods; the reference path runs one period per CPython call,
+        the fast one without a trace on the lean kernel (``bank_kernel``, the same results)."""
         rows = periods if record else 1
         ints = np.zeros((rows, N_TI), dtype=np.int64)
         floats = np.zeros((rows, N_TF))
         args = (self.ram, self.rom, self.params, self.state, self.istate, self.tables)
-        if fast:
+        if fast and not record:
+            from servobus.plant.bank_kernel import run_bank_lean_fast
+
+            run_bank_lean_fast(*(a[np.newaxis, :] for a in args),
+                               np.array([periods], dtype=np.int64), ints, floats)
+        elif fast:
             run_periods_fast(*args, periods, ints, floats, record)
         else:
             for k in range(periods):
