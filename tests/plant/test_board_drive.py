@@ -2,7 +2,6 @@
 (beyond the board's current limit and the frame's 16 bits too) every RAM word, plant state and
 RNG state equal bit for bit, on varied hardware, plant options, sensing variants and modes."""
 
-from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -13,32 +12,13 @@ from servobus.firmware import board
 from servobus.firmware import memory as m
 from servobus.plant import layout as p
 from servobus.plant.board_drive import as_bank, drive_lean, drive_today
-from servobus.plant.build import OFFSET_STAGES, PlantOptions
+from servobus.plant.build import PlantOptions
 from servobus.plant.rig import N_TF, N_TI, BoardRig, run_periods_fast
-from servobus.presets.board import ADC_WINDOW_CHOICES, DEFAULT_BOARD, SENSING_CHOICES
+from servobus.presets.board import DEFAULT_BOARD
 from servobus.presets.firmware_image import Q12_AMP
+from tests.plant.test_lean_kernel import HARDWARE, OPTIONS
 
 MODES = [m.MODE_CURRENT, m.MODE_LOCAL_P, m.MODE_DUTY, m.MODE_FLOAT]
-HARDWARE = st.builds(
-    replace, st.just(DEFAULT_BOARD),
-    adc_per_pwm=st.sampled_from([4, 6, 7]),
-    dead_time_s=st.sampled_from([0.0, 1e-6]),
-    over_current_a=st.sampled_from([2.5, 0.4]),
-    pot_noise_lsb=st.sampled_from([0.0, 3.0]),
-)
-OPTIONS = st.builds(
-    PlantOptions,
-    sensing=st.sampled_from(SENSING_CHOICES),
-    adc_window=st.sampled_from(ADC_WINDOW_CHOICES),
-    plant=st.sampled_from(["switching", "averaged"]),
-    pwm=st.sampled_from(["edge", "centre"]),
-    rotor=st.sampled_from(["free", "locked"]),
-    load_torque=st.sampled_from([0.0, 0.3]),
-    theta0=st.floats(-1.5, 1.5),
-    temp0_c=st.sampled_from([None, 90.0]),
-    seed=st.integers(0, 2**31),
-    offset_stage=st.sampled_from(OFFSET_STAGES),
-)
 AMPS = st.lists(st.one_of(st.floats(-1.5, 1.5), st.floats(-40.0, 40.0)), min_size=1,
                 max_size=40)
 Q12 = st.lists(st.integers(-2**31, 2**31 - 1), min_size=1, max_size=10)
