@@ -31,9 +31,8 @@ from servobus.firmware import memory as m
 from servobus.plant.board_bank import BoardBank
 from servobus.plant.board_drive import drive_lean, drive_today
 from servobus.plant.build import PlantOptions
-from servobus.plant.rig import BoardRig
+from servobus.plant.rig import BoardRig, q12
 from servobus.presets.board import DEFAULT_BOARD
-from servobus.presets.firmware_image import Q12_AMP
 
 OPTIONS = PlantOptions(plant="switching", rotor="free")
 DRIVERS: dict[str, Callable[..., Any]] = {"today": drive_today, "lean": drive_lean}
@@ -95,8 +94,8 @@ class _Bank:
         """The next `ticks` ticks in calls of CALL_TICKS; the driver's wall seconds."""
         spent = 0.0
         for chunk in _calls(ticks, self.tick):
-            q12 = np.array([round(_amps(k) * Q12_AMP) for k in chunk], dtype=np.int64)
-            refs = np.repeat(q12[:, np.newaxis], self.n, axis=1)
+            column = np.array([q12(_amps(k)) for k in chunk], dtype=np.int64)
+            refs = np.repeat(column[:, np.newaxis], self.n, axis=1)
             start = time.perf_counter()
             driver(*self.args, refs, DEFAULT_BOARD.periods_per_tick)
             spent += time.perf_counter() - start
@@ -104,11 +103,11 @@ class _Bank:
         return spent
 
 
-def ns_per_period(boards: int, seconds: float, rounds: int = 4,
-                  user_path: bool = False) -> dict[str, float]:
-    """ns per board-period of each kernel in its driver (and, with `user_path`, of one board
-    through ``BoardRig.drive``, key "drive"), advanced in alternating rounds of `seconds` /
-    `rounds` simulated seconds each (the same load for all on a shared machine)."""
+def alternating(boards: int, seconds: float, rounds: int = 4,
+                user_path: bool = False) -> tuple[int, dict[str, float]]:
+    """The ticks of `seconds` simulated and the wall seconds each kernel's driver took to run
+    them on `boards` boards (and, with `user_path`, one board through ``BoardRig.drive``, key
+    "drive"), in alternating rounds (the same load for all on a shared machine)."""
     runs: dict[str, Callable[[int], float]] = {}
     if user_path:
         runs["drive"] = _Rig().run
@@ -121,25 +120,26 @@ def ns_per_period(boards: int, seconds: float, rounds: int = 4,
     for r in range(rounds):
         for name, run in runs.items():
             spent[name] += run(ticks * (r + 1) // rounds - ticks * r // rounds)
-    periods = ticks * boards * DEFAULT_BOARD.periods_per_tick
-    return {name: s / periods * 1e9 for name, s in spent.items()}
+    return ticks, spent
 
 
 def bench_board(seconds: float = 10.0, reference_seconds: float = 0.05) -> dict:
     """The module docstring's figures; `seconds` simulated per figure (a quarter of it for the
     12-board bank), `reference_seconds` on the reference path."""
     hw = DEFAULT_BOARD
-    one = ns_per_period(1, seconds, user_path=True)
-    ticks = _ticks(seconds)
+    ticks, one = alternating(1, seconds, user_path=True)
     sim = ticks / hw.can_hz
-    wall = one["drive"] * 1e-9 * ticks * hw.periods_per_tick
+    wall = one["drive"]
+    ns_one = {name: s / (ticks * hw.periods_per_tick) * 1e9 for name, s in one.items()}
     py_rig = BoardRig(options=OPTIONS)
     _per_tick(py_rig, 1, fast=True)
     py_wall = _per_tick(py_rig, ticks, fast=True)
     ref_ticks = _ticks(reference_seconds)
     ref_wall = _per_tick(BoardRig(options=OPTIONS), ref_ticks, fast=False)
     ref_sim = ref_ticks / hw.can_hz
-    bank = ns_per_period(12, seconds / 4)
+    bank_ticks, bank = alternating(12, seconds / 4)
+    ns_bank = {name: s / (bank_ticks * 12 * hw.periods_per_tick) * 1e9
+               for name, s in bank.items()}
     return {
         "sim_s": sim, "wall_s": wall, "sim_s_per_wall_s": sim / wall,
         "pwm_periods_per_s": sim * hw.pwm_hz / wall,
@@ -147,11 +147,11 @@ def bench_board(seconds: float = 10.0, reference_seconds: float = 0.05) -> dict:
         "python_per_tick_sim_s_per_wall_s": sim / py_wall,
         "reference_sim_s_per_wall_s": ref_sim / ref_wall,
         "speedup_vs_reference": (sim / wall) / (ref_sim / ref_wall),
-        "kernel_ns_per_pwm_period_today": one["today"],
-        "kernel_ns_per_pwm_period_lean": one["lean"],
-        "lean_kernel_sim_s_per_wall_s": 1e9 / (one["lean"] * hw.pwm_hz),
-        "bank12_ns_per_board_period_today": bank["today"],
-        "bank12_ns_per_board_period_lean": bank["lean"],
-        "lean_speedup_one_board": one["today"] / one["lean"],
-        "lean_speedup_bank12": bank["today"] / bank["lean"],
+        "kernel_ns_per_pwm_period_today": ns_one["today"],
+        "kernel_ns_per_pwm_period_lean": ns_one["lean"],
+        "lean_kernel_sim_s_per_wall_s": 1e9 / (ns_one["lean"] * hw.pwm_hz),
+        "bank12_ns_per_board_period_today": ns_bank["today"],
+        "bank12_ns_per_board_period_lean": ns_bank["lean"],
+        "lean_speedup_one_board": ns_one["today"] / ns_one["lean"],
+        "lean_speedup_bank12": ns_bank["today"] / ns_bank["lean"],
     }

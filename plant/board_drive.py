@@ -7,8 +7,8 @@ bank (rows of the 2-D arrays, reference ``refs[t, b]``) on the lean kernel
 (``bank_kernel.run_bank_scratch``, which falls back to the reference kernel for a board with
 a zero divisor), every tick in ONE numba call: numba's dispatch (~2 us per call, ~25 ns of
 each of a tick's 80 periods) and the interpreted handlers are paid once per call, not per tick.
-``drive_today`` is the same loop on the issue-time kernel (``rig.run_bank``), compiled only when
-called (the benchmark's fair comparison: both kernels measured the same way).  The lean kernel
+``drive_today`` is the same loop on the issue-time kernel (``rig.run_bank``), for the benchmark
+only (its fair comparison: both kernels measured the same way).  The lean kernel
 is inlined (``run_bank_scratch``, one scratch for all ticks): calling ``run_bank_lean_fast``
 instead would link its cached code (a cold compile of ~2 s instead of ~19) but ran 4-5 %
 slower per period (minimums, one process, alternating).  Results are the

@@ -58,26 +58,36 @@ def _load_numba_target_without_probes() -> None:
 
 _load_numba_target_without_probes()
 
-# sources_digest's results, for folders whose files were all older than RACY_S when hashed
-_DIGESTS: dict[tuple[tuple[Path, ...], tuple[str, ...]], str] = {}
+# sources_digest's results per (folders, patterns): the files' names, times and sizes when
+# hashed, and the digest; kept only if every file was older than RACY_S then
+Stats = list[tuple[str, int, int]]
+_DIGESTS: dict[tuple[tuple[Path, ...], tuple[str, ...]], tuple[Stats, str]] = {}
 RACY_S = 2.0  # a file changed this recently may change again within its mtime's granularity
 
 
 def sources_digest(folders: Sequence[Path], patterns: Sequence[str] = ("*.py",)) -> str:
-    """SHA-256 over the names and contents of the files matching `patterns` in `folders`; read
-    once per process (each dispatcher asks) unless a file was written within RACY_S of it."""
+    """SHA-256 over the names and contents of the files matching `patterns` in `folders`; the
+    files are read again only when one's name, time or size moved since this process last read
+    them, or one was written within RACY_S of that (each dispatcher asks; one stat per file)."""
     key = (tuple(folders), tuple(patterns))
-    if key in _DIGESTS:
-        return _DIGESTS[key]
-    started = time.time()
-    digest, newest = hashlib.sha256(), 0.0
-    for folder in folders:
-        for source in sorted(p for pattern in patterns for p in folder.glob(pattern)):
-            newest = max(newest, source.stat().st_mtime)
-            digest.update(source.name.encode() + b"\0" + source.read_bytes())
-    if newest < started - RACY_S:
-        _DIGESTS[key] = digest.hexdigest()
+    files = [p for folder in folders
+             for p in sorted(p for pattern in patterns for p in folder.glob(pattern))]
+    stats = [(p.name, *_time_size(p)) for p in files]
+    if key in _DIGESTS and _DIGESTS[key][0] == stats:
+        return _DIGESTS[key][1]
+    started = time.time_ns()
+    digest = hashlib.sha256()
+    for source in files:
+        digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    if all(mtime < started - RACY_S * 1e9 for _, mtime, _ in stats):
+        _DIGESTS[key] = (stats, digest.hexdigest())
     return digest.hexdigest()
+
+
+def _time_size(path: Path) -> tuple[int, int]:
+    """A file's modification time (ns) and size."""
+    stat = path.stat()
+    return stat.st_mtime_ns, stat.st_size
 
 
 def cached_njit(func: Callable[..., Any], sources: Sequence[Path] = KERNEL_SOURCES) -> Any:

@@ -131,6 +131,11 @@ class Trace:
         return len(self.ints)
 
 
+def q12(amps: float) -> int:
+    """An ACTUATION frame's reference in amperes as the Q12 value the board stores."""
+    return round(amps * Q12_AMP)
+
+
 class BoardRig:
     """One board's firmware on its simulated hardware; state persists across ``run`` calls."""
 
@@ -149,7 +154,7 @@ class BoardRig:
 
     def actuate(self, amps: float) -> None:
         """An ACTUATION frame's reference for this board (A, or duty in duty mode)."""
-        board.can_actuation(self.ram, round(amps * Q12_AMP))
+        board.can_actuation(self.ram, q12(amps))
 
     def command_current(self, amps: float) -> None:
         """Deliver a current reference as the bus would: actuation, then the next tick."""
@@ -159,7 +164,7 @@ class BoardRig:
     def drive(self, amps_per_tick: Iterable[float]) -> None:
         """``command_current(a)`` then ``run(periods_per_tick, record=False)`` for each a, all
         in one compiled call (``board_drive``); the same RAM, state and istate bit for bit."""
-        self.drive_q12(np.array([round(a * Q12_AMP) for a in amps_per_tick], dtype=np.int64))
+        self.drive_q12(np.array([q12(a) for a in amps_per_tick], dtype=np.int64))
 
     def drive_q12(self, refs: np.ndarray) -> None:
         """``drive`` with the actuation frames' Q12 values (what ``actuate`` writes)."""
@@ -182,8 +187,9 @@ class BoardRig:
         args = (self.ram, self.rom, self.params, self.state, self.istate, self.tables)
         if fast and not record:
             from servobus.plant.bank_kernel import run_bank_lean_fast
+            from servobus.plant.board_drive import as_bank
 
-            run_bank_lean_fast(*(a[np.newaxis, :] for a in args),
+            run_bank_lean_fast(*as_bank(*args),
                                np.array([periods], dtype=np.int64), ints, floats)
         elif fast:
             run_periods_fast(*args, periods, ints, floats, record)

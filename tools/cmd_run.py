@@ -160,14 +160,10 @@ def _progress_bar(duration: float) -> Any:
 def _do_run(args: argparse.Namespace) -> None:
     robot = _robot(args)
     bar = None if args.no_progress or args.json else _progress_bar(args.duration)
-
-    def progress(dt: float) -> None:
-        if bar is not None:
-            bar.update(min(dt, bar.total - bar.n))
-
     start = time.perf_counter()
     try:
-        robot.run(args.duration, progress=progress)
+        robot.run(args.duration, progress=None if bar is None else
+                  lambda dt: bar.update(min(dt, bar.total - bar.n)))
     except KeyboardInterrupt:  # the log is closed; the report follows, then exit 130 / 143
         pass
     finally:

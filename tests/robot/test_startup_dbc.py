@@ -1,5 +1,6 @@
 """Start-up: a shipped DBC is parsed once per content and kept, not parsed at every start."""
 
+import pickle
 import shutil
 from pathlib import Path
 
@@ -27,7 +28,7 @@ def _no_parse(*args: object, **kwargs: object) -> None:
 def test_the_second_start_reads_the_kept_parse(shipped: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     first = Schema(shipped)
-    assert len(list((shipped.parent / "__pycache__").glob("servobus.dbc.*.pickle"))) == 1
+    assert len(list((shipped.parent / "__pycache__").glob("servobus.dbc*"))) == 1
     monkeypatch.setattr(cantools.database, "load_file", _no_parse)
     kept = Schema(shipped)
     values = {"seq": 200}
@@ -47,7 +48,8 @@ def test_an_edited_schema_is_parsed_anew(shipped: Path) -> None:
     assert tick in text
     shipped.write_text(text.replace(tick, tick.replace("4;", "5;")), "cp1252")
     assert Schema(shipped).tick_period_ns == 5_000_000
-    assert len(list((shipped.parent / "__pycache__").glob("servobus.dbc.*.pickle"))) == 2
+    kept = [p.name for p in (shipped.parent / "__pycache__").iterdir()]
+    assert kept == ["servobus.dbc.pickle"]  # the old parse overwritten, not kept beside
 
 
 def test_a_broken_kept_parse_is_ignored(shipped: Path) -> None:
@@ -55,6 +57,16 @@ def test_a_broken_kept_parse_is_ignored(shipped: Path) -> None:
     for kept in (shipped.parent / "__pycache__").glob("*.pickle"):
         kept.write_bytes(b"not a pickle")
     assert Schema(shipped).tick_period_ns == 4_000_000
+
+
+def test_a_parse_that_cannot_be_kept_is_ignored(shipped: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object) -> bytes:
+        raise pickle.PicklingError("cannot pickle")
+
+    monkeypatch.setattr(dbc_cache.pickle, "dumps", refuse)
+    assert Schema(shipped).tick_period_ns == 4_000_000
+    assert list((shipped.parent / "__pycache__").iterdir()) == []  # no temporary file left
 
 
 def test_a_users_schema_elsewhere_is_not_kept(tmp_path: Path) -> None:

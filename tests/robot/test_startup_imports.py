@@ -14,14 +14,14 @@ from servobus.plant.kernel_cache import RACY_S, sources_digest
 
 # optional libraries numba probes for while its target loads, and the progress bar's tqdm:
 # none is used by a `--json` run (cffi + pycparser ~30 ms, tqdm ~20 ms, scipy.linalg ~0.3 s)
-UNUSED = ("cffi", "pycparser", "tqdm", "scipy.linalg")
+UNUSED = ("cffi", "pycparser", "tqdm", "scipy.linalg")  # packages, and one module
 
 PROBE = f"""\
 import sys
 from servobus.tools.cli import main
 assert main(["run", "--duration", "0.004", "--json"]) == 0
-print(" ".join(sorted(n for n in sys.modules if n.split(".")[0] in {UNUSED!r}
-                      or n.startswith("scipy.linalg"))))
+print(" ".join(sorted(n for n in sys.modules
+                      if any(n == u or n.startswith(u + ".") for u in {UNUSED!r}))))
 import cffi
 print(cffi.FFI().sizeof("int"))
 """
@@ -72,3 +72,14 @@ def test_a_source_written_just_now_is_read_every_time(tmp_path: Path,
     monkeypatch.setattr(kernel_cache, "_DIGESTS", {})
     _old_sources(tmp_path)
     assert sources_digest([tmp_path]) == sources_digest([tmp_path]) != before
+
+
+def test_a_settled_source_edited_later_in_the_process_is_read_again(tmp_path: Path) -> None:
+    """An edit after the process first hashed the folder (a module imported later, a reload)
+    moves the file's time or size: the folder is read again and the digest moves."""
+    _old_sources(tmp_path)
+    first = sources_digest([tmp_path])
+    (tmp_path / "m1.py").write_text("x = 17\n")
+    past = time.time() - 5 * RACY_S
+    os.utime(tmp_path / "m1.py", (past, past))
+    assert sources_digest([tmp_path]) != first
