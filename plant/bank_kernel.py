@@ -7,82 +7,29 @@ are written back at the end (the interrupt is ``board.pwm_isr`` transcribed onto
 motor and the RC filter walk the period's segments in one pass (they are independent: the
 filter only reads the segments' sensed currents), sampling the ADC at its instants.  Every
 floating-point expression is the reference's (``rig.run_periods``), in the same order, so
-results are identical word for word; tests/plant/test_lean_kernel.py checks it.
+results are identical word for word; tests/plant/test_lean_kernel*.py check it.
 
-Second pass (issue 11, measured call by call against the first, same process, under load):
-the period's segments come from ``hbridge.segments`` on scalars hoisted out of the loop (no
-call reading the parameter array per period, ~3 %); the per-state constants sit in one flat
-array, a row of ROW values per state (no 2-D index arithmetic); and the ADC, pot and
-thermometer conversions truncate instead of calling floor (~4 %).  Truncation is floor for
-every value >= 0, and every value below 0 (where they differ, on (-1, 0)) is clamped to code 0
-by both, so the codes are the same for every input; NaN or out-of-range values convert alike
-(the same cvttsd2si) in both.  Tried and dropped, no gain beyond the machine's noise: reusing
-the last period's segments while the duty repeats (59 % of periods in the bench), keeping the
-words the interrupt writes but does not read in RAM instead of locals.  Not done:
-``error_model="numpy"`` (~2 %, but it only reaches this module's own dispatcher, not the period
-engine that inlines the bank loop, and it turns the reference's ZeroDivisionError into
-inf/NaN).  What remains is the reference's own arithmetic: 13 divisions per period (~1 ns each),
-the RC filter's ~9 dependent updates and the 6 conversions (~28 ns together), the shaft's 4
-segments (~27 ns); docs/profile.md.
+Where it departs from the reference's code, and why that changes no result:
+* the ADC, pot and thermometer conversions truncate instead of calling floor: the two differ
+  only on (-1, 0), which both clamp to code 0; NaN and out-of-range values convert alike;
+* indices known to be >= 0 are unsigned (``_u``: no negative-index wraparound); the moving
+  sum's head stays in [0, MA_LEN), so its 32-bit wrap is the identity;
+* the boards' loop (``_lean_bank``) runs under numpy's error model, inherited by all it calls
+  or inlines: no division checks its divisor.  The reference's ZeroDivisionError is kept by
+  ``divisors_nonzero``, per board and call before any period runs; if a board to advance has a
+  zero divisor, the whole call runs on ``rig.run_bank_fast`` (from an object-mode block, so it
+  is compiled only when that happens), which gives the reference's results and raises where it
+  does.  The divisors it checks (a division added to ``_board`` must be added there): ``n_adc``,
+  ``top``, ``pclk``, ``r``, ``j``, ``rate_c``, ``rate_o`` (0 without viscous friction),
+  ``j * rate_c``, ``j * rate_o``, ``thermal_r``, ``thermal_c``, the table row ``tab_dt`` (k /
+  pclk, 0 for some k >= 1 only if at k = 1) and the ROM's ``pos_block``; the rest are
+  constants (``POT_CODES - 1``, 2**32, ``TWO_PI``, 2).  NaN divides without raising under both
+  models, so only zeros matter.  A board that would divide by 0 but never does (no viscous
+  friction on a locked rotor) gets the reference's results too.
 
-Third pass (issue 11, same method): the period loop indexes its arrays with unsigned indices
-(``_u``: every index there is >= 0, and numba then drops its negative-index wraparound, two
-instructions per access); the moving sum's head is incremented without the 32-bit wrap (it
-stays in [0, MA_LEN)); the averaged segment's constants (5 divisions) are computed only in
-averaged mode, where LLVM had hoisted them into every period; the scratch arrays are
-``np.empty`` (every row read is written first).  Call by call against the second pass, same
-process, under load: 12-board bank 84-90 -> 78-82 ns per board-period (minimums), ~8 %; same
-bits.  Tried and dropped: advancing boards in lockstep (the period bodies of 2, 3 or 4 boards in
-one loop, generated from this one with each board's operations unchanged: 4-11 % slower, the
-boards' ~50 live values each no longer fit the registers), so the gain expected from
-overlapping the boards' dependent chains is not there at period granularity: the out-of-order
-core already overlaps what it can within one board's period, and a finer interleave (segment by
-segment) would need the boards' control flow in lockstep; the firmware's own ``pwm_isr`` on RAM
-instead of the locals (1.8x slower); dropping the zero checks of divisions whose divisor cannot
-be 0 (no gain).  A period with one segment (duty 0 or full) costs ~45 % of one with five.
-
-Fourth pass (issue 11, same method, plus instruction counts under valgrind): ``_board`` inlined
-into the bank loop (``run_bank_scratch``) by numba (``inline='always'``), which LLVM alone did
-not do: ~3 % at the median of the paired ratios, same bits. The kernel runs ~1,050 instructions
-per board-period at ~4 per cycle, so only fewer instructions make it faster. Tried and dropped:
-the period's segments as two 5-tuples walked in place of ``hbridge.segments``' arrays (same
-instruction count, and the tuple index becomes a jump table: 4x the mispredicted branches in
-valgrind's model), or as five calls of one segment function (numba refused ``inline='always'``
-on it; as a call, 7x slower); the ADC instants from a per-call array ending in a sentinel, one
-compare per instant (no gain); the current's sum only in the last period (-1.6 % instructions,
-more branches, no gain). Not done: a ``1 - decay`` table row swaps a subtraction for a load (no
-instruction saved); dropping the zero checks of the per-call divisors (done in the fifth pass;
-``rate_o`` is 0 without viscous friction, where the reference raises only when a segment divides
-by it).
-
-Fifth pass (issue 11, session 7): the boards' loop (``_lean_bank``) is compiled with numpy's
-error model (``register_jitable(error_model='numpy')``, which numba's ``overload`` takes as a
-jit option): no division checks its divisor.  numba's callees inherit an error model they do
-not set, so all it calls or inlines (``_board``, ``_adc_push``, ``_state_constants``,
-``hb.segments``, ``i32.div_trunc``) runs under it too, standalone and in the period engine
-(whose asm names ``_lean_bank`` with flags ``error_model=numpy``, its callers without).  The
-reference's ZeroDivisionError is kept by a check per board and call before any period runs
-(``divisors_nonzero``): if a board to advance has a zero divisor, the whole call runs on
-``rig.run_bank_fast`` (its own dispatcher, python model, from an object-mode block, so it is
-compiled only when that happens, not into every caller: +7 s of a cold start otherwise), which
-gives the reference's results and raises where, and leaves every array as, the reference does.
-The divisors: per call ``n_adc`` (the ADC step), ``top`` (the mean currents; as a float, the
-averaged voltage), ``pclk`` (the period's length), ``r`` (the constant currents, ``rate_c``),
-``j`` (both rates), ``rate_c`` and ``rate_o`` (a segment's angle; ``rate_o`` is 0 without
-viscous friction), ``j * rate_c`` and ``j * rate_o`` (the end speeds), ``thermal_r``,
-``thermal_c``; the table row ``tab_dt`` at every segment length 1..top (the current of a
-turning shaft), which is k / pclk and so 0 for some k >= 1 only if it is at k = 1 (pclk
-infinite); the ROM's ``pos_block`` (the pot's block mean, ``div_trunc``); constants:
-``POT_CODES - 1``, 2**32, ``TWO_PI``, 2.  ``p_block`` multiplies, never divides.  NaN divides
-without raising under both models, so only zeros matter.  A board that would divide by 0 but
-never does (no viscous friction on a locked rotor, no winding resistance on an open bridge)
-gets the reference's results too: before this pass the kernel raised at its first call there.
-Kept: ~2.5 - 4.7 % (median paired A/B ratios 0.975, 0.953 on the 12-board bank, under load);
-per board-period -49 instructions standalone (1,324 -> 1,275, tick handlers included) and -47
-in the period engine (975 -> 927, bus and host included), valgrind.  Dropped: the check
-inlined into the numpy-model loop's function, before ``_board`` (1.5 - 3 % slower than no
-pass at all, even with a bare raise as the fallback: the loop is laid out differently), and
-``rig.run_periods`` compiled in as the fallback (+7 s CPU of a cold start); docs/profile.md.
+What each pass gained, and what was tried and dropped (reusing segments while the duty repeats,
+boards in lockstep, SIMD lanes across boards, the interrupt on RAM, a 1 - decay table, tuple
+segments, reciprocals): docs/profile.md, "Board kernel, second pass" to "fifth pass".
 """
 
 import math
@@ -403,7 +350,7 @@ def new_scratch():
 
 @register_jitable(inline='always')
 def divisors_nonzero(prm, rom, tables):
-    """Whether no divisor ``_board`` can meet is 0 (module docstring, fifth pass): then the
+    """Whether no divisor ``_board`` can meet is 0 (the module docstring lists them): then the
     numpy error model's missing zero checks change nothing."""
     top = int(prm[p.PWM_TOP])
     r = prm[p.R_A]
