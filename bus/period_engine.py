@@ -60,15 +60,17 @@ def stuffed_length_of(can_id: int, data: bytes, lengths: dict[bytes, int]) -> in
 
 
 class Fifo(deque[Queued]):
-    """One ID's queued frames in queueing order, and that ID's remembered stuffed lengths (a
-    dict by payload, shared by all buses: cheaper per frame than a cache keyed by ID and
-    payload)."""
+    """One ID's queued frames in queueing order, that ID's remembered stuffed lengths (a dict by
+    payload, shared by all buses: cheaper per frame than a cache keyed by ID and payload) and,
+    per sender, the handlers its frames go to (None until first needed: a list index per frame,
+    cheaper than a dict keyed by ID and sender)."""
 
-    __slots__ = ("lengths",)
+    __slots__ = ("heard", "lengths")
 
-    def __init__(self, can_id: int) -> None:
+    def __init__(self, can_id: int, nodes: int) -> None:
         super().__init__()
         self.lengths = _lengths.setdefault(can_id, {})
+        self.heard: list[list[Handler] | None] = [None] * nodes
 
 
 class LeanBus:
@@ -96,7 +98,6 @@ class LeanBus:
         self._queued = [0]
         self._arbitration: Handle | None = None
         self._busy = False  # inside a stretch: its own loop picks up frames queued meanwhile
-        self._listeners: dict[int, list[Handler]] = {}
 
     def attach(self, name: str, handlers: dict[int, Handler]) -> int:
         """A node with its handlers per accepted CAN ID; returns its sender index."""
@@ -105,7 +106,8 @@ class LeanBus:
         self.names.append(name)
         self.handlers.append(handlers)
         self._queued = [0] * len(self.names)
-        self._listeners.clear()
+        for fifo in self._fifo.values():  # who hears whom has changed
+            fifo.heard = [None] * len(self.names)
         return len(self.names) - 1
 
     def send(self, sender: int, can_id: int, data: bytes, bits: int = 0) -> None:
@@ -115,12 +117,12 @@ class LeanBus:
         if queued[sender] >= TX_QUEUE:
             raise can.CanOperationError(f"{self.names[sender]}: transmit queue full")
         queued[sender] += 1
-        fifo = self._fifo.get(can_id)
-        if fifo is None:
-            fifo = self._fifo[can_id] = Fifo(can_id)
+        try:
+            fifo = self._fifo[can_id]
+        except KeyError:  # the ID's first frame on this bus
+            fifo = self._fifo[can_id] = Fifo(can_id, len(self.names))
         if not bits:
-            lengths = fifo.lengths
-            bits = lengths.get(data) or stuffed_length_of(can_id, data, lengths)
+            bits = fifo.lengths.get(data) or stuffed_length_of(can_id, data, fifo.lengths)
         if not fifo:
             heapq.heappush(self._pool, can_id)
         fifo.append((sender, data, bits))
@@ -142,84 +144,92 @@ class LeanBus:
                                      ARBITRATION)
 
     def listeners(self, can_id: int, sender: int) -> list[Handler]:
-        """The handlers of every other node for `can_id`, in attach order (cached)."""
-        key = can_id << 16 | sender
-        found = self._listeners.get(key)
+        """The handlers of every other node for `can_id`, in attach order (cached in the ID's
+        FIFO, which a frame of that ID has created)."""
+        heard = self._fifo[can_id].heard
+        found = heard[sender]
         if found is None:
-            found = [h[can_id] for k, h in enumerate(self.handlers)
-                     if k != sender and can_id in h]
-            self._listeners[key] = found
+            found = heard[sender] = [h[can_id] for k, h in enumerate(self.handlers)
+                                     if k != sender and can_id in h]
         return found
 
     def _stretch(self) -> None:
-        """Transmit frame after frame until a timer, the run's limit or an idle wire intervenes."""
+        """Transmit frame after frame until a timer, the run's limit or an idle wire intervenes.
+
+        The free instant and the frame count live in locals while the loop runs (nothing reads
+        them inside a stretch: ``wake`` and ``idle`` see ``_busy``) and are written back on the
+        way out, also when a handler raised."""
         self._arbitration = None
         self._busy = True
-        try:
-            self._run_stretch()
-        finally:  # also when a handler raised: the frames still queued go out on the next run
-            self._busy = False
-            if self._pool and self._arbitration is None:
-                self.wake(self.free_at)
-
-    def _run_stretch(self) -> None:
         env, pool, fifos, bit = self.env, self._pool, self._fifo, self.bit_ns
         events = env.heap  # read in place: the next timer is its head unless cancelled
         trailer, ifs = fb.TRAILER_BITS * bit, fb.IFS_BITS * bit
         tail_bits = fb.TRAILER_BITS + fb.IFS_BITS
-        queued, charges, taps, cached = self._queued, self.charges, self.taps, self._listeners
+        queued, charges, taps = self._queued, self.charges, self.taps
         paced = env.realtime_factor is not None
         until = NEVER if env.until is None else env.until
-        free, now = self.free_at, env.now  # only this loop moves either while it runs
-        while pool:
-            start = free if free > now else now
-            if events:  # a timer due before the end of frame stops the stretch
-                head = events[0]
-                if head[3] is None:  # a cancelled head: peek drops it
-                    nxt = env.peek()
-                    due = NEVER if nxt is None else nxt
+        free, frames = self.free_at, self.frames  # only this loop moves them while it runs
+        start = free if free > env.now else env.now  # then each frame's start is the last's free
+        try:
+            while pool:
+                if events:  # a timer due before the end of frame stops the stretch
+                    head = events[0]
+                    if head[3] is None:  # a cancelled head: peek drops it
+                        nxt = env.peek()
+                        due = NEVER if nxt is None else nxt
+                    else:
+                        due = head[0]
+                    if due <= start and start > env.now:  # a frame not starting at once
+                        return
+                    cut = due if due < until else until
                 else:
-                    due = head[0]
-                if start > now and due <= start:
-                    return
-                cut = due if due < until else until
-            else:
-                cut = until
-            can_id = pool[0]  # lowest ID, then (its FIFO) queueing order
-            fifo = fifos[can_id]
-            sender, data, bits = fifo[0]  # left in its FIFO until delivered (see below)
-            end = start + bits * bit + trailer
-            busy = free = end + ifs
-            if end > cut:
-                self.free_at = busy
-                fifo.popleft()
-                if not fifo:
-                    heapq.heappop(pool)
-                env.schedule(end, partial(self._deliver, can_id, sender, data, bits, start), BUS)
-                return
-            if paced:  # an interrupted pacing sleep (Ctrl-C) leaves the frame queued, wire free
-                env.advance(end)
-            else:
-                env.now = end
-            now, self.free_at = end, busy
-            try:  # the delivery, as _deliver (inline: the bus's hottest loop)
-                queued[sender] -= 1
-                self.frames += 1
-                for charge in charges:
-                    charge(start, busy, bits + tail_bits, True)
-                for tap in taps:
-                    tap(start, end, busy, can_id, data, sender)
-                found = cached.get(can_id << 16 | sender)
-                for handler in self.listeners(can_id, sender) if found is None else found:
-                    handler(can_id, data, end)
-            finally:  # a frame of the same ID queued meanwhile went behind it: no heap change
-                fifo.popleft()
-                if not fifo:
-                    if pool[0] == can_id:
+                    cut = until
+                can_id = pool[0]  # lowest ID, then (its FIFO) queueing order
+                fifo = fifos[can_id]
+                sender, data, bits = fifo[0]  # left in its FIFO until delivered (see below)
+                end = start + bits * bit + trailer
+                busy = end + ifs
+                if end > cut:
+                    free = busy
+                    fifo.popleft()
+                    if not fifo:
                         heapq.heappop(pool)
-                    else:  # a lower ID queued meanwhile
-                        pool.remove(can_id)
-                        heapq.heapify(pool)
+                    env.schedule(end, partial(self._deliver, can_id, sender, data, bits, start),
+                                 BUS)
+                    return
+                if paced:  # an interrupted pacing sleep (Ctrl-C) leaves the frame queued, wire free
+                    env.advance(end)
+                else:
+                    env.now = end
+                free = busy
+                try:  # the delivery, as _deliver (inline: the bus's hottest loop)
+                    queued[sender] -= 1
+                    frames += 1
+                    if charges:
+                        for charge in charges:
+                            charge(start, busy, bits + tail_bits, True)
+                    if taps:
+                        for tap in taps:
+                            tap(start, end, busy, can_id, data, sender)
+                    heard = fifo.heard[sender]
+                    if heard is None:
+                        heard = self.listeners(can_id, sender)
+                    for handler in heard:
+                        handler(can_id, data, end)
+                finally:  # a frame of the same ID queued meanwhile went behind it: no heap change
+                    fifo.popleft()
+                    if not fifo:
+                        if pool[0] == can_id:
+                            heapq.heappop(pool)
+                        else:  # a lower ID queued meanwhile
+                            pool.remove(can_id)
+                            heapq.heapify(pool)
+                start = busy  # the next frame's, back to back
+        finally:  # also when a handler raised: the frames still queued go out on the next run
+            self.free_at, self.frames = free, frames
+            self._busy = False
+            if pool and self._arbitration is None:
+                self.wake(free)
 
     def _deliver(self, can_id: int, sender: int, data: bytes, bits: int, start: int) -> None:
         """A frame's end of frame as an event of its own (a timer or the run's limit came first)."""
