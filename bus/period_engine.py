@@ -27,7 +27,8 @@ path. A delivered frame is a tuple for ``taps`` (the load meter, a log writer), 
 import heapq
 from collections import deque
 from collections.abc import Callable
-from functools import partial
+from functools import cache, partial
+from types import CellType, CodeType, FunctionType
 
 import can
 
@@ -59,18 +60,50 @@ def stuffed_length_of(can_id: int, data: bytes, lengths: dict[bytes, int]) -> in
     return bits
 
 
+def _ignore(can_id: int, data: bytes, now: int) -> None:
+    """A frame no other node accepts."""
+
+
+@cache
+def _fan_out_code(size: int) -> CodeType:
+    """The code of a fan-out to `size` handlers: straight-line calls of its free variables
+    (compiled once per size from our own source, nothing of the caller's in it)."""
+    names = ", ".join(f"h{k}" for k in range(size))
+    calls = "".join(f"        h{k}(can_id, data, now)\n" for k in range(size))
+    source = f"def bind({names}):\n    def fan_out(can_id, data, now):\n{calls}" \
+        "    return fan_out\n"
+    scope: dict[str, Callable[..., Handler]] = {}
+    exec(compile(source, "<LeanBus fan-out>", "exec"), scope)
+    return scope["bind"](*[None] * size).__code__
+
+
+def fan_out(handlers: list[Handler]) -> Handler:
+    """One function that calls `handlers` in order with a frame's arguments, ~20 % less per
+    delivery than a loop for 13 handlers: a loop's one call site calling 13 different handlers
+    stays generic, while here each handler has its own call site, which CPython 3.11
+    specialises (each fan-out a copy of the code, so its sites see only its handlers; a copy
+    costs ~0.4 us, a compile ~150 us).  A handler that raises stops the rest, as in a loop."""
+    if not handlers:
+        return _ignore
+    if len(handlers) == 1:
+        return handlers[0]
+    code = _fan_out_code(len(handlers)).replace()  # a new code object: its own inline caches
+    cells = {f"h{k}": CellType(handler) for k, handler in enumerate(handlers)}
+    return FunctionType(code, {}, "fan_out", None, tuple(cells[v] for v in code.co_freevars))
+
+
 class Fifo(deque[Queued]):
     """One ID's queued frames in queueing order, that ID's remembered stuffed lengths (a dict by
     payload, shared by all buses: cheaper per frame than a cache keyed by ID and payload) and,
-    per sender, the handlers its frames go to (None until first needed: a list index per frame,
-    cheaper than a dict keyed by ID and sender)."""
+    per sender, the ``fan_out`` of the handlers its frames go to (None until first needed: a
+    list index per frame, cheaper than a dict keyed by ID and sender)."""
 
     __slots__ = ("heard", "lengths")
 
     def __init__(self, can_id: int, nodes: int) -> None:
         super().__init__()
         self.lengths = _lengths.setdefault(can_id, {})
-        self.heard: list[list[Handler] | None] = [None] * nodes
+        self.heard: list[Handler | None] = [None] * nodes
 
 
 class LeanBus:
@@ -114,9 +147,10 @@ class LeanBus:
         """Queue a frame now (CanOperationError when the sender's queue is full); `bits`, its
         stuffed length if the caller knows it."""
         queued = self._queued
-        if queued[sender] >= TX_QUEUE:
+        count = queued[sender]
+        if count >= TX_QUEUE:
             raise can.CanOperationError(f"{self.names[sender]}: transmit queue full")
-        queued[sender] += 1
+        queued[sender] = count + 1
         try:
             fifo = self._fifo[can_id]
         except KeyError:  # the ID's first frame on this bus
@@ -144,13 +178,16 @@ class LeanBus:
                                      ARBITRATION)
 
     def listeners(self, can_id: int, sender: int) -> list[Handler]:
-        """The handlers of every other node for `can_id`, in attach order (cached in the ID's
-        FIFO, which a frame of that ID has created)."""
+        """The handlers of every other node for `can_id`, in attach order."""
+        return [h[can_id] for k, h in enumerate(self.handlers) if k != sender and can_id in h]
+
+    def receivers(self, can_id: int, sender: int) -> Handler:
+        """The listeners' ``fan_out`` (cached in the ID's FIFO, which a frame of that ID has
+        created, until a node attaches)."""
         heard = self._fifo[can_id].heard
         found = heard[sender]
         if found is None:
-            found = heard[sender] = [h[can_id] for k, h in enumerate(self.handlers)
-                                     if k != sender and can_id in h]
+            found = heard[sender] = fan_out(self.listeners(can_id, sender))
         return found
 
     def _stretch(self) -> None:
@@ -203,7 +240,7 @@ class LeanBus:
                     env.now = end
                 free = busy
                 try:  # the delivery, as _deliver (inline: the bus's hottest loop)
-                    queued[sender] -= 1
+                    queued[sender] = queued[sender] - 1
                     frames += 1
                     if charges:
                         for charge in charges:
@@ -211,11 +248,10 @@ class LeanBus:
                     if taps:
                         for tap in taps:
                             tap(start, end, busy, can_id, data, sender)
-                    heard = fifo.heard[sender]
-                    if heard is None:
-                        heard = self.listeners(can_id, sender)
-                    for handler in heard:
-                        handler(can_id, data, end)
+                    receivers = fifo.heard[sender]
+                    if receivers is None:
+                        receivers = self.receivers(can_id, sender)
+                    receivers(can_id, data, end)
                 finally:  # a frame of the same ID queued meanwhile went behind it: no heap change
                     fifo.popleft()
                     if not fifo:
@@ -241,8 +277,7 @@ class LeanBus:
             charge(start, busy, bits + fb.TRAILER_BITS + fb.IFS_BITS, True)  # has logged
         for tap in self.taps:  # every frame a node may have acted on
             tap(start, now, busy, can_id, data, sender)
-        for handler in self.listeners(can_id, sender):
-            handler(can_id, data, now)
+        self.receivers(can_id, sender)(can_id, data, now)
 
 
 def rx_message(can_id: int, data: bytes, now: int, channel: str) -> can.Message:
