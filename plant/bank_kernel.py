@@ -60,9 +60,11 @@ def _rates(prm):
     return (prm[p.KT] * prm[p.KT] / prm[p.R_A] + prm[p.B_VISC]) / j, prm[p.B_VISC] / j
 
 
-@register_jitable(inline='always')
+@numba.njit(inline='always')
 def _board(ram, rom, prm, state, istate, tables, n):
-    """n PWM periods of one board, as ``rig.run_periods`` without a trace."""
+    """n PWM periods of one board, as ``rig.run_periods`` without a trace (inlined by numba's
+    untyped inliner: the typed one deep-copies the typed IR of its pieces, ~30 s more of a cold
+    compile per kernel that inlines it)."""
     top = int(prm[p.PWM_TOP])
     n_adc = int(prm[p.ADC_PER_PWM])
     step = top // n_adc
@@ -220,18 +222,14 @@ def _board(ram, rom, prm, state, istate, tables, n):
         mag = abs(duty)
         if averaged or floating or mag == 0 or mag >= top:  # one piece: the whole period
             if top > 0:
+                kind, cs, rate, p_w = DRIVE, cs_pos if duty > 0 else cs_neg, rate_c, p_c
                 if averaged:
-                    st = piece(DRIVE, top, st, state_constants(
-                        v_supply * duty / top_f, True, kt, r, load, fc, jr_c), ks, rate_c,
-                        p_c, p_dt, p_rc, p_ram)
+                    cs = state_constants(v_supply * duty / top_f, True, kt, r, load, fc, jr_c)
                 elif floating:
-                    st = piece(OPEN, top, st, cs_open, ks, rate_o, p_o, p_dt, p_rc, p_ram)
+                    kind, cs, rate, p_w = OPEN, cs_open, rate_o, p_o
                 elif mag == 0:
-                    st = piece(BRAKE, top, st, cs_brake, ks, rate_c, p_c, p_dt, p_rc,
-                               p_ram)
-                else:
-                    st = piece(DRIVE, top, st, cs_pos if duty > 0 else cs_neg, ks, rate_c,
-                               p_c, p_dt, p_rc, p_ram)
+                    kind, cs = BRAKE, cs_brake
+                st = piece(kind, top, st, cs, ks, rate, p_w, p_dt, p_rc, p_ram)
         else:  # brake | open | drive | open | brake, each piece skipped when empty
             a = (top - mag) // 2 if centre else 0
             b = a + mag
