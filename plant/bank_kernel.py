@@ -33,7 +33,7 @@ Where it departs from the reference's code, and why that changes no result:
 
 What each pass gained, and what was tried and dropped (reusing segments while the duty repeats,
 boards in lockstep, SIMD lanes across boards, the interrupt on RAM, a 1 - decay table, tuple
-segments, reciprocals): docs/profile.md, "Board kernel, second pass" to "fifth pass".
+segments, reciprocals): docs/profile.md, "Board kernel, second pass" to "sixth pass".
 """
 
 import math
