@@ -1,11 +1,15 @@
 """The lean board kernel: ``rig.run_bank`` rewritten for speed, bit for bit the same results.
 
 Per call and board, every parameter the period loop reads is loaded once into a local (the
-plant's constants, the friction end speeds of each bridge state, the table rows); the plant's
-state, the firmware's ROM constants and the RAM words of its PWM interrupt live in locals and
-are written back at the end (the interrupt is ``board.pwm_isr`` transcribed onto them); the
-motor and the RC filter walk the period's segments in one pass (they are independent: the
-filter only reads the segments' sensed currents), sampling the ADC at its instants.  Every
+plant's constants, the friction end speeds of each bridge state, the table rows as pointers);
+the plant's state, the firmware's ROM constants and the RAM words of its PWM interrupt live in
+locals and are written back at the end (the interrupt is ``board.pwm_isr`` transcribed onto
+them); the motor and the RC filter walk the period's segments in one pass (they are
+independent: the filter only reads the segments' sensed currents), sampling the ADC at its
+instants.  The segments are ``hbridge.segments``' written out in straight-line code (brake,
+open, drive, open, brake, each skipped when empty; one piece for a floating bridge, zero or
+full duty and the averaged plant), each a copy of ``lean_segment.piece`` with its bridge state
+a constant: no segment arrays, no branch on the state.  Every
 floating-point expression is the reference's (``rig.run_periods``), in the same order, so
 results are identical word for word; tests/plant/test_lean_kernel*.py check it.
 
@@ -29,7 +33,7 @@ Where it departs from the reference's code, and why that changes no result:
 
 What each pass gained, and what was tried and dropped (reusing segments while the duty repeats,
 boards in lockstep, SIMD lanes across boards, the interrupt on RAM, a 1 - decay table, tuple
-segments, reciprocals): docs/profile.md, "Board kernel, second pass" to "fifth pass".
+segments, reciprocals): docs/profile.md, "Board kernel, second pass" to "sixth pass".
 """
 
 import math
@@ -40,58 +44,13 @@ from numba.extending import register_jitable
 
 from servobus.firmware import int32 as i32
 from servobus.firmware import memory as m
-from servobus.plant import hbridge as hb
 from servobus.plant import layout as p
 from servobus.plant.kernel_cache import cached_njit
+from servobus.plant.lean_segment import BRAKE, DRIVE, OPEN, adc_push, data, piece, state_constants
 from servobus.plant.rig import N_TF, N_TI, run_bank_fast
 from servobus.plant.sensors import POT_CODES, TWO_PI
 
 _TRACE_I, _TRACE_F = np.empty((1, N_TI), dtype=np.int64), np.empty((1, N_TF))
-
-
-@register_jitable
-def _u(index):
-    """An index known to be >= 0 as unsigned: numba then skips its negative-index wraparound."""
-    return np.uint64(index)
-
-
-@register_jitable
-def _adc_push(ram, head, total, vc, zero, cpa, off_after, max_code):
-    """One ADC conversion of the filtered signal into the decimator (locals head, total)."""
-    amps_seen = vc + off_after
-    code = int(zero + amps_seen * cpa + 0.5)  # floor, as clamped (module docstring)
-    if code < 0:
-        code = 0
-    elif code > max_code:
-        code = max_code
-    oldest = ram[_u(m.MA_BUF0 + head)]
-    total = i32.add(i32.sub(total, oldest), code)
-    ram[_u(m.MA_BUF0 + head)] = code
-    head += 1  # head stays in [0, MA_LEN): i32.add's wrap is the identity
-    if head == m.MA_LEN:
-        head = 0
-    return head, total
-
-
-# the per-bridge-state constants: one row of ROW values per segment state, flat
-V, V_OVER_R, NET, STUCK, W_FWD, W_BACK = range(6)
-ROW = 8
-
-
-@register_jitable
-def _state_constants(consts, seg, v, kt, r, load, fc, jr):
-    """motor.advance's terms that depend on the bridge state only: the voltage, the current at
-    rest, the net torque, whether friction holds the shaft at rest, and the end speeds with the
-    friction of forward (W_FWD) and backward (W_BACK) motion; open: no current (v = 0)."""
-    conducting = seg != hb.OPEN
-    row = seg * ROW
-    net = (kt * v / r if conducting else 0.0) - load
-    consts[row + V] = v
-    consts[row + V_OVER_R] = v / r if conducting else 0.0
-    consts[row + NET] = net
-    consts[row + STUCK] = 1.0 if abs(net) <= fc else 0.0
-    consts[row + W_FWD] = (net - fc) / jr
-    consts[row + W_BACK] = (net - -fc) / jr
 
 
 @register_jitable(inline='always')
@@ -101,9 +60,11 @@ def _rates(prm):
     return (prm[p.KT] * prm[p.KT] / prm[p.R_A] + prm[p.B_VISC]) / j, prm[p.B_VISC] / j
 
 
-@register_jitable(inline='always')
-def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
-    """n PWM periods of one board, as ``rig.run_periods`` without a trace."""
+@numba.njit(inline='always')
+def _board(ram, rom, prm, state, istate, tables, n):
+    """n PWM periods of one board, as ``rig.run_periods`` without a trace (inlined by numba's
+    untyped inliner: the typed one deep-copies the typed IR of its pieces, ~30 s more of a cold
+    compile per kernel that inlines it)."""
     top = int(prm[p.PWM_TOP])
     n_adc = int(prm[p.ADC_PER_PWM])
     step = top // n_adc
@@ -140,14 +101,17 @@ def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
     rate_c, rate_o = _rates(prm)
     jr_c = j * rate_c
     jr_o = j * rate_o
-    _state_constants(consts, hb.DRIVE_POS, v_supply, kt, r, load, fc, jr_c)
-    _state_constants(consts, hb.DRIVE_NEG, -v_supply, kt, r, load, fc, jr_c)
-    _state_constants(consts, hb.BRAKE, 0.0, kt, r, load, fc, jr_c)
-    _state_constants(consts, hb.OPEN, 0.0, kt, r, load, fc, jr_o)
-    tab_rc = tables[p.TAB_RC]
-    tab_c = tables[p.TAB_CONDUCTING]
-    tab_o = tables[p.TAB_OPEN]
-    tab_dt = tables[p.TAB_DT]
+    cs_pos = state_constants(v_supply, True, kt, r, load, fc, jr_c)
+    cs_neg = state_constants(-v_supply, True, kt, r, load, fc, jr_c)
+    cs_brake = state_constants(0.0, True, kt, r, load, fc, jr_c)
+    cs_open = state_constants(0.0, False, kt, r, load, fc, jr_o)
+    x_idle = max(0.0 + off_before, 0.0)  # the sensed signal of a brake or open piece, unipolar
+    ks = (locked, bipolar, x_idle, off_before, kt, r, n_adc, step, zero, cpa, off_after,
+          max_code)
+    # the tables and the RAM as pointers for the pieces (lean_segment.data)
+    p_rc, p_c, p_o = data(tables[p.TAB_RC]), data(tables[p.TAB_CONDUCTING]), \
+        data(tables[p.TAB_OPEN])
+    p_dt, p_ram = data(tables[p.TAB_DT]), data(ram)
     omega = state[p.OMEGA]
     theta = state[p.THETA]
     vc = state[p.VC]
@@ -177,7 +141,7 @@ def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
         duty = pwm_shadow
         floating = bridge_shadow == m.BRIDGE_FLOAT
         if first:
-            head, total = _adc_push(ram, head, total, vc, zero, cpa, off_after, max_code)
+            head, total = adc_push(ram, head, total, vc, zero, cpa, off_after, max_code)
         # sensors at kT (pot with its noise, encoder, index, thermometer)
         ideal = POT_CODES / 2 + theta * pot_lsb
         u = min(max(ideal / (POT_CODES - 1), 0.0), 1.0)
@@ -251,71 +215,39 @@ def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
                     p_sum = 0
                     p_count = 0
                     pwm_shadow = i32.clamp(u_p, i32.sub(0, u_max), u_max)
-        n_seg = hb.segments(duty, floating, top, dead, centre, averaged, ends, states)
-        i_sum = 0.0
-        i2_sum = 0.0
-        start = 0
-        t = 0
-        adc_j = 1  # the next ADC instant in this period, at target = adc_j * step
-        target = step
         if not first:  # the sample at kT follows the controller
-            head, total = _adc_push(ram, head, total, vc, zero, cpa, off_after, max_code)
-        if averaged:  # one AVERAGED segment at the duty's voltage: this period's constants
-            _state_constants(consts, hb.AVERAGED, v_supply * duty / top_f, kt, r, load, fc,
-                             jr_c)
-        for s in range(n_seg):
-            end = ends[_u(s)]
-            seg = states[_u(s)]
-            counts = end - start
-            conducting = seg != hb.OPEN
-            row = seg * ROW
-            v = consts[_u(row + V)]
-            w0 = omega
-            at_rest = not (w0 > 0.0 or w0 < 0.0)
-            if locked or (at_rest and consts[_u(row + STUCK)] != 0.0):
-                i = consts[_u(row + V_OVER_R)]
-            else:
-                if w0 > 0.0 or (at_rest and consts[_u(row + NET)] > 0.0):
-                    w_end, w_turn = consts[_u(row + W_FWD)], consts[_u(row + W_BACK)]
-                else:
-                    w_end, w_turn = consts[_u(row + W_BACK)], consts[_u(row + W_FWD)]
-                if conducting:
-                    rate = rate_c
-                    decay = tab_c[_u(counts)]
-                else:
-                    rate = rate_o
-                    decay = tab_o[_u(counts)]
-                dt = tab_dt[_u(counts)]
-                w1 = w_end + (w0 - w_end) * decay
-                dtheta = w_end * dt + (w0 - w_end) * (1.0 - decay) / rate
-                if w0 != 0.0 and (w1 > 0.0) != (w0 > 0.0):
-                    if consts[_u(row + STUCK)] != 0.0:
-                        w1 = 0.0
-                    else:  # the shaft turns over: the friction of the new direction
-                        w_end = w_turn
-                        w1 = w_end + (w0 - w_end) * decay
-                        dtheta = w_end * dt + (w0 - w_end) * (1.0 - decay) / rate
-                omega = w1
-                theta += dtheta
-                i = (v - kt * dtheta / dt) / r if conducting else 0.0
-            if bipolar:
-                x = i
-            else:
-                shunt = 0.0 if seg == hb.BRAKE or seg == hb.OPEN else abs(i)
-                x = max(shunt + off_before, 0.0)
-            i_sum += i * counts
-            i2_sum += i * i * counts
-            while adc_j < n_adc and target <= end:  # the filter to each ADC instant
-                if t < target:
-                    vc = x + (vc - x) * tab_rc[_u(target - t)]
-                    t = target
-                head, total = _adc_push(ram, head, total, vc, zero, cpa, off_after, max_code)
-                adc_j += 1
-                target += step
-            if t < end:
-                vc = x + (vc - x) * tab_rc[_u(end - t)]
-                t = end
-            start = end
+            head, total = adc_push(ram, head, total, vc, zero, cpa, off_after, max_code)
+        # the locals a piece updates; the RC filter's next ADC instant: target = adc_j * step
+        st = (omega, theta, vc, 0, head, total, 1, step, 0.0, 0.0, 0)
+        mag = abs(duty)
+        if averaged or floating or mag == 0 or mag >= top:  # one piece: the whole period
+            if top > 0:
+                kind, cs, rate, p_w = DRIVE, cs_pos if duty > 0 else cs_neg, rate_c, p_c
+                if averaged:
+                    cs = state_constants(v_supply * duty / top_f, True, kt, r, load, fc, jr_c)
+                elif floating:
+                    kind, cs, rate, p_w = OPEN, cs_open, rate_o, p_o
+                elif mag == 0:
+                    kind, cs = BRAKE, cs_brake
+                st = piece(kind, top, st, cs, ks, rate, p_w, p_dt, p_rc, p_ram)
+        else:  # brake | open | drive | open | brake, each piece skipped when empty
+            a = (top - mag) // 2 if centre else 0
+            b = a + mag
+            if a > 0:
+                st = piece(BRAKE, a, st, cs_brake, ks, rate_c, p_c, p_dt, p_rc, p_ram)
+            if b > a + dead:
+                if a + dead > st[10]:
+                    st = piece(OPEN, a + dead, st, cs_open, ks, rate_o, p_o, p_dt, p_rc,
+                               p_ram)
+                if b > st[10]:
+                    st = piece(DRIVE, b, st, cs_pos if duty > 0 else cs_neg, ks, rate_c,
+                               p_c, p_dt, p_rc, p_ram)
+            e = min(b + dead, top)
+            if e > st[10]:
+                st = piece(OPEN, e, st, cs_open, ks, rate_o, p_o, p_dt, p_rc, p_ram)
+            if top > st[10]:
+                st = piece(BRAKE, top, st, cs_brake, ks, rate_c, p_c, p_dt, p_rc, p_ram)
+        omega, theta, vc, _, head, total, _, _, i_sum, i2_sum, _ = st
         heat = i2_sum / top * bridge
         loss = (temp - ambient) / thermal_r
         temp += dt_period * (heat - loss) / thermal_c
@@ -342,10 +274,9 @@ def _board(ram, rom, prm, state, istate, tables, n, ends, states, consts):
 
 @register_jitable
 def new_scratch():
-    """The period loop's scratch rows: a period's segment ends and states, per-state constants
-    (allocated once per call of a caller that advances the bank many times, e.g. the engine)."""
-    return (np.empty(hb.MAX_SEGMENTS, dtype=np.int64), np.empty(hb.MAX_SEGMENTS, dtype=np.int64),
-            np.empty(ROW * hb.MAX_SEGMENTS))
+    """No scratch: a period's pieces live in locals (``lean_segment``); the empty tuple is what
+    the callers that allocate scratch once per call (the engine, ``board_drive``) pass on."""
+    return ()
 
 
 @register_jitable(inline='always')
@@ -372,24 +303,22 @@ def _reference_bank(rams, roms, params, states, istates, tables, counts):
 
 
 @register_jitable(error_model='numpy')
-def _lean_bank(rams, roms, params, states, istates, tables, counts, scratch):
+def _lean_bank(rams, roms, params, states, istates, tables, counts):
     """The boards' periods under numpy's error model, inherited by all it calls and inlines."""
-    ends, seg_states, consts = scratch
     for b in range(rams.shape[0]):
         if counts[b] > 0:
-            _board(rams[b], roms[b], params[b], states[b], istates[b], tables[b], counts[b],
-                   ends, seg_states, consts)
+            _board(rams[b], roms[b], params[b], states[b], istates[b], tables[b], counts[b])
 
 
 @register_jitable
 def run_bank_scratch(rams, roms, params, states, istates, tables, counts, scratch):
-    """``run_bank_lean`` on scratch rows from ``new_scratch`` (every row read is written first);
-    on the reference kernel if a board to advance has a zero divisor."""
+    """``run_bank_lean`` (``scratch``: ``new_scratch``'s, no rows); on the reference kernel if
+    a board to advance has a zero divisor."""
     for b in range(rams.shape[0]):
         if counts[b] > 0 and not divisors_nonzero(params[b], roms[b], tables[b]):
             _reference_bank(rams, roms, params, states, istates, tables, counts)
             return
-    _lean_bank(rams, roms, params, states, istates, tables, counts, scratch)
+    _lean_bank(rams, roms, params, states, istates, tables, counts)
 
 
 @register_jitable
