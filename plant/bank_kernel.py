@@ -272,13 +272,6 @@ def _board(ram, rom, prm, state, istate, tables, n):
     ram[m.OC_COUNT], ram[m.STATUS], ram[m.TEMP_RAW] = oc_count, status, temp_raw
 
 
-@register_jitable
-def new_scratch():
-    """No scratch: a period's pieces live in locals (``lean_segment``); the empty tuple is what
-    the callers that allocate scratch once per call (the engine, ``board_drive``) pass on."""
-    return ()
-
-
 @register_jitable(inline='always')
 def divisors_nonzero(prm, rom, tables):
     """Whether no divisor ``_board`` can meet is 0 (the module docstring lists them): then the
@@ -311,9 +304,9 @@ def _lean_bank(rams, roms, params, states, istates, tables, counts):
 
 
 @register_jitable
-def run_bank_scratch(rams, roms, params, states, istates, tables, counts, scratch):
-    """``run_bank_lean`` (``scratch``: ``new_scratch``'s, no rows); on the reference kernel if
-    a board to advance has a zero divisor."""
+def run_bank_checked(rams, roms, params, states, istates, tables, counts):
+    """``run_bank_lean`` without the traces: the lean kernel, or the reference kernel if a board
+    to advance has a zero divisor."""
     for b in range(rams.shape[0]):
         if counts[b] > 0 and not divisors_nonzero(params[b], roms[b], tables[b]):
             _reference_bank(rams, roms, params, states, istates, tables, counts)
@@ -325,7 +318,7 @@ def run_bank_scratch(rams, roms, params, states, istates, tables, counts, scratc
 def run_bank_lean(rams, roms, params, states, istates, tables, counts, trace_i, trace_f):
     """Advance each board b of a bank by counts[b] PWM periods (``rig.run_bank``'s signature
     and results; the traces are not written, as there)."""
-    run_bank_scratch(rams, roms, params, states, istates, tables, counts, new_scratch())
+    run_bank_checked(rams, roms, params, states, istates, tables, counts)
 
 
 run_bank_lean_fast = cached_njit(run_bank_lean)

@@ -4,22 +4,21 @@ Per CAN tick t the Python path (``BoardRig.command_current`` then ``BoardRig.run
 record=False)``) runs ``board.can_actuation`` with the tick's Q12 reference, ``board.can_tick``,
 then the board's PWM periods of that tick.  ``drive_lean`` does the same for every board of a
 bank (rows of the 2-D arrays, reference ``refs[t, b]``) on the lean kernel
-(``bank_kernel.run_bank_scratch``, which falls back to the reference kernel for a board with
+(``bank_kernel.run_bank_checked``, which falls back to the reference kernel for a board with
 a zero divisor), every tick in ONE numba call: numba's dispatch (~2 us per call, ~25 ns of
 each of a tick's 80 periods) and the interpreted handlers are paid once per call, not per tick.
 ``drive_today`` is the same loop on the issue-time kernel (``rig.run_bank``), for the benchmark
-only (its fair comparison: both kernels measured the same way).  The lean kernel
-is inlined (``run_bank_scratch``, one scratch for all ticks): calling ``run_bank_lean_fast``
-instead would link its cached code (a cold compile of ~2 s instead of ~19) but ran 4-5 %
-slower per period (minimums, one process, alternating).  Results are the
-Python path's bit for bit (tests/plant/test_board_drive.py).
+only (its fair comparison: both kernels measured the same way).  The lean kernel is inlined
+(``run_bank_checked``): calling ``run_bank_lean_fast`` instead would link its cached code (a
+cold compile of ~2 s instead of ~19) but ran 4-5 % slower per period (minimums, one process,
+alternating).  Results are the Python path's bit for bit (tests/plant/test_board_drive.py).
 """
 
 import numpy as np
 from numba.extending import register_jitable
 
 from servobus.firmware import board
-from servobus.plant.bank_kernel import new_scratch, run_bank_scratch
+from servobus.plant.bank_kernel import run_bank_checked
 from servobus.plant.kernel_cache import cached_njit
 from servobus.plant.rig import N_TF, N_TI, run_bank_fast
 
@@ -37,10 +36,9 @@ def drive_lean_bank(rams, roms, params, states, istates, tables, refs, periods_p
     """refs.shape[0] ticks: each tick's handlers, then periods_per_tick periods of every board
     on the lean kernel."""
     counts = np.full(rams.shape[0], periods_per_tick, dtype=np.int64)
-    scratch = new_scratch()
     for t in range(refs.shape[0]):
         _handlers(rams, roms, refs, t)
-        run_bank_scratch(rams, roms, params, states, istates, tables, counts, scratch)
+        run_bank_checked(rams, roms, params, states, istates, tables, counts)
 
 
 @register_jitable

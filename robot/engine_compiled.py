@@ -8,8 +8,8 @@ order the DBC's IDs give), and at each end of frame the receivers do what their 
     T_i          the boards' STATUS timers (every 100 ms, on a tick: STATUS_j queued with the
                  payload encoded from RAM then: mode, fault bits, watchdog; an error-active
                  controller-less bus: 0, 0, 0), then the time trigger's: TICK (seq = k mod 256)
-    TICK         the bank advanced to its end (``run_bank_scratch``: the lean kernel on the
-                 call's scratch rows, the reference kernel if a board has a zero divisor),
+    TICK         the bank advanced to its end (``run_bank_checked``: the lean kernel, the
+                 reference kernel if a board has a zero divisor),
                  every board's ``can_tick``,
                  12 MEAS queued then (in board order; MEAS6_j: the supply's raw value and the
                  current PI_MEAS / counts per A clipped to -8..7.99 A, as
@@ -40,7 +40,7 @@ from numba.extending import register_jitable
 from servobus.firmware import board
 from servobus.firmware import memory as m
 from servobus.host.host_step import pid_reset, pid_step, trajectory_position
-from servobus.plant.bank_kernel import new_scratch, run_bank_scratch
+from servobus.plant.bank_kernel import run_bank_checked
 from servobus.plant.board_bank import due_counts
 from servobus.plant.board_node import STATUS_PERIOD_NS
 from servobus.plant.kernel_cache import cached_njit
@@ -78,11 +78,10 @@ def _status_payload(ram, out):
 
 
 @register_jitable
-def _advance_bank(t, rams, roms, params, states, istates, tables, phase, done, pwm_ns, counts,
-                  scratch):
+def _advance_bank(t, rams, roms, params, states, istates, tables, phase, done, pwm_ns, counts):
     """``BoardBank.advance_to(t)``: every board through its PWM periods that start before t."""
     if due_counts(phase, done, t, pwm_ns, counts):
-        run_bank_scratch(rams, roms, params, states, istates, tables, counts, scratch)
+        run_bank_checked(rams, roms, params, states, istates, tables, counts)
         for b in range(rams.shape[0]):
             done[b] += counts[b]
 
@@ -166,7 +165,6 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, table, bus, meas_dlc, supply_raw, c
     groups = joints // 4
     k_act, k_status = 1 + joints, 1 + joints + groups  # message indices (table's columns)
     counts = np.zeros(joints, dtype=np.int64)
-    scratch = new_scratch()
     queue = new_queue(table.shape[1])  # TICK, 12 MEAS, 3 ACTUATION, 12 STATUS
     payload = np.zeros((table.shape[1], 8), dtype=np.uint8)
     act_raw = np.zeros((groups, 4), dtype=np.int64)
@@ -195,7 +193,7 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, table, bus, meas_dlc, supply_raw, c
             if k == 0:  # TICK: the boards to its end, their tick handlers and MEAS; the host
                 periods[i, P_TICK_END] = end
                 _advance_bank(end, rams, roms, params, states, istates, tables, phase, done,
-                              pwm_ns, counts, scratch)
+                              pwm_ns, counts)
                 for b in range(joints):
                     board.can_tick(rams[b], roms[b])
                 wall = end / 1e9
