@@ -29,6 +29,7 @@ from collections import deque
 from collections.abc import Callable
 from functools import cache, partial
 from types import CellType, CodeType, FunctionType
+from typing import Any
 
 import can
 
@@ -72,7 +73,7 @@ def _fan_out_code(size: int) -> CodeType:
     calls = "".join(f"        h{k}(can_id, data, now)\n" for k in range(size))
     source = f"def bind({names}):\n    def fan_out(can_id, data, now):\n{calls}" \
         "    return fan_out\n"
-    scope: dict[str, Callable[..., Handler]] = {}
+    scope: dict[str, Any] = {}
     exec(compile(source, "<LeanBus fan-out>", "exec"), scope)
     return scope["bind"](*[None] * size).__code__
 
@@ -128,7 +129,7 @@ class LeanBus:
         self.frames = 0
         self._pool: list[int] = []  # a heap of the IDs whose FIFO is not empty
         self._fifo: dict[int, Fifo] = {}  # per ID, its frames in queueing order
-        self._queued = [0]
+        self._queued: list[int] = []  # per node, its frames queued and not yet delivered
         self._arbitration: Handle | None = None
         self._busy = False  # inside a stretch: its own loop picks up frames queued meanwhile
 
@@ -138,7 +139,7 @@ class LeanBus:
             raise ValueError(f"a node named {name!r} is already on the bus")
         self.names.append(name)
         self.handlers.append(handlers)
-        self._queued = [0] * len(self.names)
+        self._queued.append(0)  # the counts of frames already queued stay
         for fifo in self._fifo.values():  # who hears whom has changed
             fifo.heard = [None] * len(self.names)
         return len(self.names) - 1
@@ -177,17 +178,14 @@ class LeanBus:
                                      max(at, self.free_at, self.env.now), self._stretch,
                                      ARBITRATION)
 
-    def listeners(self, can_id: int, sender: int) -> list[Handler]:
-        """The handlers of every other node for `can_id`, in attach order."""
-        return [h[can_id] for k, h in enumerate(self.handlers) if k != sender and can_id in h]
-
     def receivers(self, can_id: int, sender: int) -> Handler:
-        """The listeners' ``fan_out`` (cached in the ID's FIFO, which a frame of that ID has
-        created, until a node attaches)."""
+        """The ``fan_out`` of every other node's handler for `can_id`, in attach order (cached
+        in the ID's FIFO, which a frame of that ID has created, until a node attaches)."""
         heard = self._fifo[can_id].heard
         found = heard[sender]
         if found is None:
-            found = heard[sender] = fan_out(self.listeners(can_id, sender))
+            found = heard[sender] = fan_out([h[can_id] for k, h in enumerate(self.handlers)
+                                             if k != sender and can_id in h])
         return found
 
     def _stretch(self) -> None:

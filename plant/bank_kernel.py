@@ -8,8 +8,9 @@ them); the motor and the RC filter walk the period's segments in one pass (they 
 independent: the filter only reads the segments' sensed currents), sampling the ADC at its
 instants.  The segments are ``hbridge.segments``' written out in straight-line code (brake,
 open, drive, open, brake, each skipped when empty; one piece for a floating bridge, zero or
-full duty and the averaged plant), each a copy of ``lean_segment.piece`` with its bridge state
-a constant: no segment arrays, no branch on the state.  Every
+full duty and the averaged plant), each a copy of ``lean_segment.piece``: no segment arrays;
+in the switching pieces the bridge state is a constant, so no branch on it (the one-piece call
+picks its state at run time).  Every
 floating-point expression is the reference's (``rig.run_periods``), in the same order, so
 results are identical word for word; tests/plant/test_lean_kernel*.py check it.
 

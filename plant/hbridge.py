@@ -36,8 +36,9 @@ def _append(ends, states, n: int, end: int, state: int) -> int:
 @register_jitable
 def segments(duty: int, floating: bool, top: int, dead: int, centre: bool, averaged: bool,
              ends, states) -> int:
-    """``build_segments`` on the parameters as scalars (the lean kernel hoists them out of its
-    period loop): fill ends/states, return the count."""
+    """``build_segments`` on the parameters as scalars: fill ends/states, return the count.
+    ``bank_kernel._board`` writes this layout out in straight-line code: a change here is a
+    change there (tests/plant/test_lean_kernel_unrolled.py compares the two)."""
     if averaged:
         return _append(ends, states, 0, top, AVERAGED)
     if floating:

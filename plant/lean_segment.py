@@ -2,8 +2,10 @@
 
 ``bank_kernel._board`` walks a period's pieces in straight-line code (brake, open, drive, open,
 brake, each skipped when empty, as ``hbridge.segments`` builds them) and inlines ``piece`` at
-each: the piece's kind is a constant there, so the compiler folds whether the bridge conducts,
-whether the shunt senses it, and which per-state constants (locals, not an array) apply.  The
+each: in those the piece's kind is a constant, so the compiler folds whether the bridge
+conducts, whether the shunt senses it, and which per-state constants (locals, not an array)
+apply (a period of one piece, floating, at zero or full duty or averaged, picks them at run
+time).  The
 arithmetic is the reference's (``motor.advance``, ``frontend.sensed_current``, the RC filter
 to each ADC instant), in the same order.  ``piece`` is inlined by numba's untyped inliner
 (``njit(inline='always')``): the typed one (``register_jitable(inline='always')``) gives the
@@ -15,6 +17,7 @@ from typing import Any
 import numba
 import numpy as np
 from numba import types
+from numba.core.errors import TypingError
 from numba.extending import intrinsic, register_jitable
 
 from servobus.firmware import int32 as i32
@@ -29,7 +32,7 @@ def _data(typingctx, arr):
     pointers, which numba does not reference-count (arrays passed into each of a period's
     inlined pieces cost an increment and a decrement of their counts per piece)."""
     if not isinstance(arr, types.Array) or arr.layout != "C":
-        return None
+        raise TypingError(f"lean_segment.data needs a C-contiguous array, got {arr}")
 
     def codegen(context, builder, signature, args):
         return context.make_array(arr)(context, builder, args[0]).data

@@ -3,9 +3,10 @@ in attach order, with the frame's arguments (also past 10 handlers, where its ge
 sort differently from their order), stops at a handler that raises, is rebuilt when a node
 attaches; the stretch's free instant and frame count reach the bus also when a handler raised."""
 
+import can
 import pytest
 
-from servobus.bus.period_engine import LeanBus, fan_out
+from servobus.bus.period_engine import TX_QUEUE, LeanBus, fan_out
 from servobus.bus.scheduler import Environment
 from tests.bus.canutils_oracle import cfl_exact
 
@@ -78,3 +79,23 @@ def test_a_raising_handler_leaves_the_wire_busy_until_its_frame_s_free_instant()
     assert bus.free_at == spans[-1][2] == second_end + 3_000
     env.run()
     assert bus.frames == 3 and spans[-1][0] == second_end + 3_000
+
+
+def test_a_node_attached_while_frames_wait_keeps_their_queue_counts() -> None:
+    """Attaching a node leaves the others' transmit queue counts as they are: the frames already
+    queued are still counted until delivered, so TX_QUEUE still bounds each queue."""
+    env = Environment()
+    bus = LeanBus(env)
+    bus.attach("A", {})
+    bus.attach("B", {0x10: lambda c, d, now: None})
+    bus.send(0, 0x10, b"one")
+    bus.send(0, 0x10, b"two")
+    bus.attach("C", {})
+    assert bus._queued == [2, 0, 0]
+    env.run()
+    assert bus._queued == [0, 0, 0] and bus.frames == 2
+    for k in range(TX_QUEUE):
+        bus.send(0, 0x10, bytes([k]))
+    bus.attach("D", {})
+    with pytest.raises(can.CanOperationError, match="transmit queue full"):
+        bus.send(0, 0x10, b"over")

@@ -1,6 +1,6 @@
-"""The lean kernel's bank: boards share its scratch arrays but not their results (a bank of mixed
-plants equals each board advanced alone, in any order), and the bitwise comparison the
-identity tests rely on does see a one-ulp change in one board's arithmetic."""
+"""The lean kernel's bank: boards share a call but not their results (a bank of mixed plants
+equals each board advanced alone, in any order), and the bitwise comparison the identity tests
+rely on does see a one-ulp change in one board's arithmetic."""
 
 import numpy as np
 from hypothesis import given, settings
@@ -13,8 +13,8 @@ from servobus.plant.build import PlantOptions
 from servobus.plant.rig import N_TF, N_TI, BoardRig, run_bank_fast
 
 TRACE = (np.zeros((1, N_TI), dtype=np.int64), np.zeros((1, N_TF)))
-# averaged and switching plants side by side: the averaged one rewrites the scratch's
-# AVERAGED row every period, the switching ones never read it
+# averaged and switching plants side by side: the averaged one computes its piece's constants
+# every period, the switching ones once per call
 KINDS = [PlantOptions(plant="averaged", seed=1), PlantOptions(seed=2),
          PlantOptions(plant="averaged", pwm="centre", seed=3),
          PlantOptions(rotor="locked", sensing="winding-bipolar", seed=4),

@@ -28,12 +28,16 @@ OPTIONS = st.builds(
 # the dead time in PCLK counts: none, short, the default's order, about half or all of the period
 DEAD = st.sampled_from([0, 1, 60, 1499, 2999, 3000, 4000])
 # a duty relative to the period's top and the dead time (the pieces' boundaries), or anywhere
-EDGE = st.sampled_from(["0", "1", "2", "dead-1", "dead", "dead+1", "top-dead-1", "top-dead",
-                        "top-1", "top", "top+1"])
+EDGES = {"0": lambda top, dead: 0, "1": lambda top, dead: 1, "2": lambda top, dead: 2,
+         "dead-1": lambda top, dead: dead - 1, "dead": lambda top, dead: dead,
+         "dead+1": lambda top, dead: dead + 1, "top-dead-1": lambda top, dead: top - dead - 1,
+         "top-dead": lambda top, dead: top - dead, "top-1": lambda top, dead: top - 1,
+         "top": lambda top, dead: top, "top+1": lambda top, dead: top + 1}
+EDGE = st.sampled_from(sorted(EDGES))
 DUTY = st.one_of(st.tuples(st.just("at"), EDGE), st.tuples(st.just("any"),
                                                             st.integers(0, 3100)))
 # per call and board: a duty with its sign, or the bridge floating, and the periods to run
-STEP = st.tuples(DUTY, st.sampled_from([1, -1]), st.booleans().map(lambda f: not f or None),
+STEP = st.tuples(DUTY, st.sampled_from([1, -1]), st.booleans(),
                  st.sampled_from([0, 1, 2, 7, 80, 81]))
 
 
@@ -42,7 +46,7 @@ def _duty(duty: tuple[str, object], sign: int, top: int, dead: int) -> int:
     kind, value = duty
     if kind == "any":
         return sign * int(value)  # type: ignore[call-overload]
-    return sign * max(0, eval(str(value), {"top": top, "dead": dead}))
+    return sign * max(0, EDGES[str(value)](top, dead))
 
 
 def _stack(rigs: list[BoardRig]) -> list[np.ndarray]:
