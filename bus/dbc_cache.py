@@ -37,15 +37,15 @@ def load_dbc(path: Path) -> object:
     """``cantools.database.load_file(path, strict=True)``, from the kept parse when its key is
     this file's; cantools' errors come from the parse as before."""
     cached = cache_file(path)
-    key = _key(path.read_bytes()) if cached is not None else ""
-    if cached is not None:
-        with suppress(Exception), cached.open("rb") as file:
-            kept_key, db = pickle.load(file)
-            if kept_key == key:
-                return db
+    if cached is None:
+        return cantools.database.load_file(str(path), strict=True)
+    key = _key(path.read_bytes())
+    with suppress(Exception), cached.open("rb") as file:
+        kept_key, db = pickle.load(file)
+        if kept_key == key:
+            return db
     db = cantools.database.load_file(str(path), strict=True)
-    if cached is not None:
-        _keep(cached, key, db)
+    _keep(cached, key, db)
     return db
 
 

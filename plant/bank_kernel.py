@@ -47,7 +47,16 @@ from servobus.firmware import int32 as i32
 from servobus.firmware import memory as m
 from servobus.plant import layout as p
 from servobus.plant.kernel_cache import cached_njit
-from servobus.plant.lean_segment import BRAKE, DRIVE, OPEN, adc_push, data, piece, state_constants
+from servobus.plant.lean_segment import (
+    BRAKE,
+    DRIVE,
+    OPEN,
+    START,
+    adc_push,
+    data,
+    piece,
+    state_constants,
+)
 from servobus.plant.rig import N_TF, N_TI, run_bank_fast
 from servobus.plant.sensors import POT_CODES, TWO_PI
 
@@ -219,7 +228,7 @@ def _board(ram, rom, prm, state, istate, tables, n):
         if not first:  # the sample at kT follows the controller
             head, total = adc_push(ram, head, total, vc, zero, cpa, off_after, max_code)
         # the locals a piece updates; the RC filter's next ADC instant: target = adc_j * step
-        st = (omega, theta, vc, 0, head, total, 1, step, 0.0, 0.0, 0)
+        st = (omega, theta, vc, head, total, 1, step, 0.0, 0.0, 0)
         mag = abs(duty)
         if averaged or floating or mag == 0 or mag >= top:  # one piece: the whole period
             if top > 0:
@@ -237,18 +246,18 @@ def _board(ram, rom, prm, state, istate, tables, n):
             if a > 0:
                 st = piece(BRAKE, a, st, cs_brake, ks, rate_c, p_c, p_dt, p_rc, p_ram)
             if b > a + dead:
-                if a + dead > st[10]:
+                if a + dead > st[START]:
                     st = piece(OPEN, a + dead, st, cs_open, ks, rate_o, p_o, p_dt, p_rc,
                                p_ram)
-                if b > st[10]:
+                if b > st[START]:
                     st = piece(DRIVE, b, st, cs_pos if duty > 0 else cs_neg, ks, rate_c,
                                p_c, p_dt, p_rc, p_ram)
             e = min(b + dead, top)
-            if e > st[10]:
+            if e > st[START]:
                 st = piece(OPEN, e, st, cs_open, ks, rate_o, p_o, p_dt, p_rc, p_ram)
-            if top > st[10]:
+            if top > st[START]:
                 st = piece(BRAKE, top, st, cs_brake, ks, rate_c, p_c, p_dt, p_rc, p_ram)
-        omega, theta, vc, _, head, total, _, _, i_sum, i2_sum, _ = st
+        omega, theta, vc, head, total, _, _, i_sum, i2_sum, _ = st
         heat = i2_sum / top * bridge
         loss = (temp - ambient) / thermal_r
         temp += dt_period * (heat - loss) / thermal_c

@@ -5,11 +5,10 @@ brake, each skipped when empty, as ``hbridge.segments`` builds them) and inlines
 each: in those the piece's kind is a constant, so the compiler folds whether the bridge
 conducts, whether the shunt senses it, and which per-state constants (locals, not an array)
 apply (a period of one piece, floating, at zero or full duty or averaged, picks them at run
-time).  The
-arithmetic is the reference's (``motor.advance``, ``frontend.sensed_current``, the RC filter
-to each ADC instant), in the same order.  ``piece`` is inlined by numba's untyped inliner
-(``njit(inline='always')``): the typed one (``register_jitable(inline='always')``) gives the
-same code but warns at every compile (NumbaIRAssumptionWarning on its phi variables).
+time).  The arithmetic is the reference's (``motor.advance``, ``frontend.sensed_current``, the
+RC filter to each ADC instant), in the same order.  ``piece`` is inlined by numba's untyped
+inliner (``njit(inline='always')``): the typed one (``register_jitable(inline='always')``)
+gives the same code but warns at every compile (NumbaIRAssumptionWarning on its phi variables).
 """
 
 from typing import Any
@@ -25,6 +24,7 @@ from servobus.firmware import memory as m
 
 # a piece's kind: conducting and sensed (drive, averaged), conducting unsensed (brake), open
 DRIVE, BRAKE, OPEN = range(3)
+START = 9  # where a piece's locals tuple holds its start (its end once the piece ran)
 
 
 def _data(typingctx, arr):
@@ -81,7 +81,8 @@ def state_constants(v, conducting, kt, r, load, fc, jr):
 def piece(kind, end, st, cs, ks, rate, tab_w, tab_dt, tab_rc, ram):
     """The segment [start, end) of `kind` with its state's constants `cs`: the shaft, the
     sensed current, the RC filter through the ADC instants in it; the updated locals `st`."""
-    omega, theta, vc, t, head, total, adc_j, target, i_sum, i2_sum, start = st
+    omega, theta, vc, head, total, adc_j, target, i_sum, i2_sum, start = st
+    t = start  # the RC filter's time: each piece starts where the last one ended
     v, v_over_r, net, stuck, w_fwd, w_back = cs
     locked, bipolar, x_idle, off_before, kt, r, n_adc, step, zero, cpa, off_after, max_code = ks
     counts = end - start
@@ -125,4 +126,4 @@ def piece(kind, end, st, cs, ks, rate, tab_w, tab_dt, tab_rc, ram):
     if t < end:
         vc = x + (vc - x) * tab_rc[_u(end - t)]
         t = end
-    return omega, theta, vc, t, head, total, adc_j, target, i_sum, i2_sum, end
+    return omega, theta, vc, head, total, adc_j, target, i_sum, i2_sum, end
