@@ -16,11 +16,10 @@ from servobus.host.pid import ANTI_WINDUP, PidBank
 from servobus.host.supervisor import Supervisor
 from servobus.host.trajectory import Player, default_gait, load
 from servobus.host.tunings import DEFAULT_TUNING, TUNINGS
-from servobus.plant.board_bank import BoardBank
 from servobus.plant.board_node import BoardNode
-from servobus.plant.build import PlantOptions
 from servobus.presets.board import SENSING_CHOICES
-from servobus.robot.assembly import BOARD_MODES, default_plant, plant_seed
+from servobus.robot.assembly import BOARD_MODES, default_plant
+from servobus.robot.emulated import board_nodes
 from servobus.tools import units
 from servobus.tools.bus_options import add_bus_arguments, add_meas_bytes_argument
 from servobus.tools.cli import Commands
@@ -80,14 +79,9 @@ def add_subparser(sub: Commands) -> None:
 
 
 def _bank_nodes(args: argparse.Namespace, joints: list[int]) -> list[BoardNode]:
-    """Boards of one compiled bank that idle until the first tick and catch up one period."""
-    mode = BOARD_MODES[args.mode]
-    options = [PlantOptions(sensing=args.sensing, rotor="free", alpha=args.alpha,
-                            seed=plant_seed(args.seed, j)) for j in joints]
-    bank = BoardBank(options, [mode] * len(joints), seed=args.seed, max_step_ns=args.period)
-    return [BoardNode(bank, k, Schema(), args.meas_bytes, mode, joint=j,
-                      filter_bus=len(joints) == 1)
-            for k, j in enumerate(joints)]
+    """The command's boards (`board_nodes` with its options)."""
+    return board_nodes(joints, args.mode, args.sensing, args.alpha, args.meas_bytes, args.seed,
+                       args.period)
 
 
 def _do_board(args: argparse.Namespace) -> None:
