@@ -59,7 +59,7 @@ def described_figure(robot: DescribedRobot, joints: list[int]) -> Figure:
         per = max(1, round(LOAD_MEAN_S / slot_s))
         mean, low, high = moving_load(windows, per)
         t_end = (np.arange(len(mean)) + min(per, len(windows))) * slot_s  # each span's end
-        axes[2].fill_between(t_end, low, high, step=None, alpha=0.3, lw=0,
+        axes[2].fill_between(t_end, low, high, alpha=0.3, lw=0,
                              label=f"min-max of the\n{slot_s * 1e3:g} ms slots")
         axes[2].plot(t_end, mean, lw=1.2, label=f"mean over\n{per * slot_s * 1e3:g} ms")
         legend_outside(axes[2])

@@ -61,7 +61,7 @@ def _alpha_scan(plt: Any, rows: Rows, measure: dict[str, Any]) -> Any:
         top.plot(alphas, [r["osc_ptp_lsb"] for r in scan], "o-", color=color, ms=4,
                  label=f"{name}: running")
         bottom.plot(alphas, [r["osc_growth"] for r in scan], "o-", color=color, ms=4,
-                    label=f"{name}")
+                    label=name)
         bad = [r for r in scan if unstable(r["osc_ptp_lsb"], r["osc_growth"], m)]
         for ax, key in ((top, "osc_ptp_lsb"), (bottom, "osc_growth")):
             ax.plot([r["alpha"] for r in bad], [r[key] for r in bad], "o", mfc="none",
