@@ -31,6 +31,9 @@ from servobus.plant.rc_servo import RCServoBank
 from servobus.presets import guroo as preset
 
 POWER_UP_SPREAD_RAD = 0.020
+# the report's angles in rad to 6 decimals: 1 urad, 1/1000 of a set-point LSB (a held servo's
+# PD decays geometrically towards its reference and never reaches it: 1e-143 rad reads 0)
+REPORT_DECIMALS = 6
 FIRST_JOINT = 16  # SERVO_SP_1 carries p_16..p_19, SERVO_SP_2 p_20..p_23
 
 
@@ -111,10 +114,16 @@ class ServoBoardNode:
         self.clock.call_at(self._status_t0 + self._status_k * self.status_period_ns, self._status)
 
     def report(self) -> dict[str, Any]:
-        """Updates, frames, positions (rad) and the largest tracking error seen (rad)."""
+        """Updates, frames, positions (rad) and the largest tracking error seen (rad), the
+        angles to 1 urad (`REPORT_DECIMALS`)."""
         self.servos.advance_to(self.clock.now_ns())
         return {"updates": self.updates, "frames": self.frames, "rx_faults": self.rx_faults,
                 "tx_faults": self.tx_faults,
-                "positions_rad": [float(x) for x in self.servos.theta],
+                "positions_rad": [_rad(x) for x in self.servos.theta],
                 "pulse_us": list(self.ram.pulse_us),
-                "max_tracking_error_rad": float(self.servos.max_error.max())}
+                "max_tracking_error_rad": _rad(self.servos.max_error.max())}
+
+
+def _rad(value: float) -> float:
+    """An angle to `REPORT_DECIMALS` (a -0.0 read as 0.0)."""
+    return round(float(value), REPORT_DECIMALS) + 0.0

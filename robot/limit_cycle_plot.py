@@ -1,21 +1,32 @@
-"""The limit-cycle plot: position, current reference, measured and true winding current."""
+"""The limit-cycle plot: position, current reference, measured and true winding current; the
+legends beside the axes, where they hide no data."""
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.figure import Figure
 
 from servobus.analysis.hold_states import WINDOW_S
 from servobus.presets.board import DEFAULT_BOARD
-from servobus.robot.limit_cycle import HoldTrace
+from servobus.robot.limit_cycle import HoldConfig, HoldTrace
+from servobus.robot.plots import legend_outside, save
 
 
-def plot_hold(trace: HoldTrace, states: list[str], settle_s: float, path: str, title: str,
+def plot_hold(trace: HoldTrace, states: list[str], cfg: HoldConfig, path: str,
               seconds: float = 0.4) -> None:
+    """`hold_figure` to a PNG file."""
+    save(hold_figure(trace, states, cfg, seconds), path)
+
+
+def hold_figure(trace: HoldTrace, states: list[str], cfg: HoldConfig,
+                seconds: float = 0.4) -> Figure:
     """`seconds` of the hold from the start of its first window that is not at rest (else its
     end): per tick the position and reference, per PWM period the current reference, the
-    decimated measured current and the true winding current."""
+    decimated measured current and the true winding current; titled with the command, the
+    seed and the hold's options."""
+    settle_s = cfg.settle_s
     f = float(DEFAULT_BOARD.can_hz)
     ticks = round(seconds * f)
     moving = [k for k, s in enumerate(states) if s != "rest"]
@@ -26,21 +37,22 @@ def plot_hold(trace: HoldTrace, states: list[str], settle_s: float, path: str, t
     t0 = start / f
     t_tick = (start + np.arange(ticks)) / f
     t_pwm = t0 + np.arange(ticks * per) / DEFAULT_BOARD.pwm_hz
-    fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(8, 6))
+    fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(10, 6), layout="constrained")
     top.step(t_tick, trace.position[start:start + ticks], where="post", label="reported position")
     top.axhline(trace.reference, color="k", lw=0.8, ls="--", label="reference")
     top.set_ylabel("position (LSB)")
-    top.legend(loc="upper right")
     bottom.step(t_pwm, trace.fine_iw_a[pwm], where="post", color="k", lw=1, label="reference i_w")
     bottom.step(t_pwm, trace.fine_measured_a[pwm], where="post", label="measured (moving sum / 12)")
     bottom.plot(t_pwm, trace.fine_true_a[pwm], alpha=0.7,
                 label="true winding current (period mean)")
     bottom.set_ylabel("current (A)")
     bottom.set_xlabel("time in the hold (s)")
-    bottom.legend(loc="upper right", fontsize=8)
     for ax in (top, bottom):
         ax.grid(True, alpha=0.3)
-    top.set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+        legend_outside(ax)
+    title = (f"SPEJBL joint held still: servobus analyze limit-cycle, {cfg.seconds:g} s "
+             f"simulated, seed {cfg.seed}\n{cfg.mode}, {cfg.sensing}, {cfg.tuning}"
+             f"{'' if cfg.integral else ', no I'}, load {cfg.load_torque:g} N m, kick "
+             f"{cfg.kick_lsb} LSB")
+    fig.suptitle(title, fontsize=10)
+    return fig

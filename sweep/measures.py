@@ -26,8 +26,7 @@ MEASURE_DEFAULTS: dict[str, Any] = {
 def oscillation(robot: Any, measure: dict[str, Any]) -> dict[str, Any]:
     """Peak-to-peak error (LSB, worst joint) in the last window, its growth, and `stable`."""
     m = {**MEASURE_DEFAULTS, **measure}
-    window, threshold = float(m["window_s"]), float(m["threshold_lsb"])
-    min_growth = float(m["min_growth"])
+    window = float(m["window_s"])
     records = list(robot.host.records)
     t = np.array([r.tick_ns for r in records], dtype=float) / NS_PER_S
     err = np.array([r.reference - r.measured for r in records])
@@ -40,7 +39,21 @@ def oscillation(robot: Any, measure: dict[str, Any]) -> dict[str, Any]:
     ptp_before = float(np.ptp(err[before], axis=0).max())
     growth = ptp_last / ptp_before if ptp_before > 0 else 1.0
     return {"osc_ptp_lsb": ptp_last, "osc_growth": growth,
-            "stable": not (ptp_last > threshold and growth >= min_growth)}
+            "stable": not unstable(ptp_last, growth, m)}
+
+
+def unstable(ptp_lsb: float, growth: float, measure: dict[str, Any]) -> bool:
+    """The stability rule (module docstring): an oscillation above ``threshold_lsb`` that grows
+    or is sustained (``growth`` >= ``min_growth``); the table's `stable` and the plot use it."""
+    m = {**MEASURE_DEFAULTS, **measure}
+    return ptp_lsb > float(m["threshold_lsb"]) and growth >= float(m["min_growth"])
+
+
+def unstable_rule(measure: dict[str, Any]) -> str:
+    """`unstable` in words, with the sweep's numbers (the plot's label)."""
+    m = {**MEASURE_DEFAULTS, **measure}
+    return (f"unstable: peak-to-peak > {float(m['threshold_lsb']):g} LSB "
+            f"and growth >= {float(m['min_growth']):g}")
 
 
 def fault_detection(robot: Any, measure: dict[str, Any], silence_ms: float) -> dict[str, Any]:

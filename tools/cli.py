@@ -9,10 +9,11 @@ an interrupted command (Ctrl-C or SIGTERM) exits 130 or 143 after printing what 
 import argparse
 import sys
 from importlib import import_module
+from itertools import dropwhile, takewhile
 from typing import Any, NoReturn
 
 from servobus import __version__
-from servobus.tools import interrupts
+from servobus.tools import extras, interrupts
 from servobus.tools.errors import user_errors
 
 # command -> (module in servobus.tools, one-line help); a module may register several commands
@@ -64,6 +65,12 @@ def chosen_command(argv: list[str]) -> str | None:
     return next((word for word in argv if not word.startswith("-")), None)
 
 
+def typed_command(argv: list[str]) -> str:
+    """The command's words as typed, without options: `run`, `analyze limit-cycle`."""
+    return " ".join(takewhile(lambda w: not w.startswith("-"),
+                              dropwhile(lambda w: w.startswith("-"), argv)))
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The top-level parser; only `command`'s module is imported and registers its options."""
     parser = Parser(
@@ -90,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as done:  # --help, --version, or a bad value (argparse's "error: ...")
         return done.code if isinstance(done.code, int) else 2
     try:
+        extras.check(args, typed_command(argv))
         with interrupts.handle_interrupts():
             args.func(args)
     except user_errors() as err:

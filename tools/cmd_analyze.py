@@ -154,9 +154,7 @@ def _do_limit_cycle(args: argparse.Namespace) -> None:
     if args.plot:
         from servobus.robot.limit_cycle_plot import plot_hold
 
-        title = (f"hold: {args.mode}, {args.sensing}, {args.tuning}"
-                 f"{'' if cfg.integral else ', no I'}, load {args.load_torque} N m")
-        plot_hold(trace, states, cfg.settle_s, args.plot, title)
+        plot_hold(trace, states, cfg, args.plot)
     emit(report, args.json, title="limit cycle at rest (one joint)")
 
 

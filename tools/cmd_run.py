@@ -66,8 +66,9 @@ def add_subparser(sub: Commands) -> None:
     parser.add_argument("--plot", type=units.PNG, metavar="FILE.png",
                         help="plot tracking, currents, bus load and host window")
     parser.add_argument("--plot-joints", type=lambda text: units.joints(text, GUROO.joints),
-                        default="1,3,4",
-                        help="joints to plot (guroo: DC joints 1..15)")
+                        default="3,4,10",
+                        help="joints to plot (default: left hip pitch, both knees; guroo: DC "
+                             "joints 1..15)")
     parser.add_argument("--realtime", type=units.REALTIME_FACTOR, nargs="?", const=1.0,
                         default=None, metavar="FACTOR",
                         help="pace simulated time to wall time (factor 0.01..100)")

@@ -29,6 +29,5 @@ def _do_step(args: argparse.Namespace) -> None:
     if args.plot:
         from servobus.analysis.step_plot import plot_step
 
-        plot_step(run, args.plot, f"{args.iw} A step: {args.plant} plant, {args.sensing}, "
-                                  f"{args.pwm} PWM, rotor {args.rotor}")
+        plot_step(run, options, args.plot)
     emit(step_report(run), args.json, title="current step")

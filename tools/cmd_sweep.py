@@ -71,7 +71,7 @@ def _do_sweep(args: argparse.Namespace) -> None:
         from servobus.sweep.plots import plot
 
         try:
-            plot(spec.plot, rows, spec.measure, args.plot, spec.name)
+            plot(spec, rows, args.plot, args.spec)
             report["plot"] = args.plot
         except Exception as err:  # whatever the plot hits, the table and report are kept
             plot_error = err

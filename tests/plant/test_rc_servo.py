@@ -2,6 +2,7 @@
 and the board node on the simulated bus."""
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -108,6 +109,18 @@ def test_seeded_power_up_is_deterministic() -> None:
     assert np.array_equal(a.servos.theta, b.servos.theta)
     assert not np.array_equal(a.servos.theta, ServoBoardNode(SCHEMA, seed=2).servos.theta)
     assert np.all(np.abs(a.servos.theta) <= 0.020)
+
+
+def test_held_servos_report_zero_not_their_decay_residue() -> None:
+    """Servos held at 0 rad from their power-up angles decay towards 0 without reaching it;
+    the report gives angles to 1 urad, so they read 0.0 (not 1e-40, not -0.0)."""
+    medium = Medium(Environment())
+    node = ServoBoardNode(SCHEMA, seed=3)
+    attach_sim(node, medium)
+    medium.env.run(until=2_000 * MS)
+    report = node.report()
+    assert np.all(node.servos.theta != 0.0) and np.all(np.abs(node.servos.theta) < 1e-12)
+    assert [(x, math.copysign(1.0, x)) for x in report["positions_rad"]] == [(0.0, 1.0)] * 8
 
 
 def test_central_drives_the_servo_board_through_the_walk() -> None:
