@@ -1,0 +1,490 @@
+"""A robot description file (TOML, docs/robot-file.md) read into a typed `RobotFile`: every key
+checked before anything runs, each error naming the file, the key path and what is wrong.
+
+The checks against the robot's DBC (senders, IDs, periods, bit rate, load) are
+``robot.robot_check``'s; this module reads the file alone, so `servobus robot dbc` can generate
+the DBC a description names before that file exists.
+"""
+
+import difflib
+import math
+import re
+import tomllib
+from dataclasses import dataclass, fields
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from servobus.bus.faults import FaultScriptError, parse_duration
+from servobus.bus.schema import MEAS_BYTES
+from servobus.host.tunings import TUNINGS, Tuning
+from servobus.presets.servos import SERVOS, ServoPreset
+from servobus.robot.description import NodeSpec
+from servobus.robot.node_kinds import (
+    ALPHA_RANGE,
+    CHOICES,
+    COMPUTE_RANGE_NS,
+    GROUP_MAX,
+    JOINT_OPTIONS,
+    KINDS,
+)
+
+JOINTS_MAX = 128  # the ID rule's reach (bus.dbc_generate)
+BITRATE_MIN, BITRATE_MAX = 10_000, 1_000_000  # classic CAN
+PERIOD_MAX_MS = 65_535  # GenMsgCycleTime's range
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,31}")  # a DBC node name (BU_)
+TOP_KEYS = ("name", "title", "joints", "schedule", "period", "trajectory", "meas_bytes", "bus",
+            "defaults", "joint", "nodes")
+BUS_KEYS = ("bitrate", "dbc")
+NODE_KEYS = ("kind", "name", "id", "joints")
+PRESET_KEYS = tuple(f.name for f in fields(ServoPreset))
+TUNING_KEYS = (("omega_d", "omega_i", "k_kp"), ("r_p", "r_i", "r_d"))
+
+
+class RobotFileError(ValueError):
+    """A description file that cannot describe a robot: `FILE: key path: what is wrong`."""
+
+
+@dataclass(frozen=True)
+class Gains:
+    """A joint's explicit host PID gains: r_P, r_I, r_D in A per pot LSB (SPEC 4.2)."""
+
+    r_p: float
+    r_i: float
+    r_d: float
+
+
+@dataclass(frozen=True)
+class JointOptions:
+    """What a servo board's joint varies: its servo, firmware, plant model and host PID."""
+
+    preset: ServoPreset
+    mode: str
+    sensing: str
+    plant: str
+    alpha: float
+    tuning: Tuning | Gains
+    anti_windup: str
+
+
+@dataclass(frozen=True)
+class JointSpec:
+    """One joint: its number, the node that drives it, its options (None: its kind has none)."""
+
+    number: int
+    node: str
+    options: JointOptions | None
+
+
+@dataclass(frozen=True)
+class RobotFile:
+    """A checked description: everything a run needs, every default filled in."""
+
+    path: Path
+    name: str
+    title: str
+    schedule: str
+    period_ns: int
+    bitrate: int
+    dbc: Path  # resolved: beside the file, else shipped; as written if found nowhere
+    nodes: tuple[NodeSpec, ...]
+    node_keys: dict[str, dict[str, Any]]  # node name -> its kind's extra keys, resolved
+    joints: tuple[JointSpec, ...]  # joint 1 first
+    groups: tuple[tuple[int, ...], ...]  # the host's actuation frames (time-triggered)
+    meas_bytes: int
+    trajectory: Path | None  # None: the robot's shipped gait
+
+    def where(self, k: int) -> str:
+        """The key path of node k (0-based) as errors print it: nodes[k+1] (NAME)."""
+        return f"nodes[{k + 1}] ({self.nodes[k].name})"
+
+
+def shipped() -> list[str]:
+    """The names of the shipped descriptions (robots/*.toml)."""
+    folder = Path(str(resources.files("servobus.robots")))
+    return sorted(p.stem for p in folder.glob("*.toml"))
+
+
+def shipped_file(name: str) -> Path:
+    """A file shipped beside the descriptions (robots/NAME)."""
+    return Path(str(resources.files("servobus.robots").joinpath(name)))
+
+
+def find(name_or_path: str) -> Path:
+    """A description by path, or a shipped one by name ('spejbl')."""
+    path = Path(name_or_path)
+    if path.is_file():
+        return path
+    candidate = shipped_file(f"{name_or_path}.toml")
+    if "/" not in name_or_path and candidate.is_file():
+        return candidate
+    raise RobotFileError(f"{name_or_path}: no such file and no shipped robot of that name "
+                         f"(shipped: {', '.join(shipped())})")
+
+
+def load(name_or_path: str) -> RobotFile:
+    """Read and check a description file (RobotFileError naming the file, key and problem)."""
+    path = find(name_or_path)
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as err:
+        raise RobotFileError(f"{path}: cannot read: {err}") from err
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise RobotFileError(f"{path}: {_toml_error(str(err))}") from err
+    return parse(doc, path)
+
+
+def _toml_error(text: str) -> str:
+    """tomllib's 'Invalid value (at line 3, column 7)' as 'line 3: invalid value (column 7)'."""
+    mt = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", text)
+    if mt is None:
+        return f"not TOML: {text}"
+    return f"line {mt.group(2)}: {mt.group(1)[:1].lower()}{mt.group(1)[1:]} " \
+           f"(column {mt.group(3)}): not TOML"
+
+
+class _File:
+    """The file being read: builds its errors."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def error(self, key: str, what: str) -> RobotFileError:
+        return RobotFileError(f"{self.path}: {key}: {what}")
+
+    def keys(self, key: str, table: Any, allowed: tuple[str, ...] | list[str]) -> dict[str, Any]:
+        """`table` as a dict whose keys are all in `allowed` (the closest one suggested)."""
+        if not isinstance(table, dict):
+            raise self.error(key, f"must be a table, got {_shown(table)}")
+        for name in table:
+            if name not in allowed:
+                close = difflib.get_close_matches(name, allowed, n=1)
+                hint = f" (did you mean {close[0]}?)" if close else ""
+                raise self.error(f"{key}.{name}" if key else name,
+                                 f"unknown key{hint}; use {', '.join(allowed)}")
+        return table
+
+    def string(self, key: str, value: Any) -> str:
+        if not isinstance(value, str) or not value:
+            raise self.error(key, f"must be a non-empty string, got {_shown(value)}")
+        return value
+
+    def integer(self, key: str, value: Any, lo: int, hi: int) -> int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise self.error(key, f"must be a whole number, got {_shown(value)}")
+        if not lo <= value <= hi:
+            raise self.error(key, f"{value} is outside {lo}..{hi}")
+        return value
+
+    def number(self, key: str, value: Any, lo: float, hi: float) -> float:
+        if not isinstance(value, int | float) or isinstance(value, bool) or \
+                not math.isfinite(value):
+            raise self.error(key, f"must be a finite number, got {_shown(value)}")
+        if not lo <= value <= hi:
+            raise self.error(key, f"{value:g} is outside {lo:g}..{hi:g}")
+        return float(value)
+
+    def choice(self, key: str, value: Any, choices: tuple[str, ...]) -> str:
+        if value not in choices:
+            raise self.error(key, f"{_shown(value)}: use one of {', '.join(choices)}")
+        return str(value)
+
+    def duration_ns(self, key: str, value: Any) -> int:
+        try:
+            return parse_duration(self.string(key, value))
+        except FaultScriptError as err:
+            raise self.error(key, str(err)) from None
+
+
+def _shown(value: Any) -> str:
+    """A TOML value in an error, cut short."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def parse(doc: dict[str, Any], path: Path) -> RobotFile:
+    """A RobotFile from a parsed TOML document; relative paths from `path`'s folder."""
+    f = _File(path)
+    f.keys("", doc, TOP_KEYS)
+    for key in ("name", "joints", "period", "bus", "nodes"):
+        if key not in doc:
+            raise f.error(key, "missing (every description names it)")
+    name = f.string("name", doc["name"])
+    title = f.string("title", doc["title"]) if "title" in doc else name
+    count = f.integer("joints", doc["joints"], 1, JOINTS_MAX)
+    period_ns = f.duration_ns("period", doc["period"])
+    if period_ns % 1_000_000 or not 1 <= period_ns // 1_000_000 <= PERIOD_MAX_MS:
+        raise f.error("period", f"{doc['period']!r}: whole milliseconds 1ms..{PERIOD_MAX_MS}ms "
+                                "(the DBC's GenMsgCycleTime counts ms)")
+    bus = f.keys("bus", doc["bus"], BUS_KEYS)
+    bitrate = _bitrate(f, bus.get("bitrate", BITRATE_MAX))
+    if "dbc" not in bus:
+        raise f.error("bus.dbc", "missing: the DBC file, relative to this file, or a shipped "
+                                 "name (servobus.dbc, guroo.dbc)")
+    dbc = _dbc(path, f.string("bus.dbc", bus["dbc"]))
+    nodes, keys = _nodes(f, doc["nodes"], count)
+    schedule = _schedule(f, doc, nodes)
+    if "meas_bytes" in doc and schedule != "time-triggered":
+        raise f.error("meas_bytes", "applies to a time-triggered robot (its boards' MEAS)")
+    meas_bytes = doc.get("meas_bytes", 2)
+    if meas_bytes not in MEAS_BYTES or isinstance(meas_bytes, bool):
+        raise f.error("meas_bytes", f"{_shown(meas_bytes)}: a board's measurement is 2 or 6 "
+                                    "bytes (MEAS_j or MEAS6_j)")
+    host = [k for k, n in enumerate(nodes) if n.kind == "host"]
+    groups = _groups(f, f"nodes[{host[0] + 1}].groups", keys[nodes[host[0]].name]["groups"],
+                     count) if host else ()
+    if host:
+        keys[nodes[host[0]].name]["groups"] = groups
+    joints = _joints(f, doc, nodes)
+    trajectory = _trajectory(f, path, doc["trajectory"]) if "trajectory" in doc else None
+    return RobotFile(path, name, title, schedule, period_ns, bitrate, dbc, nodes, keys, joints,
+                     groups, meas_bytes, trajectory)
+
+
+def _bitrate(f: _File, value: Any) -> int:
+    """bus.bitrate: 10 kbit/s .. 1 Mbit/s with a bit time of whole nanoseconds."""
+    rate = f.integer("bus.bitrate", value, BITRATE_MIN, BITRATE_MAX)
+    if 1_000_000_000 % rate:
+        raise f.error("bus.bitrate", f"{rate}: the bit time must be whole nanoseconds "
+                                     "(e.g. 125000, 500000, 1000000)")
+    return rate
+
+
+def _beside_or_shipped(path: Path, name: str, packages: tuple[str, ...]) -> Path | None:
+    """`name` relative to the description's folder, else a file shipped in one of `packages`."""
+    beside = path.parent / name
+    if beside.is_file():
+        return beside
+    for package in packages:
+        shipped_path = Path(str(resources.files(package).joinpath(name)))
+        if "/" not in name and shipped_path.is_file():
+            return shipped_path
+    return None
+
+
+def _dbc(path: Path, name: str) -> Path:
+    """bus.dbc resolved: beside the file, else servobus.dbc's or servobus.robots' file; a name
+    found nowhere stays relative to the file (`servobus robot dbc` may write it there)."""
+    found = _beside_or_shipped(path, name, ("servobus.dbc", "servobus.robots"))
+    return found if found is not None else path.parent / name
+
+
+def _trajectory(f: _File, path: Path, value: Any) -> Path:
+    """trajectory resolved: beside the file, else a shipped one (host/data: gait.traj,
+    guroo_walk.toml); it must exist."""
+    found = _beside_or_shipped(path, f.string("trajectory", value), ("servobus.host.data",))
+    if found is None:
+        raise f.error("trajectory", f"{value}: no such file beside {path.name} and no shipped "
+                                    "trajectory of that name (gait.traj, guroo_walk.toml)")
+    return found
+
+
+def _nodes(f: _File, raw: Any, count: int) -> tuple[tuple[NodeSpec, ...],
+                                                    dict[str, dict[str, Any]]]:
+    """The [[nodes]] entries: kinds known, names and IDs unique, joints 1..count each once."""
+    if not isinstance(raw, list) or not raw:
+        raise f.error("nodes", "must be an array of tables ([[nodes]] entries), one per node")
+    nodes: list[NodeSpec] = []
+    keys: dict[str, dict[str, Any]] = {}
+    owner: dict[int, int] = {}
+    for k, entry in enumerate(raw):
+        at = f"nodes[{k + 1}]"
+        if not isinstance(entry, dict):
+            raise f.error(at, f"must be a table, got {_shown(entry)}")
+        if "kind" not in entry:
+            raise f.error(f"{at}.kind", f"missing: use one of {', '.join(KINDS)}")
+        kind = KINDS[f.choice(f"{at}.kind", entry["kind"], tuple(KINDS))]
+        allowed = [*NODE_KEYS[:2], *(("id",) if kind.id_range else ()),
+                   *(("joints",) if kind.joints[1] else ()), *kind.node_keys]
+        f.keys(at, entry, allowed)
+        if "name" not in entry:
+            raise f.error(f"{at}.name", "missing: the node's name in the DBC (BU_)")
+        name = f.string(f"{at}.name", entry["name"])
+        if not NAME.fullmatch(name):
+            raise f.error(f"{at}.name", f"{name!r}: a DBC node name is a letter or _, then "
+                                        "letters, digits or _, 32 characters at most")
+        if name in keys:
+            raise f.error(f"{at}.name", f"{name} is also nodes[{_index(nodes, name) + 1}]'s")
+        board = 0
+        if kind.id_range:
+            if "id" not in entry:
+                raise f.error(f"{at}.id", f"missing: a {kind.name} has a board ID")
+            board = f.integer(f"{at}.id", entry["id"], *kind.id_range)
+            same = [j for j, n in enumerate(nodes) if n.board == board and KINDS[n.kind].id_range]
+            if same:
+                raise f.error(f"{at}.id", f"{board} is also nodes[{same[0] + 1}]'s "
+                                          f"({nodes[same[0]].name})")
+        joints = _node_joints(f, at, entry.get("joints", []), count, kind.joints)
+        for j in joints:
+            if j in owner:
+                raise f.error(f"{at}.joints", f"joint {j} is already on nodes[{owner[j] + 1}] "
+                                              f"({nodes[owner[j]].name})")
+            owner[j] = k
+        nodes.append(NodeSpec(name, kind.name, board, joints))
+        keys[name] = _node_keys(f, at, entry, kind.node_keys)
+    missing = [j for j in range(1, count + 1) if j not in owner]
+    if missing:
+        raise f.error("nodes", f"joint{'s' if len(missing) > 1 else ''} "
+                               f"{', '.join(map(str, missing))} of 1..{count} on no node")
+    return tuple(nodes), keys
+
+
+def _index(nodes: list[NodeSpec], name: str) -> int:
+    return next(k for k, n in enumerate(nodes) if n.name == name)
+
+
+def _node_joints(f: _File, at: str, raw: Any, count: int,
+                 limits: tuple[int, int]) -> tuple[int, ...]:
+    """A node's joint numbers: each 1..count, once, as many as its kind carries."""
+    if not isinstance(raw, list):
+        raise f.error(f"{at}.joints", f"must be an array of joint numbers, got {_shown(raw)}")
+    joints = tuple(f.integer(f"{at}.joints", j, 1, count) for j in raw)
+    if len(set(joints)) != len(joints):
+        raise f.error(f"{at}.joints", f"{list(joints)} names a joint twice")
+    lo, hi = limits
+    if not lo <= len(joints) <= hi:
+        span = str(lo) if lo == hi else f"{lo}..{hi}"
+        raise f.error(f"{at}.joints", f"this kind carries {span} joint{'s' * (hi > 1)}, "
+                                      f"got {len(joints)}")
+    return joints
+
+
+def _node_keys(f: _File, at: str, entry: dict[str, Any],
+               defaults: dict[str, Any]) -> dict[str, Any]:
+    """A node kind's extra keys, checked, defaults filled in (compute as ns)."""
+    keys = {key: entry.get(key, default) for key, default in defaults.items()}
+    if "loop" in keys:
+        keys["loop"] = f.choice(f"{at}.loop", keys["loop"], CHOICES["loop"])
+    if "compute" in keys:
+        ns = f.duration_ns(f"{at}.compute", keys.pop("compute"))
+        if not COMPUTE_RANGE_NS[0] <= ns <= COMPUTE_RANGE_NS[1]:
+            raise f.error(f"{at}.compute", f"{ns} ns is outside 0..100ms")
+        keys["compute_ns"] = ns
+    return keys
+
+
+def _schedule(f: _File, doc: dict[str, Any], nodes: tuple[NodeSpec, ...]) -> str:
+    """The robot's schedule (given, else its nodes'): every node of it, and the nodes it needs
+    (a time-triggered robot: one time-trigger and one host; a cyclic one: one central)."""
+    schedule = f.choice("schedule", doc.get("schedule", KINDS[nodes[0].kind].schedule),
+                        CHOICES["schedule"])
+    for k, node in enumerate(nodes):
+        if KINDS[node.kind].schedule != schedule:
+            raise f.error(f"nodes[{k + 1}].kind", f"a {node.kind} runs on a "
+                                                  f"{KINDS[node.kind].schedule} robot; this "
+                                                  f"one is {schedule}")
+    needs = ("time-trigger", "host") if schedule == "time-triggered" else ("central",)
+    for kind in needs:
+        have = sum(n.kind == kind for n in nodes)
+        if have != 1:
+            raise f.error("nodes", f"a {schedule} robot has one {kind} node, this one {have}")
+    return schedule
+
+
+def _groups(f: _File, at: str, raw: Any, count: int) -> tuple[tuple[int, ...], ...]:
+    """The host's actuation groups: default consecutive fours; each 1..4 joints, every joint
+    in exactly one."""
+    if raw is None:
+        return tuple(tuple(range(j, min(j + GROUP_MAX, count + 1)))
+                     for j in range(1, count + 1, GROUP_MAX))
+    if not isinstance(raw, list) or not raw:
+        raise f.error(at, "must be an array of arrays of joint numbers, e.g. [[1, 2], [3]]")
+    groups, seen = [], set()
+    for k, group in enumerate(raw):
+        if not isinstance(group, list) or not 1 <= len(group) <= GROUP_MAX:
+            raise f.error(f"{at}[{k + 1}]", f"1..{GROUP_MAX} joint numbers (one 8-byte frame), "
+                                            f"got {_shown(group)}")
+        for j in group:
+            f.integer(f"{at}[{k + 1}]", j, 1, count)
+            if j in seen:
+                raise f.error(f"{at}[{k + 1}]", f"joint {j} is in an earlier group too")
+            seen.add(j)
+        groups.append(tuple(group))
+    missing = sorted(set(range(1, count + 1)) - seen)
+    if missing:
+        raise f.error(at, f"joint{'s' * (len(missing) > 1)} {', '.join(map(str, missing))} "
+                          "in no group")
+    return tuple(groups)
+
+
+def _joints(f: _File, doc: dict[str, Any], nodes: tuple[NodeSpec, ...]) -> tuple[JointSpec, ...]:
+    """Every joint's options: today's defaults, then [defaults], then its own [joint.N] table;
+    the options a joint takes are its node kind's."""
+    on = {j: n for n in nodes for j in n.joints}
+    takes = tuple(o for o in JOINT_OPTIONS if any(o in KINDS[n.kind].joint_options
+                                                  for n in nodes))
+    defaults = _option_table(f, "defaults", doc.get("defaults", {}), takes, "this robot's joints")
+    own = f.keys("joint", doc.get("joint", {}), [str(j) for j in sorted(on)])
+    specs = []
+    for j in sorted(on):
+        node = on[j]
+        options = KINDS[node.kind].joint_options
+        table = _option_table(f, f"joint.{j}", own.get(str(j), {}), options,
+                              f"a {node.kind}'s joints")
+        if not options:
+            specs.append(JointSpec(j, node.name, None))
+            continue
+        values = {k: ("", v) for k, v in JOINT_OPTIONS.items()} | \
+            {k: ("defaults.", v) for k, v in defaults.items()} | \
+            {k: (f"joint.{j}.", v) for k, v in table.items()}
+        specs.append(JointSpec(j, node.name, _options(f, j, values)))
+    return tuple(specs)
+
+
+def _option_table(f: _File, key: str, table: Any, takes: tuple[str, ...],
+                  whose: str) -> dict[str, Any]:
+    """A table of joint options, each one that `takes` names."""
+    if not takes and table:
+        raise f.error(key, f"{whose} take no options")
+    return f.keys(key, table, takes)
+
+
+def _options(f: _File, j: int, values: dict[str, tuple[str, Any]]) -> JointOptions:
+    """One joint's options from (where given, value) pairs; defaults have no key path."""
+    def at(key: str) -> str:
+        return f"{values[key][0]}{key}"
+
+    out: dict[str, Any] = {}
+    for key in ("mode", "sensing", "plant", "anti_windup"):
+        out[key] = f.choice(at(key), values[key][1], CHOICES[key])
+    out["alpha"] = f.number(at("alpha"), values["alpha"][1], *ALPHA_RANGE)
+    out["preset"] = _preset(f, at("preset"), values["preset"][1], j)
+    out["tuning"] = _tuning(f, at("tuning"), values["tuning"][1], j)
+    return JointOptions(**out)
+
+
+def _preset(f: _File, at: str, value: Any, j: int) -> ServoPreset:
+    """A shipped servo preset by name, or one inline: ServoPreset's fields, name and
+    derivation optional."""
+    if isinstance(value, str):
+        return SERVOS[f.choice(at, value, tuple(SERVOS))]
+    table = f.keys(at, value, PRESET_KEYS)
+    params: dict[str, float] = {}
+    for key in ("supply_v", "kt", "r_a", "b", "j"):
+        if key not in table:
+            raise f.error(f"{at}.{key}", "missing (an inline preset gives supply_v, kt, r_a, "
+                                         "b, j; coulomb, name, derivation optional)")
+        params[key] = f.number(f"{at}.{key}", table[key], 1e-12, 1e6)
+    params["coulomb"] = f.number(f"{at}.coulomb", table.get("coulomb", 0.0), 0.0, 1e6)
+    name = f.string(f"{at}.name", table.get("name", f"joint-{j}"))
+    derivation = f.string(f"{at}.derivation", table.get("derivation", f"inline in {f.path}"))
+    return ServoPreset(name=name, derivation=derivation, **params)
+
+
+def _tuning(f: _File, at: str, value: Any, j: int) -> Tuning | Gains:
+    """A tuning by name (R2, R2b, designed), relative to K_P {omega_d, omega_i, k_kp}, or
+    explicit gains {r_p, r_i, r_d}."""
+    if isinstance(value, str):
+        return TUNINGS[f.choice(at, value, tuple(TUNINGS))]
+    table = f.keys(at, value, [*TUNING_KEYS[0], *TUNING_KEYS[1]])
+    for names in TUNING_KEYS:
+        if set(table) == set(names):
+            numbers = [f.number(f"{at}.{n}", table[n], 0.0, 1e9) for n in names]
+            if names == TUNING_KEYS[1]:
+                return Gains(*numbers)
+            return Tuning(f"joint-{j}", *numbers)
+    raise f.error(at, f"give {', '.join(TUNING_KEYS[0])} (relative to K_P) or "
+                      f"{', '.join(TUNING_KEYS[1])} (A per LSB), all three, got "
+                      f"{', '.join(table) or 'none'}")
