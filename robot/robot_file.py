@@ -298,6 +298,11 @@ def _nodes(f: _File, raw: Any, count: int) -> tuple[tuple[NodeSpec, ...],
         kind = KINDS[f.choice(f"{at}.kind", entry["kind"], tuple(KINDS))]
         allowed = [*NODE_KEYS[:2], *(("id",) if kind.id_range else ()),
                    *(("joints",) if kind.joints[1] else ()), *kind.node_keys]
+        for key in entry:
+            if key not in allowed and (key in NODE_KEYS or
+                                       any(key in k.node_keys for k in KINDS.values())):
+                raise f.error(f"{at}.{key}", f"a {kind.name} takes no {key}; its keys: "
+                                             f"{', '.join(allowed)}")
         f.keys(at, entry, allowed)
         if "name" not in entry:
             raise f.error(f"{at}.name", "missing: the node's name in the DBC (BU_)")
@@ -416,7 +421,12 @@ def _joints(f: _File, doc: dict[str, Any], nodes: tuple[NodeSpec, ...]) -> tuple
     takes = tuple(o for o in JOINT_OPTIONS if any(o in KINDS[n.kind].joint_options
                                                   for n in nodes))
     defaults = _option_table(f, "defaults", doc.get("defaults", {}), takes, "this robot's joints")
-    own = f.keys("joint", doc.get("joint", {}), [str(j) for j in sorted(on)])
+    own = doc.get("joint", {})
+    if not isinstance(own, dict):
+        raise f.error("joint", f"must be a table of [joint.N] tables, got {_shown(own)}")
+    for key in own:
+        if key not in {str(j) for j in on}:
+            raise f.error(f"joint.{key}", f"not a joint of this robot: 1..{len(on)}")
     specs = []
     for j in sorted(on):
         node = on[j]
