@@ -23,3 +23,9 @@ def generated(robot: RobotFile) -> cantools.database.can.Database:
     return generate(TimeTriggeredBus(
         robot.title, tuple(boards[j] for j in sorted(boards)), robot.groups,
         robot.period_ns // 1_000_000, robot.bitrate, tick, host))
+
+
+def dbc_text(robot: RobotFile) -> str:
+    """The generated DBC as text, lines ending in LF like the shipped DBCs (cantools writes
+    CRLF)."""
+    return generated(robot).as_dbc_string().replace("\r\n", "\n")

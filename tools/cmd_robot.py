@@ -7,7 +7,7 @@ from pathlib import Path
 
 from servobus.robot import robot_file
 from servobus.robot.robot_check import check
-from servobus.robot.robot_dbc import generated
+from servobus.robot.robot_dbc import dbc_text
 from servobus.tools import units
 from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError
@@ -45,7 +45,7 @@ def _do_check(args: argparse.Namespace) -> None:
 
 def _do_dbc(args: argparse.Namespace) -> None:
     robot = robot_file.load(args.robot)
-    text = generated(robot).as_dbc_string()
+    text = dbc_text(robot)
     if args.out is None:
         print(text, end="")
         return

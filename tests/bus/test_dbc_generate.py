@@ -65,9 +65,9 @@ def test_the_id_rule_widens_its_blocks_beyond_16_joints_and_8_groups() -> None:
 
 
 def test_beyond_the_id_rule_is_an_error() -> None:
-    with pytest.raises(ValueError, match="1..128 joints in 1..64 groups"):
+    with pytest.raises(ValueError, match=r"1\.\.128 joints in 1\.\.64 groups"):
         frame_ids(129, 33)
-    with pytest.raises(ValueError, match="1..128 joints in 1..64 groups"):
+    with pytest.raises(ValueError, match=r"1\.\.128 joints in 1\.\.64 groups"):
         frame_ids(65, 65)
 
 
