@@ -132,17 +132,20 @@ def load(name_or_path: str) -> RobotFile:
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
-        raise RobotFileError(f"{path}: {_toml_error(str(err))}") from err
+        raise RobotFileError(f"{path}: {_toml_error(str(err), text)}") from err
     return parse(doc, path)
 
 
-def _toml_error(text: str) -> str:
-    """tomllib's 'Invalid value (at line 3, column 7)' as 'line 3: invalid value (column 7)'."""
-    mt = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", text)
-    if mt is None:
-        return f"not TOML: {text}"
-    return f"line {mt.group(2)}: {mt.group(1)[:1].lower()}{mt.group(1)[1:]} " \
-           f"(column {mt.group(3)}): not TOML"
+def _toml_error(message: str, text: str) -> str:
+    """tomllib's 'Invalid value (at line 3, column 7)' as 'line 3: invalid value (column 7):
+    not TOML'; one 'at end of document' names the file's last line."""
+    if mt := re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", message):
+        what, line, where = mt.group(1), mt.group(2), f"column {mt.group(3)}"
+    elif mt := re.fullmatch(r"(.*) \(at end of document\)", message):
+        what, line, where = mt.group(1), str(text.rstrip("\n").count("\n") + 1), "at its end"
+    else:
+        return f"not TOML: {message}"
+    return f"line {line}: {what[:1].lower()}{what[1:]} ({where}): not TOML"
 
 
 class _File:
