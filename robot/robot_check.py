@@ -14,8 +14,9 @@ import cantools
 
 from servobus.bus import frame_bits as fb
 from servobus.bus.schema import Schema, SchemaError
+from servobus.robot.file_keys import RobotFileError
 from servobus.robot.node_kinds import MEAS_MESSAGE, sent_by
-from servobus.robot.robot_file import RobotFile, RobotFileError
+from servobus.robot.robot_file import RobotFile
 
 NS_PER_MS = 1_000_000
 

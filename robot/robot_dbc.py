@@ -4,7 +4,8 @@ generator makes: a time-triggered robot of a time trigger, servo boards and a ho
 import cantools
 
 from servobus.bus.dbc_generate import TimeTriggeredBus, generate
-from servobus.robot.robot_file import RobotFile, RobotFileError
+from servobus.robot.file_keys import RobotFileError
+from servobus.robot.robot_file import RobotFile
 
 GENERATED_KINDS = {"time-trigger", "board", "host"}
 

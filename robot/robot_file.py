@@ -6,28 +6,18 @@ The checks against the robot's DBC (senders, IDs, periods, bit rate, load) are
 the DBC a description names before that file exists.
 """
 
-import difflib
-import math
 import re
 import tomllib
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from servobus.bus.faults import FaultScriptError, parse_duration
 from servobus.bus.schema import MEAS_BYTES
-from servobus.host.tunings import TUNINGS, Tuning
-from servobus.presets.servos import SERVOS, ServoPreset
 from servobus.robot.description import NodeSpec
-from servobus.robot.node_kinds import (
-    ALPHA_RANGE,
-    CHOICES,
-    COMPUTE_RANGE_NS,
-    GROUP_MAX,
-    JOINT_OPTIONS,
-    KINDS,
-)
+from servobus.robot.file_keys import FileKeys, RobotFileError, shown
+from servobus.robot.joint_options import JointSpec, read_joints
+from servobus.robot.node_kinds import CHOICES, COMPUTE_RANGE_NS, GROUP_MAX, KINDS
 
 JOINTS_MAX = 128  # the ID rule's reach (bus.dbc_generate)
 BITRATE_MIN, BITRATE_MAX = 10_000, 1_000_000  # classic CAN
@@ -37,43 +27,6 @@ TOP_KEYS = ("name", "title", "joints", "schedule", "period", "trajectory", "meas
             "defaults", "joint", "nodes")
 BUS_KEYS = ("bitrate", "dbc")
 NODE_KEYS = ("kind", "name", "id", "joints")
-PRESET_KEYS = tuple(f.name for f in fields(ServoPreset))
-TUNING_KEYS = (("omega_d", "omega_i", "k_kp"), ("r_p", "r_i", "r_d"))
-
-
-class RobotFileError(ValueError):
-    """A description file that cannot describe a robot: `FILE: key path: what is wrong`."""
-
-
-@dataclass(frozen=True)
-class Gains:
-    """A joint's explicit host PID gains: r_P, r_I, r_D in A per pot LSB (SPEC 4.2)."""
-
-    r_p: float
-    r_i: float
-    r_d: float
-
-
-@dataclass(frozen=True)
-class JointOptions:
-    """What a servo board's joint varies: its servo, firmware, plant model and host PID."""
-
-    preset: ServoPreset
-    mode: str
-    sensing: str
-    plant: str
-    alpha: float
-    tuning: Tuning | Gains
-    anti_windup: str
-
-
-@dataclass(frozen=True)
-class JointSpec:
-    """One joint: its number, the node that drives it, its options (None: its kind has none)."""
-
-    number: int
-    node: str
-    options: JointOptions | None
 
 
 @dataclass(frozen=True)
@@ -148,68 +101,9 @@ def _toml_error(message: str, text: str) -> str:
     return f"line {line}: {what[:1].lower()}{what[1:]} ({where}): not TOML"
 
 
-class _File:
-    """The file being read: builds its errors."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def error(self, key: str, what: str) -> RobotFileError:
-        return RobotFileError(f"{self.path}: {key}: {what}")
-
-    def keys(self, key: str, table: Any, allowed: tuple[str, ...] | list[str]) -> dict[str, Any]:
-        """`table` as a dict whose keys are all in `allowed` (the closest one suggested)."""
-        if not isinstance(table, dict):
-            raise self.error(key, f"must be a table, got {_shown(table)}")
-        for name in table:
-            if name not in allowed:
-                close = difflib.get_close_matches(name, allowed, n=1)
-                hint = f" (did you mean {close[0]}?)" if close else ""
-                raise self.error(f"{key}.{name}" if key else name,
-                                 f"unknown key{hint}; use {', '.join(allowed)}")
-        return table
-
-    def string(self, key: str, value: Any) -> str:
-        if not isinstance(value, str) or not value:
-            raise self.error(key, f"must be a non-empty string, got {_shown(value)}")
-        return value
-
-    def integer(self, key: str, value: Any, lo: int, hi: int) -> int:
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise self.error(key, f"must be a whole number, got {_shown(value)}")
-        if not lo <= value <= hi:
-            raise self.error(key, f"{value} is outside {lo}..{hi}")
-        return value
-
-    def number(self, key: str, value: Any, lo: float, hi: float) -> float:
-        if not isinstance(value, int | float) or isinstance(value, bool) or \
-                not math.isfinite(value):
-            raise self.error(key, f"must be a finite number, got {_shown(value)}")
-        if not lo <= value <= hi:
-            raise self.error(key, f"{value:g} is outside {lo:g}..{hi:g}")
-        return float(value)
-
-    def choice(self, key: str, value: Any, choices: tuple[str, ...]) -> str:
-        if value not in choices:
-            raise self.error(key, f"{_shown(value)}: use one of {', '.join(choices)}")
-        return str(value)
-
-    def duration_ns(self, key: str, value: Any) -> int:
-        try:
-            return parse_duration(self.string(key, value))
-        except FaultScriptError as err:
-            raise self.error(key, str(err)) from None
-
-
-def _shown(value: Any) -> str:
-    """A TOML value in an error, cut short."""
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
 def parse(doc: dict[str, Any], path: Path) -> RobotFile:
     """A RobotFile from a parsed TOML document; relative paths from `path`'s folder."""
-    f = _File(path)
+    f = FileKeys(path)
     f.keys("", doc, TOP_KEYS)
     for key in ("name", "joints", "period", "bus", "nodes"):
         if key not in doc:
@@ -233,20 +127,20 @@ def parse(doc: dict[str, Any], path: Path) -> RobotFile:
         raise f.error("meas_bytes", "applies to a time-triggered robot (its boards' MEAS)")
     meas_bytes = doc.get("meas_bytes", 2)
     if meas_bytes not in MEAS_BYTES or isinstance(meas_bytes, bool):
-        raise f.error("meas_bytes", f"{_shown(meas_bytes)}: a board's measurement is 2 or 6 "
+        raise f.error("meas_bytes", f"{shown(meas_bytes)}: a board's measurement is 2 or 6 "
                                     "bytes (MEAS_j or MEAS6_j)")
     host = [k for k, n in enumerate(nodes) if n.kind == "host"]
     groups = _groups(f, f"nodes[{host[0] + 1}].groups", keys[nodes[host[0]].name]["groups"],
                      count) if host else ()
     if host:
         keys[nodes[host[0]].name]["groups"] = groups
-    joints = _joints(f, doc, nodes)
+    joints = read_joints(f, doc, nodes)
     trajectory = _trajectory(f, path, doc["trajectory"]) if "trajectory" in doc else None
     return RobotFile(path, name, title, schedule, period_ns, bitrate, dbc, nodes, keys, joints,
                      groups, meas_bytes, trajectory)
 
 
-def _bitrate(f: _File, value: Any) -> int:
+def _bitrate(f: FileKeys, value: Any) -> int:
     """bus.bitrate: 10 kbit/s .. 1 Mbit/s with a bit time of whole nanoseconds."""
     rate = f.integer("bus.bitrate", value, BITRATE_MIN, BITRATE_MAX)
     if 1_000_000_000 % rate:
@@ -274,7 +168,7 @@ def _dbc(path: Path, name: str) -> Path:
     return found if found is not None else path.parent / name
 
 
-def _trajectory(f: _File, path: Path, value: Any) -> Path:
+def _trajectory(f: FileKeys, path: Path, value: Any) -> Path:
     """trajectory resolved: beside the file, else a shipped one (host/data: gait.traj,
     guroo_walk.toml); it must exist."""
     found = _beside_or_shipped(path, f.string("trajectory", value), ("servobus.host.data",))
@@ -284,7 +178,7 @@ def _trajectory(f: _File, path: Path, value: Any) -> Path:
     return found
 
 
-def _nodes(f: _File, raw: Any, count: int) -> tuple[tuple[NodeSpec, ...],
+def _nodes(f: FileKeys, raw: Any, count: int) -> tuple[tuple[NodeSpec, ...],
                                                     dict[str, dict[str, Any]]]:
     """The [[nodes]] entries: kinds known, names and IDs unique, joints 1..count each once."""
     if not isinstance(raw, list) or not raw:
@@ -295,7 +189,7 @@ def _nodes(f: _File, raw: Any, count: int) -> tuple[tuple[NodeSpec, ...],
     for k, entry in enumerate(raw):
         at = f"nodes[{k + 1}]"
         if not isinstance(entry, dict):
-            raise f.error(at, f"must be a table, got {_shown(entry)}")
+            raise f.error(at, f"must be a table, got {shown(entry)}")
         if "kind" not in entry:
             raise f.error(f"{at}.kind", f"missing: use one of {', '.join(KINDS)}")
         kind = KINDS[f.choice(f"{at}.kind", entry["kind"], tuple(KINDS))]
@@ -343,11 +237,11 @@ def _index(nodes: list[NodeSpec], name: str) -> int:
     return next(k for k, n in enumerate(nodes) if n.name == name)
 
 
-def _node_joints(f: _File, at: str, raw: Any, count: int,
+def _node_joints(f: FileKeys, at: str, raw: Any, count: int,
                  limits: tuple[int, int]) -> tuple[int, ...]:
     """A node's joint numbers: each 1..count, once, as many as its kind carries."""
     if not isinstance(raw, list):
-        raise f.error(f"{at}.joints", f"must be an array of joint numbers, got {_shown(raw)}")
+        raise f.error(f"{at}.joints", f"must be an array of joint numbers, got {shown(raw)}")
     joints = tuple(f.integer(f"{at}.joints", j, 1, count) for j in raw)
     if len(set(joints)) != len(joints):
         raise f.error(f"{at}.joints", f"{list(joints)} names a joint twice")
@@ -359,7 +253,7 @@ def _node_joints(f: _File, at: str, raw: Any, count: int,
     return joints
 
 
-def _node_keys(f: _File, at: str, entry: dict[str, Any],
+def _node_keys(f: FileKeys, at: str, entry: dict[str, Any],
                defaults: dict[str, Any]) -> dict[str, Any]:
     """A node kind's extra keys, checked, defaults filled in (compute as ns)."""
     keys = {key: entry.get(key, default) for key, default in defaults.items()}
@@ -373,7 +267,7 @@ def _node_keys(f: _File, at: str, entry: dict[str, Any],
     return keys
 
 
-def _schedule(f: _File, doc: dict[str, Any], nodes: tuple[NodeSpec, ...]) -> str:
+def _schedule(f: FileKeys, doc: dict[str, Any], nodes: tuple[NodeSpec, ...]) -> str:
     """The robot's schedule (given, else its nodes'): every node of it, and the nodes it needs
     (a time-triggered robot: one time-trigger and one host; a cyclic one: one central)."""
     schedule = f.choice("schedule", doc.get("schedule", KINDS[nodes[0].kind].schedule),
@@ -391,7 +285,7 @@ def _schedule(f: _File, doc: dict[str, Any], nodes: tuple[NodeSpec, ...]) -> str
     return schedule
 
 
-def _groups(f: _File, at: str, raw: Any, count: int) -> tuple[tuple[int, ...], ...]:
+def _groups(f: FileKeys, at: str, raw: Any, count: int) -> tuple[tuple[int, ...], ...]:
     """The host's actuation groups: default consecutive fours; each 1..4 joints, every joint
     in exactly one."""
     if raw is None:
@@ -403,7 +297,7 @@ def _groups(f: _File, at: str, raw: Any, count: int) -> tuple[tuple[int, ...], .
     for k, group in enumerate(raw):
         if not isinstance(group, list) or not 1 <= len(group) <= GROUP_MAX:
             raise f.error(f"{at}[{k + 1}]", f"1..{GROUP_MAX} joint numbers (one 8-byte frame), "
-                                            f"got {_shown(group)}")
+                                            f"got {shown(group)}")
         for j in group:
             f.integer(f"{at}[{k + 1}]", j, 1, count)
             if j in seen:
@@ -415,89 +309,3 @@ def _groups(f: _File, at: str, raw: Any, count: int) -> tuple[tuple[int, ...], .
         raise f.error(at, f"joint{'s' * (len(missing) > 1)} {', '.join(map(str, missing))} "
                           "in no group")
     return tuple(groups)
-
-
-def _joints(f: _File, doc: dict[str, Any], nodes: tuple[NodeSpec, ...]) -> tuple[JointSpec, ...]:
-    """Every joint's options: today's defaults, then [defaults], then its own [joint.N] table;
-    the options a joint takes are its node kind's."""
-    on = {j: n for n in nodes for j in n.joints}
-    takes = tuple(o for o in JOINT_OPTIONS if any(o in KINDS[n.kind].joint_options
-                                                  for n in nodes))
-    defaults = _option_table(f, "defaults", doc.get("defaults", {}), takes, "this robot's joints")
-    own = doc.get("joint", {})
-    if not isinstance(own, dict):
-        raise f.error("joint", f"must be a table of [joint.N] tables, got {_shown(own)}")
-    for key in own:
-        if key not in {str(j) for j in on}:
-            raise f.error(f"joint.{key}", f"not a joint of this robot: 1..{len(on)}")
-    specs = []
-    for j in sorted(on):
-        node = on[j]
-        options = KINDS[node.kind].joint_options
-        table = _option_table(f, f"joint.{j}", own.get(str(j), {}), options,
-                              f"a {node.kind}'s joints")
-        if not options:
-            specs.append(JointSpec(j, node.name, None))
-            continue
-        values = {k: ("", v) for k, v in JOINT_OPTIONS.items()} | \
-            {k: ("defaults.", v) for k, v in defaults.items()} | \
-            {k: (f"joint.{j}.", v) for k, v in table.items()}
-        specs.append(JointSpec(j, node.name, _options(f, j, values)))
-    return tuple(specs)
-
-
-def _option_table(f: _File, key: str, table: Any, takes: tuple[str, ...],
-                  whose: str) -> dict[str, Any]:
-    """A table of joint options, each one that `takes` names."""
-    if not takes and table:
-        raise f.error(key, f"{whose} take no options")
-    return f.keys(key, table, takes)
-
-
-def _options(f: _File, j: int, values: dict[str, tuple[str, Any]]) -> JointOptions:
-    """One joint's options from (where given, value) pairs; defaults have no key path."""
-    def at(key: str) -> str:
-        return f"{values[key][0]}{key}"
-
-    out: dict[str, Any] = {}
-    for key in ("mode", "sensing", "plant", "anti_windup"):
-        out[key] = f.choice(at(key), values[key][1], CHOICES[key])
-    out["alpha"] = f.number(at("alpha"), values["alpha"][1], *ALPHA_RANGE)
-    out["preset"] = _preset(f, at("preset"), values["preset"][1], j)
-    out["tuning"] = _tuning(f, at("tuning"), values["tuning"][1], j)
-    return JointOptions(**out)
-
-
-def _preset(f: _File, at: str, value: Any, j: int) -> ServoPreset:
-    """A shipped servo preset by name, or one inline: ServoPreset's fields, name and
-    derivation optional."""
-    if isinstance(value, str):
-        return SERVOS[f.choice(at, value, tuple(SERVOS))]
-    table = f.keys(at, value, PRESET_KEYS)
-    params: dict[str, float] = {}
-    for key in ("supply_v", "kt", "r_a", "b", "j"):
-        if key not in table:
-            raise f.error(f"{at}.{key}", "missing (an inline preset gives supply_v, kt, r_a, "
-                                         "b, j; coulomb, name, derivation optional)")
-        params[key] = f.number(f"{at}.{key}", table[key], 1e-12, 1e6)
-    params["coulomb"] = f.number(f"{at}.coulomb", table.get("coulomb", 0.0), 0.0, 1e6)
-    name = f.string(f"{at}.name", table.get("name", f"joint-{j}"))
-    derivation = f.string(f"{at}.derivation", table.get("derivation", f"inline in {f.path}"))
-    return ServoPreset(name=name, derivation=derivation, **params)
-
-
-def _tuning(f: _File, at: str, value: Any, j: int) -> Tuning | Gains:
-    """A tuning by name (R2, R2b, designed), relative to K_P {omega_d, omega_i, k_kp}, or
-    explicit gains {r_p, r_i, r_d}."""
-    if isinstance(value, str):
-        return TUNINGS[f.choice(at, value, tuple(TUNINGS))]
-    table = f.keys(at, value, [*TUNING_KEYS[0], *TUNING_KEYS[1]])
-    for names in TUNING_KEYS:
-        if set(table) == set(names):
-            numbers = [f.number(f"{at}.{n}", table[n], 0.0, 1e9) for n in names]
-            if names == TUNING_KEYS[1]:
-                return Gains(*numbers)
-            return Tuning(f"joint-{j}", *numbers)
-    raise f.error(at, f"give {', '.join(TUNING_KEYS[0])} (relative to K_P) or "
-                      f"{', '.join(TUNING_KEYS[1])} (A per LSB), all three, got "
-                      f"{', '.join(table) or 'none'}")

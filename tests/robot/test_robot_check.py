@@ -6,9 +6,10 @@ from pathlib import Path
 import cantools
 import pytest
 
+from servobus.robot.file_keys import RobotFileError
 from servobus.robot.robot_check import check
 from servobus.robot.robot_dbc import dbc_text
-from servobus.robot.robot_file import RobotFileError, load
+from servobus.robot.robot_file import load
 from tests.robot.test_robot_file import BASE
 
 # Davis 2007 worst-case frame bits of an 11-bit frame of n data bytes, worked by hand:

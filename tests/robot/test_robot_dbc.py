@@ -11,9 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from servobus.bus.schema import default_dbc
+from servobus.robot.file_keys import RobotFileError
 from servobus.robot.robot_check import check
 from servobus.robot.robot_dbc import dbc_text, generated
-from servobus.robot.robot_file import RobotFileError, load
+from servobus.robot.robot_file import load
 from tests.bus.test_dbc_generate import message_key
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"

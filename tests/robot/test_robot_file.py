@@ -8,7 +8,9 @@ import pytest
 from servobus.host.tunings import TUNINGS, Tuning
 from servobus.presets.servos import HSR_5995TG
 from servobus.robot.description import GUROO, SPEJBL
-from servobus.robot.robot_file import Gains, RobotFileError, load, shipped
+from servobus.robot.file_keys import RobotFileError
+from servobus.robot.joint_options import Gains
+from servobus.robot.robot_file import load, shipped
 
 BASE = """\
 name = "tri"
