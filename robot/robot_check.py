@@ -2,9 +2,10 @@
 
 Checked, each failure a RobotFileError naming the description, the key path and the problem:
 the DBC loads and its CAN IDs are unique; every node is a DBC node (BU_) and every message its
-kind sends (robot.node_kinds) is in the DBC with that node as a sender; the bit rate is the
-DBC's Baudrate; the period is the DBC's shortest cycle time (the TICK's, time-triggered) and
-divides every other; the frames of one period (worst-case stuffing, Davis 2007) fit in it.
+kind sends (robot.node_kinds) is in the DBC with that node as a sender; each board hears its
+joint's actuation group; the bit rate is the DBC's Baudrate; the period is the DBC's shortest
+cycle time (the TICK's, time-triggered) and divides every other; the frames of one period
+(worst-case stuffing, Davis 2007) fit in it.
 """
 
 from collections import Counter
@@ -36,7 +37,7 @@ def schema(robot: RobotFile) -> Schema:
 def cyclic_messages(robot: RobotFile, db: cantools.database.can.Database
                     ) -> list[cantools.database.Message]:
     """The DBC's messages with a cycle time, the other measurement variant left out."""
-    other = MEAS_MESSAGE[8 - robot.meas_bytes].partition("{")[0]  # 2 <-> 6 bytes
+    other = MEAS_MESSAGE[6 if robot.meas_bytes == 2 else 2].partition("{")[0]
     return [m for m in db.messages if m.cycle_time and not
             (robot.schedule == "time-triggered" and m.name.startswith(other))]
 
@@ -46,6 +47,8 @@ def check(robot: RobotFile) -> dict[str, Any]:
     db = schema(robot).db
     _unique_ids(robot, db)
     _senders(robot, db)
+    if robot.schedule == "time-triggered":
+        _groups_heard(robot, db)
     _bitrate(robot, db)
     cyclic = cyclic_messages(robot, db)
     _period(robot, db, cyclic)
@@ -101,6 +104,21 @@ def _senders(robot: RobotFile, db: cantools.database.can.Database) -> None:
                 raise RobotFileError(f"{robot.path}: {robot.where(k)}: a {node.kind} sends "
                                      f"{name}, whose sender in {robot.dbc.name} is "
                                      f"{', '.join(by_name[name].senders) or 'nobody'}")
+
+
+def _groups_heard(robot: RobotFile, db: cantools.database.can.Database) -> None:
+    """Every joint's board hears a signal of its group's ACTUATION_k and POSREF_k."""
+    host = next(k for k, n in enumerate(robot.nodes) if n.kind == "host")
+    board = {j: n.name for n in robot.nodes if n.kind == "board" for j in n.joints}
+    for k, group in enumerate(robot.groups, start=1):
+        for name in (f"ACTUATION_{k}", f"POSREF_{k}"):
+            message = db.get_message_by_name(name)  # _senders found it
+            for j in group:
+                if not any(board[j] in s.receivers for s in message.signals):
+                    raise RobotFileError(
+                        f"{robot.path}: {robot.where(host)}.groups: group {k} carries joint {j}, "
+                        f"but no signal of {name} in {robot.dbc.name} has {board[j]} as a "
+                        "receiver")
 
 
 def _bitrate(robot: RobotFile, db: cantools.database.can.Database) -> None:

@@ -13,13 +13,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from servobus.bus.dbc_generate import JOINTS_MAX
 from servobus.bus.schema import MEAS_BYTES
 from servobus.robot.description import NodeSpec
 from servobus.robot.file_keys import FileKeys, RobotFileError, shown
 from servobus.robot.joint_options import JointSpec, read_joints
 from servobus.robot.node_kinds import CHOICES, COMPUTE_RANGE_NS, GROUP_MAX, KINDS
 
-JOINTS_MAX = 128  # the ID rule's reach (bus.dbc_generate)
 BITRATE_MIN, BITRATE_MAX = 10_000, 1_000_000  # classic CAN
 PERIOD_MAX_MS = 65_535  # GenMsgCycleTime's range
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,31}")  # a DBC node name (BU_)

@@ -100,6 +100,13 @@ def test_the_6_byte_measurements_need_meas6(tmp_path: Path) -> None:
                              "define"
 
 
+def test_groups_other_than_the_dbcs(tmp_path: Path) -> None:
+    path = tri(tmp_path, BASE.replace('name = "HOST" }', 'name = "HOST", groups = [[1, 2], [3]] }'))
+    path.write_text(BASE.replace('name = "HOST" }', 'name = "HOST", groups = [[1, 3], [2]] }'))
+    assert error_of(path) == "nodes[5] (HOST).groups: group 1 carries joint 3, but no signal " \
+                             "of ACTUATION_1 in tri.dbc has J3 as a receiver"
+
+
 def test_two_messages_with_one_id(tmp_path: Path) -> None:
     path = tri(tmp_path)
     edit_dbc(tmp_path, lambda db: setattr(db.get_message_by_name("POSREF_1"), "frame_id", 0x20))

@@ -1,6 +1,7 @@
 """Robot description files: the shipped ones read into today's robots, per-joint options, and
 every error class with its exact file, key path and message."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,10 @@ from servobus.presets.servos import HSR_5995TG
 from servobus.robot.description import GUROO, SPEJBL
 from servobus.robot.file_keys import RobotFileError
 from servobus.robot.joint_options import Gains
-from servobus.robot.robot_file import load, shipped
+from servobus.robot.node_kinds import JOINT_OPTIONS, KINDS
+from servobus.robot.robot_file import BUS_KEYS, NODE_KEYS, TOP_KEYS, load, shipped
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "robot-file.md"
 
 BASE = """\
 name = "tri"
@@ -186,3 +190,10 @@ def test_a_name_that_is_neither_file_nor_shipped(tmp_path: Path) -> None:
     with pytest.raises(RobotFileError, match="^nope: no such file and no shipped robot of that "
                                              r"name \(shipped: guroo, spejbl, spejbl-leg\)$"):
         load("nope")
+
+
+def test_every_key_and_kind_is_documented() -> None:
+    documented = set(re.findall(r"^\| (?:`[a-z-]+` \| )?`([a-z_-]+)` \|", DOC.read_text(), re.M))
+    keys = {*TOP_KEYS, *BUS_KEYS, *NODE_KEYS, *JOINT_OPTIONS, *KINDS,
+            *(key for kind in KINDS.values() for key in kind.node_keys)}
+    assert keys - documented == set()
