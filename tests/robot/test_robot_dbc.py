@@ -68,7 +68,7 @@ def test_descriptions_of_1_3_7_16_joints_generate(tmp_path: Path, joints: int) -
     assert len(db.messages) == 2 + 2 * -(-joints // 4) + 4 * joints
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)  # each: a DBC written, parsed, checked
 @given(st.integers(1, 32).flatmap(lambda n: st.tuples(
     st.just(n), st.permutations(range(1, n + 1)), st.lists(st.integers(1, 4), min_size=n,
                                                            max_size=n),
