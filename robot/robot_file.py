@@ -13,7 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from servobus.bus.dbc_generate import JOINTS_MAX
+from servobus.bus.dbc_generate import GROUPS_MAX, JOINTS_MAX
 from servobus.bus.schema import MEAS_BYTES
 from servobus.robot.description import NodeSpec
 from servobus.robot.file_keys import FileKeys, RobotFileError, shown
@@ -308,4 +308,7 @@ def _groups(f: FileKeys, at: str, raw: Any, count: int) -> tuple[tuple[int, ...]
     if missing:
         raise f.error(at, f"joint{'s' * (len(missing) > 1)} {', '.join(map(str, missing))} "
                           "in no group")
+    if len(groups) > GROUPS_MAX:
+        raise f.error(at, f"{len(groups)} groups: the ID rule has room for {GROUPS_MAX} "
+                          "(docs/robot-file.md)")
     return tuple(groups)

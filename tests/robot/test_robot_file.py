@@ -186,6 +186,16 @@ def test_joints_of_a_kind_without_options_take_none(tmp_path: Path) -> None:
         load(str(path))
 
 
+def test_more_groups_than_the_id_rule_has_room_for(tmp_path: Path) -> None:
+    text = BASE.replace("joints = 3", "joints = 65").replace(
+        '{ kind = "board", name = "J3", id = 3, joints = [3] },', "\n".join(
+            f'{{ kind = "board", name = "J{j}", id = {j}, joints = [{j}] }},'
+            for j in range(3, 66))).replace(
+        'name = "HOST" }', f'name = "HOST", groups = {[[j] for j in range(1, 66)]} }}')
+    assert error_of(tmp_path, text) == "nodes[67].groups: 65 groups: the ID rule has room for " \
+                                       "64 (docs/robot-file.md)"
+
+
 def test_a_name_that_is_neither_file_nor_shipped(tmp_path: Path) -> None:
     with pytest.raises(RobotFileError, match="^nope: no such file and no shipped robot of that "
                                              r"name \(shipped: guroo, spejbl, spejbl-leg\)$"):
