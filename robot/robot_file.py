@@ -23,8 +23,8 @@ from servobus.robot.node_kinds import CHOICES, COMPUTE_RANGE_NS, GROUP_MAX, KIND
 BITRATE_MIN, BITRATE_MAX = 10_000, 1_000_000  # classic CAN
 PERIOD_MAX_MS = 65_535  # GenMsgCycleTime's range
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,31}")  # a DBC node name (BU_)
-TOP_KEYS = ("name", "title", "joints", "schedule", "period", "trajectory", "meas_bytes", "bus",
-            "defaults", "joint", "nodes")
+TOP_KEYS = ("base", "name", "title", "joints", "schedule", "period", "trajectory", "meas_bytes",
+            "bus", "defaults", "joint", "nodes")
 BUS_KEYS = ("bitrate", "dbc")
 NODE_KEYS = ("kind", "name", "id", "joints")
 
@@ -78,6 +78,12 @@ def find(name_or_path: str) -> Path:
 def load(name_or_path: str) -> RobotFile:
     """Read and check a description file (RobotFileError naming the file, key and problem)."""
     path = find(name_or_path)
+    return _parse(_document(path, ()), path)
+
+
+def _document(path: Path, including: tuple[Path, ...]) -> dict[str, Any]:
+    """The file's TOML document on top of its base's (`base`): tables merged key by key, any
+    other value of this file replacing the base's."""
     try:
         text = path.read_text()
     except (OSError, UnicodeDecodeError) as err:
@@ -86,7 +92,38 @@ def load(name_or_path: str) -> RobotFile:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise RobotFileError(f"{path}: {_toml_error(str(err), text)}") from err
-    return parse(doc, path)
+    if "base" not in doc:
+        return doc
+    f = FileKeys(path)
+    name = f.string("base", doc.pop("base"))
+    base = path.parent / name
+    if not base.is_file():
+        base = shipped_file(f"{name}.toml")
+        if "/" in name or not base.is_file():
+            raise f.error("base", f"{name}: no such file beside {path.name} and no shipped "
+                                  f"robot of that name (shipped: {', '.join(shipped())})")
+    if base.resolve() in (*including, path.resolve()):
+        raise f.error("base", f"{name}: a description cannot be built on itself")
+    return _merged(_anchored(_document(base, (*including, path.resolve())), base), doc)
+
+
+def _anchored(doc: dict[str, Any], path: Path) -> dict[str, Any]:
+    """A base's bus.dbc and trajectory that name files beside it, as absolute paths (so they
+    still name them from the file built on it)."""
+    for table, key in ((doc.get("bus"), "dbc"), (doc, "trajectory")):
+        if isinstance(table, dict) and isinstance(table.get(key), str) and \
+                (path.parent / table[key]).is_file():
+            table[key] = str((path.parent / table[key]).resolve())
+    return doc
+
+
+def _merged(under: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """`over` on top of `under`: tables merged key by key, other values replaced."""
+    out = dict(under)
+    for key, value in over.items():
+        both = isinstance(value, dict) and isinstance(out.get(key), dict)
+        out[key] = _merged(out[key], value) if both else value
+    return out
 
 
 def _toml_error(message: str, text: str) -> str:
@@ -101,8 +138,9 @@ def _toml_error(message: str, text: str) -> str:
     return f"line {line}: {what[:1].lower()}{what[1:]} ({where}): not TOML"
 
 
-def parse(doc: dict[str, Any], path: Path) -> RobotFile:
-    """A RobotFile from a parsed TOML document; relative paths from `path`'s folder."""
+def _parse(doc: dict[str, Any], path: Path) -> RobotFile:
+    """A RobotFile from a TOML document (its base merged); relative paths from `path`'s
+    folder."""
     f = FileKeys(path)
     f.keys("", doc, TOP_KEYS)
     for key in ("name", "joints", "period", "bus", "nodes"):

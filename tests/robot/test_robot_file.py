@@ -100,8 +100,8 @@ tuning = { omega_d = 30, omega_i = 6, k_kp = 0.02 }
 
 
 @pytest.mark.parametrize(("old", "new", "expected"), [
-    ('period = "4ms"', 'peroid = "4ms"', "peroid: unknown key (did you mean period?); use name, "
-     "title, joints, schedule, period, trajectory, meas_bytes, bus, defaults, joint, nodes"),
+    ('period = "4ms"', 'peroid = "4ms"', "peroid: unknown key (did you mean period?); use base, "
+     "name, title, joints, schedule, period, trajectory, meas_bytes, bus, defaults, joint, nodes"),
     ("joints = 3\n", 'joints = "3"\n', "joints: must be a whole number, got '3'"),
     ('name = "tri"\n', "", "name: missing (every description names it)"),
     ('period = "4ms"', 'period = "4.5ms"', "period: '4.5ms': whole milliseconds 1ms..65535ms "
@@ -184,6 +184,39 @@ def test_joints_of_a_kind_without_options_take_none(tmp_path: Path) -> None:
     with pytest.raises(RobotFileError, match=r"g\.toml: joint\.16: a servo-board's joints take "
                                              "no options$"):
         load(str(path))
+
+
+def test_a_robot_built_on_a_shipped_one(tmp_path: Path) -> None:
+    path = tmp_path / "heavy.toml"
+    path.write_text('base = "spejbl"\nname = "heavy-knee"\n\n[joint.4]\nalpha = 8.0\n')
+    robot, spejbl = load(str(path)), load("spejbl")
+    assert robot.name == "heavy-knee" and robot.title == spejbl.title
+    assert (robot.nodes, robot.dbc, robot.trajectory, robot.groups) == \
+        (spejbl.nodes, spejbl.dbc, spejbl.trajectory, spejbl.groups)
+    assert [j.options.alpha for j in robot.joints if j.options] == [1.0] * 3 + [8.0] + [1.0] * 8
+
+
+def test_a_bases_files_are_found_beside_the_base(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "tri.toml").write_text(BASE)
+    (tmp_path / "a" / "tri.dbc").write_text("")
+    (tmp_path / "b").mkdir()
+    path = tmp_path / "b" / "more.toml"
+    path.write_text('base = "../a/tri.toml"\nname = "more"\n\n[bus]\nbitrate = 500000\n')
+    robot = load(str(path))
+    assert (robot.dbc, robot.bitrate, robot.name) == ((tmp_path / "a" / "tri.dbc").resolve(),
+                                                      500_000, "more")
+
+
+@pytest.mark.parametrize(("base", "expected"), [
+    ("tri.toml", "base: tri.toml: a description cannot be built on itself"),
+    ("nope", "base: nope: no such file beside tri.toml and no shipped robot of that name "
+     "(shipped: guroo, spejbl, spejbl-leg)"),
+    ("3", "base: must be a non-empty string, got 3"),
+])
+def test_base_errors(tmp_path: Path, base: str, expected: str) -> None:
+    value = base if base.isdigit() else f'"{base}"'
+    assert error_of(tmp_path, f"base = {value}\n" + BASE) == expected
 
 
 def test_more_groups_than_the_id_rule_has_room_for(tmp_path: Path) -> None:
