@@ -18,6 +18,7 @@ ALLOWED = {
     "tools": {"firmware", "presets", "bus", "plant", "analysis", "host", "robot", "sweep"},
     "sweep": {"presets", "bus", "host", "robot"},
     "sweeps": set(),
+    "robots": set(),
 }
 
 

@@ -103,10 +103,11 @@ def test_wheel_holds_only_the_servobus_package(tmp_path: Path) -> None:
     packages = {name.rsplit("/", 1)[0] for name in names if name.endswith("/__init__.py")}
     assert packages == {"servobus"} | {f"servobus/{folder}" for folder in (
         "firmware", "plant", "presets", "bus", "dbc", "host", "robot", "analysis", "tools", "sweep",
-        "sweeps")}
+        "sweeps", "robots")}
     assert {"servobus/dbc/servobus.dbc", "servobus/host/data/gait.traj",
             "servobus/__main__.py", "servobus/sweeps/alpha-scan.toml",
-            "servobus/sweeps/step.traj"} <= set(names)
+            "servobus/sweeps/step.traj", "servobus/robots/spejbl.toml",
+            "servobus/robots/spejbl-leg.dbc"} <= set(names)
 
 
 def test_servobus_commands_work_from_the_wheel(env: Path) -> None:

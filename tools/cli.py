@@ -37,6 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "servo-board": ("cmd_guroo_nodes", "GuRoo's emulated RC-servo board on a real bus"),
     "record": ("cmd_record", "record a trajectory by puppet animation"),
     "sweep": ("cmd_sweep", "many runs (axes x metrics) as one Dask job, resumable"),
+    "robot": ("cmd_robot", "robot description files: check, generate the DBC, list"),
 }
 
 

@@ -1,0 +1,133 @@
+"""A description's joints: per joint its node and options (servo preset, firmware, plant, host
+PID), from today's defaults, the file's [defaults] and its [joint.N] tables, by the node kind's
+options (robot.node_kinds)."""
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from servobus.host.tunings import TUNINGS, Tuning
+from servobus.presets.servos import SERVOS, ServoPreset
+from servobus.robot.description import NodeSpec
+from servobus.robot.file_keys import FileKeys, shown
+from servobus.robot.node_kinds import ALPHA_RANGE, CHOICES, JOINT_OPTIONS, KINDS
+
+PRESET_KEYS = tuple(f.name for f in fields(ServoPreset))
+TUNING_KEYS = (("omega_d", "omega_i", "k_kp"), ("r_p", "r_i", "r_d"))
+
+
+@dataclass(frozen=True)
+class Gains:
+    """A joint's explicit host PID gains: r_P, r_I, r_D in A per pot LSB (SPEC 4.2)."""
+
+    r_p: float
+    r_i: float
+    r_d: float
+
+
+@dataclass(frozen=True)
+class JointOptions:
+    """What a servo board's joint varies: its servo, firmware, plant model and host PID."""
+
+    preset: ServoPreset
+    mode: str
+    sensing: str
+    plant: str
+    alpha: float
+    tuning: Tuning | Gains
+    anti_windup: str
+
+
+@dataclass(frozen=True)
+class JointSpec:
+    """One joint: its number, the node that drives it, its options (None: its kind has none)."""
+
+    number: int
+    node: str
+    options: JointOptions | None
+
+
+def read_joints(f: FileKeys, doc: dict[str, Any],
+                nodes: tuple[NodeSpec, ...]) -> tuple[JointSpec, ...]:
+    """Every joint's options: today's defaults, then [defaults], then its own [joint.N] table;
+    the options a joint takes are its node kind's."""
+    on = {j: n for n in nodes for j in n.joints}
+    takes = tuple(o for o in JOINT_OPTIONS if any(o in KINDS[n.kind].joint_options
+                                                  for n in nodes))
+    defaults = _option_table(f, "defaults", doc.get("defaults", {}), takes, "this robot's joints")
+    own = doc.get("joint", {})
+    if not isinstance(own, dict):
+        raise f.error("joint", f"must be a table of [joint.N] tables, got {shown(own)}")
+    for key in own:
+        if key not in {str(j) for j in on}:
+            raise f.error(f"joint.{key}", f"not a joint of this robot: 1..{len(on)}")
+    specs = []
+    for j in sorted(on):
+        node = on[j]
+        options = KINDS[node.kind].joint_options
+        table = _option_table(f, f"joint.{j}", own.get(str(j), {}), options,
+                              f"a {node.kind}'s joints")
+        if not options:
+            specs.append(JointSpec(j, node.name, None))
+            continue
+        values = {k: ("", v) for k, v in JOINT_OPTIONS.items()} | \
+            {k: ("defaults.", v) for k, v in defaults.items()} | \
+            {k: (f"joint.{j}.", v) for k, v in table.items()}
+        specs.append(JointSpec(j, node.name, _options(f, j, values)))
+    return tuple(specs)
+
+
+def _option_table(f: FileKeys, key: str, table: Any, takes: tuple[str, ...],
+                  whose: str) -> dict[str, Any]:
+    """A table of joint options, each one that `takes` names."""
+    if not takes and table:
+        raise f.error(key, f"{whose} take no options")
+    return f.keys(key, table, takes)
+
+
+def _options(f: FileKeys, j: int, values: dict[str, tuple[str, Any]]) -> JointOptions:
+    """One joint's options from (where given, value) pairs; defaults have no key path."""
+    def at(key: str) -> str:
+        return f"{values[key][0]}{key}"
+
+    out: dict[str, Any] = {}
+    for key in ("mode", "sensing", "plant", "anti_windup"):
+        out[key] = f.choice(at(key), values[key][1], CHOICES[key])
+    out["alpha"] = f.number(at("alpha"), values["alpha"][1], *ALPHA_RANGE)
+    out["preset"] = _preset(f, at("preset"), values["preset"][1], j)
+    out["tuning"] = _tuning(f, at("tuning"), values["tuning"][1], j)
+    return JointOptions(**out)
+
+
+def _preset(f: FileKeys, at: str, value: Any, j: int) -> ServoPreset:
+    """A shipped servo preset by name, or one inline: ServoPreset's fields, name and
+    derivation optional."""
+    if isinstance(value, str):
+        return SERVOS[f.choice(at, value, tuple(SERVOS))]
+    table = f.keys(at, value, PRESET_KEYS)
+    params: dict[str, float] = {}
+    for key in ("supply_v", "kt", "r_a", "b", "j"):
+        if key not in table:
+            raise f.error(f"{at}.{key}", "missing (an inline preset gives supply_v, kt, r_a, "
+                                         "b, j; coulomb, name, derivation optional)")
+        params[key] = f.number(f"{at}.{key}", table[key], 1e-12, 1e6)
+    params["coulomb"] = f.number(f"{at}.coulomb", table.get("coulomb", 0.0), 0.0, 1e6)
+    name = f.string(f"{at}.name", table.get("name", f"joint-{j}"))
+    derivation = f.string(f"{at}.derivation", table.get("derivation", f"inline in {f.path}"))
+    return ServoPreset(name=name, derivation=derivation, **params)
+
+
+def _tuning(f: FileKeys, at: str, value: Any, j: int) -> Tuning | Gains:
+    """A tuning by name (R2, R2b, designed), relative to K_P {omega_d, omega_i, k_kp}, or
+    explicit gains {r_p, r_i, r_d}."""
+    if isinstance(value, str):
+        return TUNINGS[f.choice(at, value, tuple(TUNINGS))]
+    table = f.keys(at, value, [*TUNING_KEYS[0], *TUNING_KEYS[1]])
+    for names in TUNING_KEYS:
+        if set(table) == set(names):
+            numbers = [f.number(f"{at}.{n}", table[n], 0.0, 1e9) for n in names]
+            if names == TUNING_KEYS[1]:
+                return Gains(*numbers)
+            return Tuning(f"joint-{j}", *numbers)
+    raise f.error(at, f"give {', '.join(TUNING_KEYS[0])} (relative to K_P) or "
+                      f"{', '.join(TUNING_KEYS[1])} (A per LSB), all three, got "
+                      f"{', '.join(table) or 'none'}")

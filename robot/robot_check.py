@@ -1,0 +1,151 @@
+"""A description checked against its DBC, and the summary `servobus robot check` prints.
+
+Checked, each failure a RobotFileError naming the description, the key path and the problem:
+the DBC loads and its CAN IDs are unique; every node is a DBC node (BU_) and every message its
+kind sends (robot.node_kinds) is in the DBC with that node as a sender; each board hears its
+joint's actuation group; the bit rate is the DBC's Baudrate; the period is the DBC's shortest
+cycle time (the TICK's, time-triggered) and divides every other; the frames of one period
+(worst-case stuffing, Davis 2007) fit in it.
+"""
+
+from collections import Counter
+from typing import Any
+
+import cantools
+
+from servobus.bus import frame_bits as fb
+from servobus.bus.schema import Schema, SchemaError
+from servobus.robot.file_keys import RobotFileError
+from servobus.robot.node_kinds import MEAS_MESSAGE, sent_by
+from servobus.robot.robot_file import RobotFile
+
+NS_PER_MS = 1_000_000
+
+
+def schema(robot: RobotFile) -> Schema:
+    """The robot's DBC, loaded (RobotFileError: missing or not a DBC)."""
+    if not robot.dbc.is_file():
+        raise RobotFileError(f"{robot.path}: bus.dbc: {robot.dbc}: no such file (a shipped "
+                             "name: servobus.dbc, guroo.dbc; or generate it: servobus robot "
+                             f"dbc {robot.path} --out {robot.dbc})")
+    try:
+        return Schema(robot.dbc, required=())
+    except SchemaError as err:
+        raise RobotFileError(f"{robot.path}: bus.dbc: {err}") from err
+
+
+def cyclic_messages(robot: RobotFile, db: cantools.database.can.Database
+                    ) -> list[cantools.database.Message]:
+    """The DBC's messages with a cycle time, the other measurement variant left out."""
+    other = MEAS_MESSAGE[6 if robot.meas_bytes == 2 else 2].partition("{")[0]
+    return [m for m in db.messages if m.cycle_time and not
+            (robot.schedule == "time-triggered" and m.name.startswith(other))]
+
+
+def check(robot: RobotFile) -> dict[str, Any]:
+    """Check `robot` against its DBC; the summary (`servobus robot check --json`)."""
+    db = schema(robot).db
+    _unique_ids(robot, db)
+    _senders(robot, db)
+    if robot.schedule == "time-triggered":
+        _groups_heard(robot, db)
+    _bitrate(robot, db)
+    cyclic = cyclic_messages(robot, db)
+    _period(robot, db, cyclic)
+    bit_ns = 1_000_000_000 // robot.bitrate
+    per_period = [m for m in cyclic if _cycle(m) * NS_PER_MS == robot.period_ns]
+    used_ns = sum(fb.worst_case_bits(m.length) for m in per_period) * bit_ns
+    if used_ns > robot.period_ns:
+        raise RobotFileError(f"{robot.path}: period: one period's {len(per_period)} frames take "
+                             f"{used_ns / 1e6:g} ms at {robot.bitrate} bit/s (worst-case "
+                             f"stuffing), more than the period of {robot.period_ns / 1e6:g} ms")
+    load = sum(fb.worst_case_bits(m.length) * bit_ns / (_cycle(m) * NS_PER_MS)
+               for m in cyclic)
+    kinds: dict[str, list[str]] = {}
+    for node in robot.nodes:
+        kinds.setdefault(node.kind, []).append(node.name)
+    return {"name": robot.name, "title": robot.title, "file": str(robot.path),
+            "schedule": robot.schedule, "joints": len(robot.joints),
+            "nodes": kinds, "dbc": str(robot.dbc), "period_s": robot.period_ns / 1e9,
+            "bitrate": robot.bitrate, "frames_per_period": len(per_period),
+            "period_used_pct": 100.0 * used_ns / robot.period_ns,
+            "bus_load_predicted_pct": 100.0 * load,
+            "load_model": "worst-case stuffing (Davis 2007), every cyclic message"}
+
+
+def _cycle(m: cantools.database.Message) -> int:
+    """A message's GenMsgCycleTime in ms (0: none)."""
+    return int(m.cycle_time or 0)
+
+
+def _unique_ids(robot: RobotFile, db: cantools.database.can.Database) -> None:
+    """No two messages of the DBC share a CAN ID."""
+    counts = Counter(int(m.frame_id) for m in db.messages)
+    for m in db.messages:
+        if counts[m.frame_id] > 1:
+            names = [n.name for n in db.messages if n.frame_id == m.frame_id]
+            raise RobotFileError(f"{robot.path}: bus.dbc: {robot.dbc.name} gives CAN ID "
+                                 f"0x{m.frame_id:03X} to {' and '.join(names)}")
+
+
+def _senders(robot: RobotFile, db: cantools.database.can.Database) -> None:
+    """Every node is a DBC node, and the DBC has every message it sends with it as sender."""
+    bu = {n.name for n in db.nodes}
+    by_name = {m.name: m for m in db.messages}
+    for k, node in enumerate(robot.nodes):
+        if node.name not in bu:
+            raise RobotFileError(f"{robot.path}: {robot.where(k)}.name: {robot.dbc.name} has "
+                                 f"no node {node.name} (its nodes: {', '.join(sorted(bu))})")
+        for name in sent_by(node, robot.nodes, len(robot.groups), robot.meas_bytes):
+            if name not in by_name:
+                raise RobotFileError(f"{robot.path}: {robot.where(k)}: a {node.kind} sends "
+                                     f"{name}, which {robot.dbc.name} does not define")
+            if node.name not in by_name[name].senders:
+                raise RobotFileError(f"{robot.path}: {robot.where(k)}: a {node.kind} sends "
+                                     f"{name}, whose sender in {robot.dbc.name} is "
+                                     f"{', '.join(by_name[name].senders) or 'nobody'}")
+
+
+def _groups_heard(robot: RobotFile, db: cantools.database.can.Database) -> None:
+    """Every joint's board hears a signal of its group's ACTUATION_k and POSREF_k."""
+    host = next(k for k, n in enumerate(robot.nodes) if n.kind == "host")
+    board = {j: n.name for n in robot.nodes if n.kind == "board" for j in n.joints}
+    for k, group in enumerate(robot.groups, start=1):
+        for name in (f"ACTUATION_{k}", f"POSREF_{k}"):
+            message = db.get_message_by_name(name)  # _senders found it
+            for j in group:
+                if not any(board[j] in s.receivers for s in message.signals):
+                    raise RobotFileError(
+                        f"{robot.path}: {robot.where(host)}.groups: group {k} carries joint {j}, "
+                        f"but no signal of {name} in {robot.dbc.name} has {board[j]} as a "
+                        "receiver")
+
+
+def _bitrate(robot: RobotFile, db: cantools.database.can.Database) -> None:
+    """bus.bitrate is the DBC's Baudrate attribute (when it has one)."""
+    attr = db.dbc.attributes.get("Baudrate") if db.dbc else None
+    if attr is not None and int(attr.value) != robot.bitrate:
+        raise RobotFileError(f"{robot.path}: bus.bitrate: {robot.bitrate} bit/s, but "
+                             f"{robot.dbc.name} says Baudrate {int(attr.value)}")
+
+
+def _period(robot: RobotFile, db: cantools.database.can.Database,
+            cyclic: list[cantools.database.Message]) -> None:
+    """The period is the shortest cycle time (the TICK's, time-triggered) and divides all."""
+    period_ms = robot.period_ns // NS_PER_MS
+    if not cyclic:
+        raise RobotFileError(f"{robot.path}: bus.dbc: {robot.dbc.name} has no message with a "
+                             "GenMsgCycleTime: no schedule to run")
+    if robot.schedule == "time-triggered":
+        tick = next(m for m in db.messages if m.name == "TICK")  # _senders found it
+        if tick.cycle_time != period_ms:
+            raise RobotFileError(f"{robot.path}: period: {period_ms} ms, but TICK's "
+                                 f"GenMsgCycleTime in {robot.dbc.name} is {tick.cycle_time} ms")
+    shortest = min(cyclic, key=_cycle)
+    if shortest.cycle_time != period_ms:
+        raise RobotFileError(f"{robot.path}: period: {period_ms} ms, but {shortest.name} in "
+                             f"{robot.dbc.name} is sent every {shortest.cycle_time} ms")
+    for m in cyclic:
+        if _cycle(m) % period_ms:
+            raise RobotFileError(f"{robot.path}: period: {period_ms} ms does not divide "
+                                 f"{m.name}'s GenMsgCycleTime of {m.cycle_time} ms")

@@ -1,0 +1,143 @@
+"""A description checked against its DBC: the shipped robots pass with their summaries, and
+every mismatch between a description and its DBC is named."""
+
+from pathlib import Path
+
+import cantools
+import pytest
+
+from servobus.robot.file_keys import RobotFileError
+from servobus.robot.robot_check import check
+from servobus.robot.robot_dbc import dbc_text
+from servobus.robot.robot_file import load
+from tests.robot.test_robot_file import BASE
+
+# Davis 2007 worst-case frame bits of an 11-bit frame of n data bytes, worked by hand:
+# 34 + 8n + 13 + floor((34 + 8n - 1) / 4)
+WORST_BITS = {1: 65, 2: 75, 6: 115, 8: 135}
+
+
+def tri(tmp_path: Path, text: str = BASE) -> Path:
+    """The 3-joint robot of test_robot_file with its DBC generated beside it."""
+    path = tmp_path / "tri.toml"
+    path.write_text(text)
+    (tmp_path / "tri.dbc").write_text(dbc_text(load(str(path))))
+    return path
+
+
+def edit_dbc(tmp_path: Path, change) -> None:
+    """Rewrite tri.dbc after `change(db)`."""
+    db = cantools.database.load_file(str(tmp_path / "tri.dbc"))
+    change(db)
+    db.refresh()
+    (tmp_path / "tri.dbc").write_text(db.as_dbc_string())
+
+
+def error_of(path: Path) -> str:
+    with pytest.raises(RobotFileError) as caught:
+        check(load(str(path)))
+    message = str(caught.value)
+    assert message.startswith(f"{path}: ")
+    return message.removeprefix(f"{path}: ")
+
+
+def test_shipped_robots_pass_with_their_summaries() -> None:
+    spejbl = check(load("spejbl"))
+    assert spejbl["nodes"]["board"] == [f"JOINT_{j}" for j in range(1, 13)]
+    assert spejbl["frames_per_period"] == 1 + 12 + 3  # SPEC 1.2: tick, measurements, actuations
+    per_period = WORST_BITS[1] + 12 * WORST_BITS[2] + 3 * WORST_BITS[8]  # bits, 1 us each
+    assert spejbl["period_used_pct"] == pytest.approx(100 * per_period / 4000)
+    status = 12 * (34 + 32 + 13 + (34 + 32 - 1) // 4)  # 4-byte STATUS every 100 ms
+    assert spejbl["bus_load_predicted_pct"] == pytest.approx(100 * (per_period / 4000 +
+                                                                   status / 100_000))
+    guroo = check(load("guroo"))
+    assert guroo["frames_per_period"] == 7 and guroo["period_s"] == 0.002
+    assert guroo["nodes"] == {"central": ["CENTRAL"], "hp-board": [f"HP_{b}" for b in range(1, 6)],
+                              "servo-board": ["SERVO_BOARD"]}
+    assert check(load("spejbl-leg"))["frames_per_period"] == 1 + 6 + 2
+
+
+def test_a_generated_robot_passes(tmp_path: Path) -> None:
+    summary = check(load(str(tri(tmp_path))))
+    bits = WORST_BITS[1] + 3 * WORST_BITS[2] + WORST_BITS[6]  # ACTUATION_1 carries 3 joints
+    assert summary["period_used_pct"] == pytest.approx(100 * bits / 4000)
+
+
+def test_a_missing_dbc_says_how_to_make_it(tmp_path: Path) -> None:
+    path = tmp_path / "tri.toml"
+    path.write_text(BASE)
+    assert error_of(path) == (f"bus.dbc: {tmp_path / 'tri.dbc'}: no such file (a shipped name: "
+                              "servobus.dbc, guroo.dbc; or generate it: servobus robot dbc "
+                              f"{path} --out {tmp_path / 'tri.dbc'})")
+
+
+def test_a_node_the_dbc_does_not_have(tmp_path: Path) -> None:
+    path = tri(tmp_path)
+    path.write_text(BASE.replace('name = "J3"', 'name = "J9"'))
+    assert error_of(path) == "nodes[4] (J9).name: tri.dbc has no node J9 (its nodes: HOST, J1, " \
+                             "J2, J3, TT)"
+
+
+def test_a_message_a_node_sends_missing_from_the_dbc(tmp_path: Path) -> None:
+    path = tri(tmp_path)
+    edit_dbc(tmp_path, lambda db: db.messages.remove(db.get_message_by_name("STATUS_2")))
+    assert error_of(path) == "nodes[3] (J2): a board sends STATUS_2, which tri.dbc does not " \
+                             "define"
+
+
+def test_a_message_with_another_sender(tmp_path: Path) -> None:
+    path = tri(tmp_path)
+    edit_dbc(tmp_path, lambda db: db.get_message_by_name("POSREF_1").senders.__setitem__(
+        slice(None), ["TT"]))
+    assert error_of(path) == "nodes[5] (HOST): a host sends POSREF_1, whose sender in tri.dbc " \
+                             "is TT"
+
+
+def test_the_6_byte_measurements_need_meas6(tmp_path: Path) -> None:
+    path = tri(tmp_path, BASE.replace("joints = 3", "joints = 3\nmeas_bytes = 6"))
+    edit_dbc(tmp_path, lambda db: db.messages.remove(db.get_message_by_name("MEAS6_1")))
+    assert error_of(path) == "nodes[2] (J1): a board sends MEAS6_1, which tri.dbc does not " \
+                             "define"
+
+
+def test_groups_other_than_the_dbcs(tmp_path: Path) -> None:
+    path = tri(tmp_path, BASE.replace('name = "HOST" }', 'name = "HOST", groups = [[1, 2], [3]] }'))
+    path.write_text(BASE.replace('name = "HOST" }', 'name = "HOST", groups = [[1, 3], [2]] }'))
+    assert error_of(path) == "nodes[5] (HOST).groups: group 1 carries joint 3, but no signal " \
+                             "of ACTUATION_1 in tri.dbc has J3 as a receiver"
+
+
+def test_two_messages_with_one_id(tmp_path: Path) -> None:
+    path = tri(tmp_path)
+    edit_dbc(tmp_path, lambda db: setattr(db.get_message_by_name("POSREF_1"), "frame_id", 0x20))
+    assert error_of(path) == "bus.dbc: tri.dbc gives CAN ID 0x020 to ACTUATION_1 and POSREF_1"
+
+
+def test_a_bit_rate_other_than_the_dbcs(tmp_path: Path) -> None:
+    path = tri(tmp_path)
+    path.write_text(BASE.replace('dbc = "tri.dbc"', 'dbc = "tri.dbc"\nbitrate = 500000'))
+    assert error_of(path) == "bus.bitrate: 500000 bit/s, but tri.dbc says Baudrate 1000000"
+
+
+def test_a_period_other_than_the_ticks(tmp_path: Path) -> None:
+    path = tri(tmp_path)
+    path.write_text(BASE.replace('"4ms"', '"5ms"'))
+    assert error_of(path) == "period: 5 ms, but TICK's GenMsgCycleTime in tri.dbc is 4 ms"
+
+
+def test_a_period_that_does_not_divide_a_cycle(tmp_path: Path) -> None:
+    path = tri(tmp_path, BASE.replace('"4ms"', '"8ms"'))
+    assert error_of(path) == "period: 8 ms does not divide STATUS_1's GenMsgCycleTime of 100 ms"
+
+
+def test_a_period_that_cannot_hold_its_frames(tmp_path: Path) -> None:
+    path = tri(tmp_path, BASE.replace('dbc = "tri.dbc"', 'dbc = "tri.dbc"\nbitrate = 10000'))
+    bits = WORST_BITS[1] + 3 * WORST_BITS[2] + WORST_BITS[6]
+    assert error_of(path) == (f"period: one period's 5 frames take {bits * 0.1:g} ms at 10000 "
+                              "bit/s (worst-case stuffing), more than the period of 4 ms")
+
+
+def test_a_cyclic_period_is_the_shortest_cycle(tmp_path: Path) -> None:
+    path = tmp_path / "g.toml"
+    path.write_text(load("guroo").path.read_text().replace('"2ms"', '"4ms"'))
+    assert error_of(path) == "period: 4 ms, but VEL_SP_1 in guroo.dbc is sent every 2 ms"

@@ -1,0 +1,78 @@
+"""`servobus robot check|dbc|list`: summaries, generated DBCs, the shipped list, and a bad
+description as `error: FILE: key: what` with exit status 2."""
+
+import json
+from pathlib import Path
+
+import cantools
+import pytest
+
+from servobus.tools.cli import main
+from tests.robot.test_robot_dbc import description
+
+ROBOTS = Path(__file__).resolve().parents[2] / "robots"
+
+
+def test_list_names_the_shipped_robots(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["robot", "list", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["name"], r["joints"], r["nodes"], r["period_ms"], r["dbc"]) for r in rows] == [
+        ("guroo", 23, 7, 2.0, "guroo.dbc"), ("spejbl", 12, 14, 4.0, "servobus.dbc"),
+        ("spejbl-leg", 6, 8, 4.0, "spejbl-leg.dbc")]
+    assert main(["robot", "list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "shipped robots:" and [line.split()[0] for line in lines[2:]] == \
+        ["guroo", "spejbl", "spejbl-leg"]
+
+
+def test_check_prints_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["robot", "check", "spejbl-leg", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["joints"], summary["bitrate"], summary["period_s"]) == (6, 1_000_000, 0.004)
+    assert summary["nodes"]["host"] == ["HOST"] and Path(summary["dbc"]).name == "spejbl-leg.dbc"
+    assert main(["robot", "check", str(ROBOTS / "guroo.toml")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("robot guroo: ok\n")
+    assert "  hp-board     [HP_1, HP_2, HP_3, HP_4, HP_5]\n" in out
+
+
+def test_dbc_writes_a_file_once_then_only_with_force(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    toml, dbc = tmp_path / "r.toml", tmp_path / "robot.dbc"
+    toml.write_text(description(7))
+    assert main(["robot", "dbc", str(toml), "--out", str(dbc)]) == 0
+    assert capsys.readouterr().out == f"wrote {dbc} (r7: 7 joints)\n"
+    assert len(cantools.database.load_file(str(dbc)).messages) == 2 + 2 * 2 + 4 * 7
+    dbc.write_text("mine")
+    assert main(["robot", "dbc", str(toml), "--out", str(dbc)]) == 2
+    assert capsys.readouterr().err == f"error: {dbc} exists: give --force to overwrite it\n"
+    assert dbc.read_text() == "mine"
+    assert main(["robot", "dbc", str(toml), "--out", str(dbc), "--force"]) == 0
+    assert main(["robot", "check", str(toml)]) == 0
+
+
+def test_dbc_to_stdout_is_the_committed_leg_dbc(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["robot", "dbc", "spejbl-leg"]) == 0
+    assert capsys.readouterr().out == (ROBOTS / "spejbl-leg.dbc").read_text()
+
+
+def test_a_hand_written_dbc_is_not_generated(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["robot", "dbc", "guroo"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {ROBOTS / 'guroo.toml'}: bus.dbc: guroo.dbc is written by hand: the generator "
+        "makes time-triggered robots of board, host, time-trigger nodes, this one has central, "
+        "hp-board, servo-board\n")
+
+
+def test_a_bad_description_is_an_error_naming_file_and_key(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    toml = tmp_path / "r.toml"
+    toml.write_text(description(3).replace('name = "B2", id = 2', 'name = "B2", id = 1'))
+    for action in ("check", "dbc"):
+        assert main(["robot", action, str(toml)]) == 2
+        assert capsys.readouterr().err == f"error: {toml}: nodes[3].id: 1 is also nodes[2]'s " \
+                                          "(B1)\n"
+    toml.write_text("name = [")
+    assert main(["robot", "check", str(toml)]) == 2
+    assert capsys.readouterr().err == f"error: {toml}: line 1: invalid value (at its end): " \
+                                      "not TOML\n"

@@ -1,0 +1,68 @@
+"""`servobus robot check|dbc|list`: robot description files (docs/robot-file.md) checked,
+their DBCs generated, the shipped ones listed."""
+
+import argparse
+import json
+from pathlib import Path
+
+from servobus.robot import robot_file
+from servobus.robot.robot_check import check
+from servobus.robot.robot_dbc import dbc_text
+from servobus.tools import units
+from servobus.tools.cli import Commands
+from servobus.tools.errors import ServobusError
+from servobus.tools.output import emit, emit_rows
+
+
+def add_subparser(sub: Commands) -> None:
+    """Register the subcommand and its three actions."""
+    parser = sub.add_parser("robot")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    checker = actions.add_parser("check", help="check a description and its DBC; a summary",
+                                 description="Check a description file (or a shipped robot's "
+                                             "name) and its DBC; print a summary.")
+    checker.add_argument("robot", metavar="FILE.toml|NAME")
+    checker.add_argument("--json", action="store_true")
+    checker.set_defaults(func=_do_check)
+    dbc = actions.add_parser("dbc", help="generate a description's DBC",
+                             description="Generate the DBC of a time-triggered description "
+                                         "(time trigger, boards, host): to stdout, or --out.")
+    dbc.add_argument("robot", metavar="FILE.toml|NAME")
+    dbc.add_argument("--out", type=units.output_file((".dbc",)), metavar="FILE.dbc",
+                     help="write the DBC here (an existing file only with --force)")
+    dbc.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    dbc.set_defaults(func=_do_dbc)
+    lister = actions.add_parser("list", help="the shipped descriptions",
+                                description="The shipped robot descriptions.")
+    lister.add_argument("--json", action="store_true")
+    lister.set_defaults(func=_do_list)
+
+
+def _do_check(args: argparse.Namespace) -> None:
+    summary = check(robot_file.load(args.robot))
+    emit(summary, args.json, title=f"robot {summary['name']}: ok")
+
+
+def _do_dbc(args: argparse.Namespace) -> None:
+    robot = robot_file.load(args.robot)
+    text = dbc_text(robot)
+    if args.out is None:
+        print(text, end="")
+        return
+    if args.force is False and Path(args.out).exists():
+        raise ServobusError(f"{args.out} exists: give --force to overwrite it")
+    Path(args.out).write_text(text)
+    print(f"wrote {args.out} ({robot.name}: {len(robot.joints)} joints)")
+
+
+def _do_list(args: argparse.Namespace) -> None:
+    rows = []
+    for name in robot_file.shipped():
+        robot = robot_file.load(name)
+        rows.append({"name": name, "joints": len(robot.joints), "nodes": len(robot.nodes),
+                     "period_ms": robot.period_ns / 1e6, "dbc": robot.dbc.name,
+                     "title": robot.title})
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        emit_rows("shipped robots", rows)
