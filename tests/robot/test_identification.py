@@ -20,6 +20,8 @@ from servobus.host.tunings import (
 from servobus.robot.identification import Settings, identify_settings
 from servobus.robot.tunings_file import BEGIN, END, designed_for, render, write_tunings
 
+NUMBER = re.compile(r"-?\d+\.\d+(?:e[-+]?\d+)?")
+
 
 def _stored_block() -> str:
     text = Path(tunings.__file__).read_text()
@@ -34,8 +36,13 @@ def test_design_step_reproduces_the_stored_designed_tuning_exactly() -> None:
 def test_stored_identification_is_what_the_command_produces() -> None:
     # the full identification with the stored settings (~10 s): deterministic, so the block
     # `identify --write-tunings` would write must be the one in host/tunings.py, digit for digit
+    # but for the last bits: the standard errors go through LAPACK, and OpenBLAS' kernels for
+    # different CPUs (OPENBLAS_CORETYPE=Haswell on an AVX-512 host) differ there by an ulp
     result = identify_settings(Settings(**IDENTIFICATION))
-    assert render(result) == _stored_block()
+    produced, stored = render(result), _stored_block()
+    assert NUMBER.sub("#", produced) == NUMBER.sub("#", stored)
+    assert [float(x) for x in NUMBER.findall(produced)] == pytest.approx(
+        [float(x) for x in NUMBER.findall(stored)], rel=1e-12, abs=0)
     lo, hi = result["fit_band_hz"]
     assert 1.0 <= lo < 3.0 and 20.0 < hi <= 30.0 and result["points"] >= 30
     assert set(result["known_delays"]) == {"bus", "zoh", "averaging"}
