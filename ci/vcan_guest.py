@@ -3,13 +3,14 @@
 
 The guest boots this machine's own root filesystem (hostfs), loads the CAN modules, brings up
 `lo` and the vcan interfaces, runs the command with the caller's environment and working
-directory, streams its stdout/stderr back and exits with its exit code.
+directory, streams its stdout/stderr back and exits with its exit code.  The guest's /tmp is a
+fresh tmpfs; the folders the command needs from the host's /tmp are mounted back.
 
     python3 ci/vcan_guest.py [--vcan N] [--timeout S] [--mem SIZE] -- COMMAND ...
 
 Exit codes: the command's own; 124 on timeout; 125 when the guest could not be set up (missing
 packages that cannot be installed, boot or CAN set-up failure; the guest console is shown).
-Standard library only: CI runs it before anything is installed.
+Standard library only: it runs with any python3, whatever is installed in it.
 """
 
 import argparse
@@ -137,7 +138,10 @@ def python_paths(python: str, env: dict[str, str]) -> list[str]:
                                timeout=60, check=True)
     except (OSError, subprocess.SubprocessError):
         return []
-    return [str(p) for p in json.loads(probe.stdout)]
+    try:
+        return [str(p) for p in json.loads(probe.stdout)]
+    except ValueError:  # something else on its stdout (a sitecustomize that prints)
+        return []
 
 
 def command_python(program: str, env: dict[str, str]) -> str | None:
@@ -155,7 +159,7 @@ def command_python(program: str, env: dict[str, str]) -> str | None:
 def tmp_binds(paths: list[str]) -> list[Path]:
     """The folders under /tmp among `paths` (a file counts as its folder), each once, a folder
     inside another left to its ancestor's bind."""
-    folders = set()
+    folders: set[Path] = set()
     for name in paths:
         path = Path(os.path.abspath(name))
         if path.is_relative_to("/tmp") and path.exists():
@@ -169,8 +173,8 @@ def tmp_binds(paths: list[str]) -> list[Path]:
 
 def kept_paths(run: Path, command: list[str], env: dict[str, str]) -> list[Path]:
     """What the guest must see of the host's /tmp (which it replaces with a fresh tmpfs): the
-    runner's own directory, the working directory, and whatever the runner's interpreter and
-    the command's read (a venv, its packages, their editable sources), wherever they live."""
+    runner's own directory, the working directory, $VIRTUAL_ENV, and what the runner's
+    interpreter and the command's read there (a venv, its packages, their editable sources)."""
     pythons = {sys.executable} | {p for p in [command_python(command[0], env)] if p}
     paths = [str(run), os.getcwd(), env.get("VIRTUAL_ENV", "")]
     for python in sorted(pythons):
