@@ -47,19 +47,28 @@ BUS_CHECK = textwrap.dedent("""\
 DUMMY_CHECK = "import tools, bus; print(tools.WHO, bus.WHO, tools.__file__)"
 
 
-def _wheel(source: Path, out: Path) -> Path:
-    """`pip wheel` of a copy of `source` (no dependencies, no build/ left in the checkout) into
-    `out`; the wheel's path.  The build backend's output must hold no Python warning (setuptools
-    warns, e.g., about data in a folder that is not a listed package)."""
-    copy = out.parent / f"src-{source.name}-{out.name}"
+def _copy(source: Path, copy: Path) -> Path:
+    """The project's files in `copy` (nothing built or installed lands in the checkout)."""
     shutil.copytree(source, copy, ignore=shutil.ignore_patterns(
         ".git", ".venv", ".ci-venv", "build", "*.egg-info", "__pycache__", ".*_cache",
         ".hypothesis"))
-    source = copy
-    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--verbose", "--no-deps", "-w",
-                            str(out), str(source)], check=True, capture_output=True, text=True)
-    warnings = re.findall(r"\w+Warning: .*", build.stdout + build.stderr)
+    return copy
+
+
+def _pip_quietly(*argv: str) -> None:
+    """This interpreter's `pip ARGV` (verbose, so the build backend's output is seen): it must
+    print no Python warning (setuptools warns, e.g., about data in a folder not listed as a
+    package; pip 25 and later show a backend's warnings even with --quiet)."""
+    pip = subprocess.run([sys.executable, "-m", "pip", *argv, "--verbose"], check=True,
+                         capture_output=True, text=True)
+    warnings = re.findall(r"\w+Warning: .*", pip.stdout + pip.stderr)
     assert not warnings, warnings
+
+
+def _wheel(source: Path, out: Path) -> Path:
+    """`pip wheel` of a copy of `source` (no dependencies) into `out`; the wheel's path."""
+    copy = _copy(source, out.parent / f"src-{source.name}-{out.name}")
+    _pip_quietly("wheel", "--no-deps", "-w", str(out), str(copy))
     (wheel,) = out.glob("*.whl")
     return wheel
 
@@ -131,3 +140,10 @@ def test_the_conflicting_packages_keep_working(env: Path) -> None:
     who_tools, _, who_bus, _, where = _run(env, "python", "-c", DUMMY_CHECK).split()
     assert (who_tools, who_bus) == ("dummy", "dummy")
     assert where.startswith(str(env))
+
+
+def test_an_editable_install_prints_no_warning(tmp_path: Path) -> None:
+    # quiet_setuptools (the build backend) drops setuptools' notice about the package-dir layout
+    venv.create(tmp_path / "venv")
+    _pip_quietly("--python", str(tmp_path / "venv" / "bin" / "python"), "install", "--no-deps",
+                 "-e", str(_copy(ROOT, tmp_path / "src")))
