@@ -21,7 +21,7 @@ def make_server(host: str = "127.0.0.1", port: int = DEFAULT_PORT, interface: st
         raise ValueError("the simulated bus lives inside one process: serve "
                          f"{', '.join(INTERFACES[1:])} instead")
     open_bus(interface, channel).shutdown()
-    return RemoteServer(host, port, bustype=interface, channel=channel)
+    return RemoteServer(host, port, interface=interface, channel=channel)
 
 
 def serve_in_thread(host: str = "127.0.0.1", port: int = 0, interface: str = "virtual",

@@ -3,17 +3,19 @@
 
 The guest boots this machine's own root filesystem (hostfs), loads the CAN modules, brings up
 `lo` and the vcan interfaces, runs the command with the caller's environment and working
-directory, streams its stdout/stderr back and exits with its exit code.
+directory, streams its stdout/stderr back and exits with its exit code.  The guest's /tmp is a
+fresh tmpfs; the folders the command needs from the host's /tmp are mounted back.
 
     python3 ci/vcan_guest.py [--vcan N] [--timeout S] [--mem SIZE] -- COMMAND ...
 
 Exit codes: the command's own; 124 on timeout; 125 when the guest could not be set up (missing
 packages that cannot be installed, boot or CAN set-up failure; the guest console is shown).
-Standard library only: CI runs it before anything is installed.
+Standard library only: it runs with any python3, whatever is installed in it.
 """
 
 import argparse
 import hashlib
+import json
 import os
 import shlex
 import shutil
@@ -35,6 +37,17 @@ MODULES = ("net/can/can.ko", "net/can/can-raw.ko", "net/can/can-bcm.ko",
            "drivers/net/can/dev/can-dev.ko", "drivers/net/can/vcan.ko")
 OPTIONAL_MODULES = ("net/can/can-gw.ko",)
 READY = "vcan_guest: ready"
+# run by an interpreter: the paths it reads, as JSON (see python_paths)
+PROBE = """\
+import json, os, sys
+paths = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, sys.executable,
+         os.path.realpath(sys.executable), *sys.path]
+for module in list(sys.modules.values()):
+    mapping = getattr(module, "MAPPING", None)
+    if module.__name__.startswith("__editable__") and isinstance(mapping, dict):
+        paths += [str(folder) for folder in mapping.values()]
+print(json.dumps(paths))
+"""
 
 
 class NoGuest(RuntimeError):
@@ -116,10 +129,64 @@ def guest_env() -> dict[str, str]:
     return {k: v for k, v in env.items() if k.isidentifier() and "\0" not in v}
 
 
+def python_paths(python: str, env: dict[str, str]) -> list[str]:
+    """What an interpreter reads: its prefixes, its executable, sys.path and the folders its
+    editable installs map to (setuptools' finders keep them in MAPPING, not on sys.path); none
+    when it does not run."""
+    try:
+        probe = subprocess.run([python, "-c", PROBE], env=env, capture_output=True, text=True,
+                               timeout=60, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    try:
+        return [str(p) for p in json.loads(probe.stdout)]
+    except ValueError:  # something else on its stdout (a sitecustomize that prints)
+        return []
+
+
+def command_python(program: str, env: dict[str, str]) -> str | None:
+    """The interpreter a command runs in: a venv's when the program is in one (its python or
+    one of its scripts), the program itself when it is a python, otherwise unknown."""
+    found = shutil.which(program, path=env.get("PATH"))
+    if found is None:
+        return None
+    where = Path(os.path.abspath(found))
+    if (where.parent.parent / "pyvenv.cfg").exists():
+        return str(where.parent / "python")
+    return str(where) if where.name.startswith("python") else None
+
+
+def tmp_binds(paths: list[str]) -> list[Path]:
+    """The folders under /tmp among `paths` (a file counts as its folder), each once, a folder
+    inside another left to its ancestor's bind."""
+    folders: set[Path] = set()
+    for name in paths:
+        path = Path(os.path.abspath(name))
+        if path.is_relative_to("/tmp") and path.exists():
+            folders.add(path if path.is_dir() else path.parent)
+    kept: list[Path] = []
+    for folder in sorted(folders, key=lambda p: p.parts):
+        if not any(folder.is_relative_to(k) for k in kept):
+            kept.append(folder)
+    return kept
+
+
+def kept_paths(run: Path, command: list[str], env: dict[str, str]) -> list[Path]:
+    """What the guest must see of the host's /tmp (which it replaces with a fresh tmpfs): the
+    runner's own directory, the working directory, $VIRTUAL_ENV, and what the runner's
+    interpreter and the command's read there (a venv, its packages, their editable sources)."""
+    pythons = {sys.executable} | {p for p in [command_python(command[0], env)] if p}
+    paths = [str(run), os.getcwd(), env.get("VIRTUAL_ENV", "")]
+    for python in sorted(pythons):
+        paths += [python, *python_paths(python, env)]
+    return tmp_binds([p for p in paths if p])
+
+
 def init_script(run: Path, modules: Path, vcans: int, command: list[str]) -> str:
     """The guest's /sbin/init: mounts, CAN set-up, the command, its exit code, power off."""
-    keep = [run] + ([Path.cwd()] if Path.cwd().is_relative_to("/tmp") else [])
-    env = "\n".join(f"export {k}={shlex.quote(v)}" for k, v in guest_env().items())
+    variables = guest_env()
+    keep = kept_paths(run, command, variables)
+    env = "\n".join(f"export {k}={shlex.quote(v)}" for k, v in variables.items())
     loads = "\n".join(f"insmod {modules / m} || fail 'insmod {m}'" for m in MODULES)
     optional = "\n".join(f"[ -e {modules / m} ] && insmod {modules / m}"
                          for m in OPTIONAL_MODULES)

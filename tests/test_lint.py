@@ -1,17 +1,26 @@
-"""Style and types are part of the suite: ruff and mypy must be clean."""
+"""Style and types are part of the suite: ruff and mypy must be clean.
 
+Both run as modules of the interpreter running the tests (`python -m ruff`), so a venv's python
+called by its path, not activated and so not on PATH, still uses its own tools."""
+
+import importlib.util
 import shutil
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _tool(name: str) -> list[str]:
+    """The command line that runs a test tool with this interpreter."""
+    assert importlib.util.find_spec(name), f"{name} is a test dependency: pip install -e '.[test]'"
+    return [sys.executable, "-m", name]
+
+
 def test_ruff_is_clean() -> None:
-    ruff = shutil.which("ruff")
-    assert ruff, "ruff is a test dependency: pip install -e '.[test]'"
-    result = subprocess.run([ruff, "check", "--quiet", str(ROOT)], capture_output=True,
+    result = subprocess.run([*_tool("ruff"), "check", "--quiet", str(ROOT)], capture_output=True,
                             text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -38,11 +47,9 @@ def servobus_tree() -> Path:
 
 
 def test_mypy_is_clean() -> None:
-    mypy = shutil.which("mypy")
-    assert mypy, "mypy is a test dependency: pip install -e '.[test]'"
     tree = servobus_tree()
     result = subprocess.run(
-        [mypy, "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir",
+        [*_tool("mypy"), "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir",
          str(ROOT / ".mypy_cache"), "-p", "servobus"],
         cwd=tree, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -3,6 +3,7 @@ python-can-remote through a server on 127.0.0.1, and Linux SocketCAN on vcan0 wh
 has AF_CAN (marker `socketcan`; skipped with the reason elsewhere, run by ci/vcan_guest.py)."""
 
 import itertools
+import warnings
 from collections.abc import Iterator
 
 import can
@@ -105,3 +106,18 @@ def test_unknown_interface_and_missing_channel() -> None:
     with pytest.raises(BusUnavailable, match="channel name"):
         open_bus("servobus", None)
     open_bus("servobus", "N0").shutdown()  # standalone: a shared in-process simulated bus
+
+
+def test_the_remote_server_opens_a_clients_bus_without_deprecated_arguments() -> None:
+    # python-can-remote's server passes its own keywords to can.interface.Bus for each client:
+    # a deprecated one warns there, and as an error it closes the client's connection
+    server = serve_in_thread("127.0.0.1", 0)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DeprecationWarning)
+            bus = open_bus("remote", f"ws://127.0.0.1:{server.server_port}/")
+            bus.send(_frame(0x100, b"\x07"))
+            bus.shutdown()
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -6,7 +6,6 @@ import math
 import re
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -21,6 +20,8 @@ from servobus.host.tunings import (
 from servobus.robot.identification import Settings, identify_settings
 from servobus.robot.tunings_file import BEGIN, END, designed_for, render, write_tunings
 
+NUMBER = re.compile(r"-?\d+\.\d+(?:e[-+]?\d+)?")
+
 
 def _stored_block() -> str:
     text = Path(tunings.__file__).read_text()
@@ -32,28 +33,16 @@ def test_design_step_reproduces_the_stored_designed_tuning_exactly() -> None:
     assert designed_for(DEFAULT_ROBOT_KP, DEFAULT_ROBOT_Q) == (DESIGNED, DESIGN_MET)
 
 
-def _values(block: str) -> dict[str, Any]:
-    """The names a generated block defines (its Tuning as a tuple)."""
-    names: dict[str, Any] = {"Tuning": lambda name, **gains: (name, gains)}
-    exec(block, names)  # our own generated source
-    return {k: v for k, v in names.items() if k.isupper()}
-
-
 def test_stored_identification_is_what_the_command_produces() -> None:
     # the full identification with the stored settings (~10 s): deterministic, so the block
-    # `identify --write-tunings` would write is the one in host/tunings.py: its settings and
-    # design verdict exactly, the estimates and the designed gains to 1e-12 and the standard
-    # errors (a solve through LAPACK, whose last bits differ between builds) to 1e-9
+    # `identify --write-tunings` would write must be the one in host/tunings.py, digit for digit
+    # but for the last bits: the standard errors go through LAPACK, and OpenBLAS' kernels for
+    # different CPUs (OPENBLAS_CORETYPE=Haswell on an AVX-512 host) differ there by an ulp
     result = identify_settings(Settings(**IDENTIFICATION))
-    made, stored = _values(render(result)), _values(_stored_block())
-    assert made.keys() == stored.keys()
-    assert (made["IDENTIFICATION"], made["DESIGN_MET"]) == \
-        (stored["IDENTIFICATION"], stored["DESIGN_MET"])
-    for name in ("DEFAULT_ROBOT_KP", "DEFAULT_ROBOT_Q"):
-        assert made[name] == pytest.approx(stored[name], rel=1e-12, abs=0)
-    for name in ("DEFAULT_ROBOT_KP_SE", "DEFAULT_ROBOT_Q_SE"):
-        assert made[name] == pytest.approx(stored[name], rel=1e-9, abs=0)
-    assert made["DESIGNED"][1] == pytest.approx(stored["DESIGNED"][1], rel=1e-12, abs=0)
+    produced, stored = render(result), _stored_block()
+    assert NUMBER.sub("#", produced) == NUMBER.sub("#", stored)
+    assert [float(x) for x in NUMBER.findall(produced)] == pytest.approx(
+        [float(x) for x in NUMBER.findall(stored)], rel=1e-12, abs=0)
     lo, hi = result["fit_band_hz"]
     assert 1.0 <= lo < 3.0 and 20.0 < hi <= 30.0 and result["points"] >= 30
     assert set(result["known_delays"]) == {"bus", "zoh", "averaging"}
