@@ -182,7 +182,8 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, table, bus, meas_dlc, supply_raw, c
             for b in range(joints):
                 if status_due[b]:
                     _status_payload(rams[b], status[b])
-                    payload[k_status + b, :4] = status[b]
+                    for c in range(4):  # not a slice: its shape check costs ~2 s of compile
+                        payload[k_status + b, c] = status[b, c]
                     push(queue, k_status + b, t)
         payload[0, 0] = (k0 + i) & 0xFF
         push(queue, 0, t)
