@@ -98,8 +98,8 @@ def _free(ctx: int, ptr: int, size: int) -> None:
 def frame_chunks_kept() -> Iterator[None]:
     """CPython's frame-stack chunks kept for reuse while the block runs (CPython only); then
     CPython's allocator again, and the kept chunks returned to it."""
-    if not hasattr(ctypes.pythonapi, "PyObject_SetArenaAllocator"):
-        yield
+    if not hasattr(getattr(ctypes, "pythonapi", None), "PyObject_SetArenaAllocator"):
+        yield  # not CPython: its own allocator as it is
         return
     word = types.uintp
     alloc = numba.cfunc(word(word, word), cache=True)(_alloc)
