@@ -213,7 +213,14 @@ def run_periods_lean(ram, rom, params, state, istate, n: int) -> None:
           (i1, w1, t1, v1), (i2, w2, t2, v2))
 
 
-run_periods_lean_fast = cached_njit(run_periods_lean)
+@register_jitable
+def run_periods_lean_call(ram, rom, params, state, istate, n: int) -> None:
+    """``run_periods_lean`` called as the compiled engine calls it (``robot.guroo_compiled``):
+    a cold run compiles the kernel once for both, not a second time as a dispatcher's own."""
+    run_periods_lean(ram, rom, params, state, istate, n)
+
+
+run_periods_lean_fast = cached_njit(run_periods_lean_call)
 
 
 class GurooRig:

@@ -18,6 +18,7 @@ import numba
 
 import servobus.firmware
 import servobus.plant
+from servobus.plant.compile_speed import share_scope_copies
 
 # the folders the board kernels are built from (firmware and plant functions)
 KERNEL_SOURCES = (Path(servobus.firmware.__file__).parent, Path(servobus.plant.__file__).parent)
@@ -57,6 +58,7 @@ def _load_numba_target_without_probes() -> None:
 
 
 _load_numba_target_without_probes()
+share_scope_copies()
 
 # sources_digest's results per (folders, patterns): the files' names, times and sizes when
 # hashed, and the digest; kept only if every file was older than RACY_S then

@@ -260,8 +260,9 @@ class Robot:
         if self.log is not None:
             self.log.close()
 
-    def report(self, wall_s: float) -> dict:
-        """The final report (`servobus run --json` keys)."""
+    def report(self, wall_s: float, compile_s: float = 0.0) -> dict:
+        """The final report (`servobus run --json` keys); `wall_s` the run's wall time,
+        `compile_s` numba's compiles for it (not in `wall_s`)."""
         sup = self.host.supervisor
         rms, worst = self.host.records.tracking(JOINTS)
         sim_s = self.env.now / NS_PER_S
@@ -279,7 +280,7 @@ class Robot:
                               "kp": default_plant().kp, "r_p": self.gains[0],
                               "r_i": self.gains[1], "r_d": self.gains[2]},
             "sim_time_s": sim_s, "wall_time_s": wall_s,
-            "rtf": sim_s / wall_s if wall_s > 0 else 0.0,
+            "rtf": sim_s / wall_s if wall_s > 0 else 0.0, "compile_s": compile_s,
             "ticks": sup.ticks, "slips": sup.slips,
             "servo_faults": {f"JOINT_{j}": n for j, n in sorted(sup.servo_faults.items())},
             "bus_load_pct": self.meter.report()["load_pct"],

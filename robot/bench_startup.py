@@ -1,6 +1,6 @@
-"""Start-up of `servobus run` on a warm numba cache (issue 11 item 6: first period <= 1 s).
+"""Start-up of `servobus run`: on a warm numba cache (first period <= 1 s), and cold (<= 20 s).
 
-Two figures, each over several fresh interpreters: the wall time of the whole command
+Warm, two figures, each over several fresh interpreters: the wall time of the whole command
 ``python -m servobus run --duration 0.004 --json`` (start, one period, report, exit), and
 inside a probe that does what the command does, the time from the launch of the process to
 the end of its first simulated period, split into imports, building the robot (numba loads
@@ -8,13 +8,24 @@ the cached kernels) and the period itself.  Times across processes are ``time.ti
 launch is taken by the parent just before it starts the child.  The warm-up run writes
 Python's bytecode cache as well as numba's (even where PYTHONDONTWRITEBYTECODE is set: an
 installed package has its bytecode; compiling ~90 modules from source costs ~0.1 s per start).
+
+Cold (``bench_startup_cold``): the first ``servobus run`` after ``pip install``, each time from a
+fresh copy of the installed package's folders without ``__pycache__`` (imported through a finder
+that maps ``servobus`` and its subpackages onto the copy, as an editable install's finder maps
+them onto the clone) and a fresh empty ``NUMBA_CACHE_DIR``: no bytecode and no compiled kernel,
+what a fresh clone has; the third-party packages keep the bytecode their install wrote.
 """
 
+import importlib.util
 import json
 import os
+import resource
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from servobus.bus.bench import spread
 
@@ -71,4 +82,82 @@ def bench_startup(runs: int = 5) -> dict:
         result[key] = spread([p[key] for p in probes])
     result["heavy_modules_imported"] = sorted({m for p in probes for m in p["heavy"]})
     result["target_to_first_period_s"] = 1.0
+    return result
+
+
+COLD_TARGET_S = 20.0  # the first run's report within this many wall seconds
+# the child of a cold run: servobus and its subpackages from the copies in MAPPING, then the CLI
+COLD_CHILD = """\
+import sys
+from importlib.machinery import PathFinder
+from importlib.util import spec_from_file_location
+
+MAPPING = {mapping!r}
+
+
+class Copies:
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name in MAPPING:
+            return spec_from_file_location(name, MAPPING[name] + "/__init__.py",
+                                           submodule_search_locations=[MAPPING[name]])
+        parent = name.rpartition(".")[0]
+        return PathFinder.find_spec(name, [MAPPING[parent]]) if parent in MAPPING else None
+
+
+sys.meta_path.insert(0, Copies)
+from servobus.tools.cli import main
+sys.exit(main({argv!r}))
+"""
+
+
+def installed_folders() -> dict[str, Path]:
+    """The folders of servobus and of each of its subpackages, as imported here."""
+    import servobus
+
+    root = Path(servobus.__file__).parent
+    folders = {"servobus": root}
+    for folder in sorted({*root.iterdir(), *root.parent.iterdir()}):
+        if (folder / "__init__.py").is_file() and folder != root:
+            spec = importlib.util.find_spec(f"servobus.{folder.name}")
+            if spec is not None and spec.submodule_search_locations is not None and \
+                    Path(next(iter(spec.submodule_search_locations))) == folder:
+                folders[f"servobus.{folder.name}"] = folder
+    return folders
+
+
+def _cold_run(argv: list[str]) -> dict:
+    """One `servobus run` (argv) from a fresh copy with an empty numba cache: the command's
+    wall and CPU seconds (its process's user + system time) and its report."""
+    with tempfile.TemporaryDirectory(prefix="servobus-cold-") as tmp:
+        mapping = {}
+        for name, folder in installed_folders().items():
+            copy = Path(tmp, "src", name)
+            shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("__pycache__"))
+            mapping[name] = str(copy)
+        env = {**os.environ, "NUMBA_CACHE_DIR": str(Path(tmp, "numba"))}
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        out = subprocess.run([sys.executable, "-c", COLD_CHILD.format(mapping=mapping, argv=argv)],
+                             check=True, capture_output=True, text=True, env=env).stdout
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return {"wall": wall, "cpu": cpu, "report": json.loads(out)}
+
+
+def bench_startup_cold(runs: int = 3, robot: str = "spejbl", duration: float = 10.0) -> dict:
+    """`runs` first runs (``servobus run --robot ROBOT --duration DURATION --json``), each from
+    a fresh copy with an empty numba cache: min / median / max of the command's wall and CPU
+    seconds and of its report's ``compile_s``, ``wall_time_s`` and ``rtf``."""
+    if runs < 1:
+        raise ValueError(f"runs must be at least 1, got {runs}")
+    argv = ["run", "--robot", robot, "--duration", repr(duration), "--json"]
+    shots = [_cold_run(argv) for _ in range(runs)]
+    result: dict = {"runs": runs, "command": "python -m servobus " + " ".join(argv),
+                    "command_wall_s": spread([s["wall"] for s in shots]),
+                    "command_cpu_s": spread([s["cpu"] for s in shots])}
+    for key in ("compile_s", "wall_time_s", "rtf"):
+        result[key] = spread([s["report"][key] for s in shots])
+    result["target_command_wall_s"] = COLD_TARGET_S
     return result

@@ -185,8 +185,9 @@ class DescribedRobot:
         if self.log is not None:
             self.log.close()
 
-    def report(self, wall_s: float) -> dict[str, Any]:
-        """The final report: the run, the bus, and every node's own report."""
+    def report(self, wall_s: float, compile_s: float = 0.0) -> dict[str, Any]:
+        """The final report: the run (`wall_s` its wall time, `compile_s` numba's compiles for
+        it, not in `wall_s`), the bus, and every node's own report."""
         if self._charges is not None:
             self._charges.flush()
         sim_s = self.env.now / NS_PER_S
@@ -194,7 +195,8 @@ class DescribedRobot:
         predicted = busload_cyclic(self.schema)["exact"]
         return {
             "robot": self.description.name, "sim_time_s": sim_s, "wall_time_s": wall_s,
-            "rtf": sim_s / wall_s if wall_s > 0 else 0.0, "frames": self.frames,
+            "rtf": sim_s / wall_s if wall_s > 0 else 0.0, "compile_s": compile_s,
+            "frames": self.frames,
             "bus_load_pct": self.meter.report()["load_pct"],
             "bus_load_predicted_pct": predicted["load_pct_mean"],
             "error_frames": self.medium.error_frames if self.medium is not None else 0,

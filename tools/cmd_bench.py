@@ -47,9 +47,16 @@ def add_subparser(sub: Commands) -> None:
                           "help": "simulated minutes, 0.01 .. 1440"}),
            ("--every", {"type": units.seconds(0.1, 3600.0), "default": 30.0,
                         "help": "simulated time between RSS samples, 0.1 s .. 3600 s ('30s')"}))
-    target("startup", "time to the first simulated period of run", _do_startup,
-           ("--runs", {"type": units.integer(1, 100), "default": 5,
-                       "help": "fresh processes measured, 1 .. 100"}))
+    target("startup", "time to the first simulated period of run (warm), or of the first run "
+           "after an install (--cold)", _do_startup,
+           ("--runs", {"type": units.integer(1, 100), "default": None,
+                       "help": "fresh processes measured, 1 .. 100 (default 5; --cold: 3)"}),
+           ("--cold", {"action": "store_true",
+                       "help": "each run from a fresh copy of the package, numba's cache empty"}),
+           ("--robot", {"choices": ("spejbl", "guroo"), "default": None,
+                        "help": "--cold: the robot run (default spejbl)"}),
+           ("--duration", {"type": units.RUN_SECONDS, "default": None,
+                           "help": "--cold: simulated seconds of the run (default 10)"}))
 
 
 def _robot_options(guroo_help: str) -> tuple[tuple[str, dict[str, Any]], ...]:
@@ -95,6 +102,15 @@ def _do_memory(args: argparse.Namespace) -> None:
 
 
 def _do_startup(args: argparse.Namespace) -> None:
-    from servobus.robot.bench_startup import bench_startup
+    from servobus.robot.bench_startup import bench_startup, bench_startup_cold
+    from servobus.tools.errors import ServobusError
 
-    emit(bench_startup(args.runs), args.json, title="start-up benchmark")
+    if args.cold:
+        emit(bench_startup_cold(args.runs or 3, args.robot or "spejbl",
+                                10.0 if args.duration is None else args.duration),
+             args.json, title="cold start-up benchmark")
+        return
+    for name in ("robot", "duration"):
+        if getattr(args, name) is not None:
+            raise ServobusError(f"--{name} applies to bench startup --cold only")
+    emit(bench_startup(args.runs or 5), args.json, title="start-up benchmark")

@@ -1,9 +1,11 @@
 """`servobus run`: the whole robot on the simulated bus (the main job)."""
 
 import argparse
+import dataclasses
 import sys
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from servobus.bus.schema import JOINTS
 from servobus.host.host_step import HOST_STEP
@@ -12,11 +14,11 @@ from servobus.host.trajectory import load
 from servobus.host.tunings import TUNINGS
 from servobus.plant.bank_kernel import run_bank_lean_fast
 from servobus.plant.board_node import can_tick_fast, tick_all
-from servobus.plant.kernel_cache import is_cached
 from servobus.presets import guroo
 from servobus.presets.board import SENSING_CHOICES
 from servobus.robot.advance import ENGINES
 from servobus.robot.assembly import BOARD_MODES, Robot, RobotConfig
+from servobus.robot.compile_phase import CompileClock, stderr_say, warm_up
 from servobus.robot.described import DescribedConfig, DescribedRobot
 from servobus.robot.description import GUROO, ROBOTS
 from servobus.tools import units
@@ -92,22 +94,19 @@ def parse_alphas(text: str) -> list[float]:
     return values * JOINTS if len(values) == 1 else values
 
 
-COMPILING = "compiling "  # how the first-run notice starts
 # the SPEJBL robot's own options and the RobotConfig fields they set (the parser leaves them
 # out unless given: RobotConfig's defaults apply, another robot refuses them)
 SPEJBL_OPTIONS = {"mode": "mode", "sensing": "sensing", "plant": "plant", "alpha": "alphas",
                   "tuning": "tuning", "anti_windup": "anti_windup", "meas_bytes": "meas_bytes",
                   "do": "actions"}
+C = TypeVar("C", RobotConfig, DescribedConfig)
 
 
-def _compile_notice(args: argparse.Namespace, what: str, *dispatchers: Any) -> None:
-    """Say on stderr (not with --json) that `what` compiles now: a first run takes long."""
-    if not args.json and not is_cached(*dispatchers):
-        print(f"{COMPILING}{what} (first run only, cached) ...", file=sys.stderr)
-
-
-def _robot(args: argparse.Namespace) -> Robot | DescribedRobot:
-    """The robot the options describe; an option the chosen robot does not have is an error."""
+def _robot(args: argparse.Namespace) -> tuple[Callable[[bool], Robot | DescribedRobot],
+                                              list[Any]]:
+    """A maker of the robot the options describe (with True: a throwaway copy for the compile
+    phase, no log, not in real time) and the dispatchers its run needs; an option the chosen
+    robot does not have is an error."""
     loop = robot_loop(args)
     if args.robot == "spejbl":
         if max(args.plot_joints) > JOINTS:
@@ -125,16 +124,24 @@ def _robot(args: argparse.Namespace) -> Robot | DescribedRobot:
     from servobus.plant.rc_servo import run_steps_fast
     from servobus.robot.guroo_compiled import forward_c
 
-    _compile_notice(args, "the boards' kernel, the servos and the compiled engine",
-                    run_periods_lean_fast, run_steps_fast, forward_c)
-    return DescribedRobot(ROBOTS[args.robot], DescribedConfig(
-        seed=args.seed, faults=args.fault, log_path=args.log, realtime_factor=args.realtime,
-        keep_records=bool(args.plot), loop=loop, gait_path=args.trajectory,
-        engine=args.engine))
+    config = DescribedConfig(seed=args.seed, faults=args.fault, log_path=args.log,
+                             realtime_factor=args.realtime, keep_records=bool(args.plot),
+                             loop=loop, gait_path=args.trajectory, engine=args.engine)
+    description = ROBOTS[args.robot]
+    return (lambda throwaway: DescribedRobot(description, _throwaway(config) if throwaway
+                                             else config),
+            [run_periods_lean_fast, run_steps_fast, forward_c])
 
 
-def _spejbl(args: argparse.Namespace) -> Robot:
-    """The SPEJBL robot on its engines."""
+def _throwaway(config: C) -> C:
+    """The config of the compile phase's copy: no log, not in real time."""
+    return dataclasses.replace(config, log_path=None, realtime_factor=None)
+
+
+def _spejbl(args: argparse.Namespace) -> tuple[Callable[[bool], Robot], list[Any]]:
+    """The SPEJBL robot on its engines (a maker, as ``_robot``'s)."""
+    from servobus.robot.engine_compiled import fast_forward_c
+
     options = {field: getattr(args, name) for name, field in SPEJBL_OPTIONS.items()
                if name in vars(args)}
     config = RobotConfig(seed=args.seed, faults=args.fault, log_path=args.log,
@@ -142,12 +149,8 @@ def _spejbl(args: argparse.Namespace) -> Robot:
                          engine=args.engine,
                          trajectory=load(args.trajectory) if args.trajectory else None,
                          **options)
-    # Robot() compiles what is not cached yet
-    # (the period engine's loop compiles with them on a first run; checked alone, a cold engine
-    # cache after an edit of its sources would print this before every error message)
-    _compile_notice(args, "the board kernels, the host step and the period engine",
-                    run_bank_lean_fast, can_tick_fast, tick_all, *HOST_STEP)
-    return Robot(config)
+    return (lambda throwaway: Robot(_throwaway(config) if throwaway else config),
+            [run_bank_lean_fast, can_tick_fast, tick_all, *HOST_STEP, fast_forward_c])
 
 
 def _progress_bar(duration: float) -> Any:
@@ -159,18 +162,27 @@ def _progress_bar(duration: float) -> Any:
 
 
 def _do_run(args: argparse.Namespace) -> None:
-    robot = _robot(args)
-    bar = None if args.no_progress or args.json else _progress_bar(args.duration)
-    start = time.perf_counter()
-    try:
-        robot.run(args.duration, progress=None if bar is None else
-                  lambda dt: bar.update(min(dt, bar.total - bar.n)))
-    except KeyboardInterrupt:  # the log is closed; the report follows, then exit 130 / 143
-        pass
-    finally:
-        if bar is not None:
-            bar.close()
-    report = robot.report(time.perf_counter() - start)
+    """The compile phase (a first run), then the run on its own clock: numba compiles it still
+    meets are announced and left out of its wall time (the report's ``compile_s``)."""
+    make, needed = _robot(args)
+    say = None if args.json else stderr_say
+    compile_s = warm_up(lambda: make(True), needed, say)
+    clock = CompileClock(say)
+    with clock.installed():
+        robot = make(False)
+        bar = None if args.no_progress or args.json else _progress_bar(args.duration)
+        before = clock.seconds
+        start = time.perf_counter()
+        try:
+            robot.run(args.duration, progress=None if bar is None else
+                      lambda dt: bar.update(min(dt, bar.total - bar.n)))
+        except KeyboardInterrupt:  # the log is closed; the report follows, then exit 130 / 143
+            pass
+        finally:
+            if bar is not None:
+                bar.close()
+        wall_s = time.perf_counter() - start - (clock.seconds - before)
+    report = robot.report(wall_s, compile_s + clock.seconds)
     report["interrupted"] = interrupted()
     if args.log:
         report["log"] = args.log

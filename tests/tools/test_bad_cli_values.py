@@ -15,8 +15,8 @@ from servobus.bus.log_reader import read_log
 from servobus.bus.realtime import RealtimeClock, RealtimeRunner
 from servobus.bus.schedule_sim import ScheduleSim
 from servobus.robot import plots
+from servobus.robot.compile_phase import COMPILING
 from servobus.tools.cli import main
-from servobus.tools.cmd_run import COMPILING
 
 ROBOT = ["run", "--duration", "0.05", "--no-progress"]
 
@@ -25,7 +25,7 @@ def _error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
     """Run the command in-process; it must fail cleanly; return its error line."""
     assert main(argv) == 2
     err = capsys.readouterr().err
-    if err.startswith(COMPILING):  # `run`'s notice on a fresh machine
+    while err.startswith(COMPILING):  # `run`'s compile phase on a fresh machine
         err = err[err.index("\n") + 1:]  # (numba's cache empty: this test run first)
     assert err.startswith("error: ") and "Traceback" not in err, err
     return err
