@@ -1,11 +1,11 @@
 """A description checked against its DBC, and the summary `servobus robot check` prints.
 
 Checked, each failure a RobotFileError naming the description, the key path and the problem:
-the DBC loads (the schema refuses IDs given twice); every node is a DBC node (BU_) and every
-message its kind sends (robot.node_kinds) is in the DBC with that node as a sender; each board hears its
-joint's actuation group; the bit rate is the DBC's Baudrate; the period is the DBC's shortest
-cycle time (the TICK's, time-triggered) and divides every other; the frames of one period
-(worst-case stuffing, Davis 2007) fit in it.
+the DBC loads (the schema refuses IDs given twice); every node is a DBC node (BU_) and
+every message its kind sends (robot.node_kinds) is in the DBC with that node as a sender; each
+board hears its joint's actuation group; the bit rate is the DBC's Baudrate; the period is the
+DBC's shortest cycle time (the TICK's, time-triggered) and divides every other; the frames of
+one period (worst-case stuffing, Davis 2007) fit in it.
 """
 
 from typing import Any
