@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO
 
 import can
+from can.io.asc import ASC_MESSAGE_REGEX
 from can.io.blf import BLFParseError
 
 from servobus.bus.controller import id_fits
@@ -32,6 +33,9 @@ LATEST_S = 253_402_300_800.0  # 10000-01-01 as a Unix time: no recorder's clock 
 _MAX_FRAMES_PER_BYTE = 22
 _CANDUMP = re.compile(r"\(\S+\)\s+\S+\s+([0-9A-Fa-f]{3}|[0-9A-Fa-f]{8})#"
                       r"(R\d*|#[0-9A-Fa-f]([0-9A-Fa-f]{2})*|([0-9A-Fa-f]{2})*)(\s+[RTrt])?")
+# an .asc line that names a channel and a direction is a frame line; python-can skips the ones
+# its pattern does not match (a timestamp "nan", "1e308", "-1.0") without a word
+_ASC_FRAME_LIKE = re.compile(r"\S+\s+(\d+\s+\w+\s+(Tx|Rx)|CANFD\s)", re.IGNORECASE)
 _PARSE_ERRORS = (ValueError, IndexError, KeyError, TypeError, OverflowError, struct.error,
                  zlib.error, BLFParseError, EOFError)
 
@@ -126,6 +130,7 @@ class _Lines:
 
     def __init__(self, file: IO[str], candump: bool) -> None:
         self.file, self.candump, self.number, self.line = file, candump, 0, ""
+        self.asc = not candump
         self.cut = ""
 
     def __iter__(self) -> Iterator[str]:
@@ -140,6 +145,9 @@ class _Lines:
         text = self.line.strip()
         if self.candump and text and not _CANDUMP.fullmatch(text):
             raise LogReadError(f"not a candump frame: {shown(text)}")
+        if self.asc and _ASC_FRAME_LIKE.match(text) and not ASC_MESSAGE_REGEX.match(text):
+            raise LogReadError(f"not a .asc frame line (its time is not seconds such as "
+                               f"1.000000): {shown(text)}")
         return self.line
 
     def close(self) -> None:

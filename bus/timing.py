@@ -5,8 +5,10 @@ Only the schema's frames count: a frame with a TICK, measurement or actuation ID
 length (a zero-length TICK, another robot's frame with the same ID) is left out and reported.
 The tick's 8-bit sequence number says which period it opens; a tick that repeats the sequence
 number of the one before (a stuck counter) is placed by its timestamp instead, or is the same
-tick again when it came within half a period.  A fitted period off the nominal one by more than
-10 % is reported with a warning (a wrong --period, or sequence numbers that do not count ticks).
+tick again when it came within half a period; ticks whose sequence and timestamps disagree by
+1.5 periods or more (a restarted trigger) are counted and reported.  A fitted period more
+than 10 % off the nominal one is reported with a warning (a wrong --period, or sequence numbers
+that do not count ticks).
 Timestamps are the recorder's receive times, so every figure is "as seen on the wire" by the
 recording node.  Percentiles are nearest-rank (the smallest value with at least p% of the
 values at or below it), so every reported figure is one that was measured.
@@ -52,7 +54,8 @@ class Roles:
         """A frame with one of the roles' IDs that is not the schema's (another length, FD)."""
         can_id = msg.arbitration_id
         return (can_id == self.tick or can_id in self.meas or can_id in self.actuation) and \
-            (msg.is_fd or len(msg.data) != self.lengths.get(can_id, len(msg.data)))
+            (msg.is_fd or msg.is_remote_frame or
+             len(msg.data) != self.lengths.get(can_id, len(msg.data)))
 
 
 def percentile(values: Sequence[float], p: float) -> float:
@@ -101,6 +104,8 @@ class Tally:
     by_time: int = 0  # ticks repeating the sequence number before, placed by their time
     first_by_time: int | None = None
     repeated_ticks: int = 0  # the same tick again (same sequence, within half a period)
+    disagree: int = 0  # ticks whose sequence step is 1.5 periods or more off their timestamp's
+    first_disagree: int | None = None
 
 
 def periods(messages: Sequence[can.Message], period_s: float,
@@ -112,7 +117,7 @@ def periods(messages: Sequence[can.Message], period_s: float,
     prev_seq = 0
     for i in sorted(range(len(messages)), key=lambda k: messages[k].timestamp):
         msg = messages[i]
-        if msg.is_error_frame or msg.is_remote_frame or msg.is_extended_id:
+        if msg.is_error_frame or msg.is_extended_id:
             continue
         if roles.foreign(msg):
             tally.foreign += 1
@@ -125,6 +130,10 @@ def periods(messages: Sequence[can.Message], period_s: float,
             if by_time:
                 tally.by_time += 1
                 tally.first_by_time = i if tally.first_by_time is None else tally.first_by_time
+            elif out and abs(step - (msg.timestamp - out[-1].t) / period_s) >= 1.5:
+                tally.disagree += 1
+                tally.first_disagree = i if tally.first_disagree is None else \
+                    tally.first_disagree
             if out and not step:
                 tally.repeated_ticks += 1
                 continue
@@ -194,7 +203,7 @@ def analyze(messages: Sequence[can.Message], period_ns: int, schema: Schema | No
     if tally.foreign:
         first = messages[tally.first_foreign or 0]
         text = (f"{where(tally.first_foreign)}: ID 0x{first.arbitration_id:03X} with "
-                f"{len(first.data)} data bytes{' (CAN FD)' if first.is_fd else ''} is not "
+                f"{len(first.data)} data bytes{_kind(first)} is not "
                 f"{schema.path.name}'s frame of that ID")
         if not ticks:
             raise ValueError(f"{text}: the log holds no {schema.path.name} TICK (ID "
@@ -207,6 +216,10 @@ def analyze(messages: Sequence[can.Message], period_ns: int, schema: Schema | No
         _tell(warn, f"{where(tally.first_by_time)}: the TICK repeats the sequence number of the "
                     f"tick before: {tally.by_time} such ticks placed by their timestamps "
                     f"({tally.repeated_ticks} of them within half a period: the same tick again)")
+    if tally.disagree:
+        _tell(warn, f"{where(tally.first_disagree)}: the TICK sequence and the timestamps "
+                    f"disagree by 1.5 periods or more: {tally.disagree} such ticks, placed by "
+                    "their sequence (a restarted time trigger? another clock?)")
     gaps = [b.index - a.index - 1 for a, b in itertools.pairwise(ticks) if b.index - a.index != 1]
     slope = fitted_period(ticks)
     if slope is not None and abs(slope - period_s) > PERIOD_TOLERANCE * period_s:
@@ -237,8 +250,14 @@ def analyze(messages: Sequence[can.Message], period_ns: int, schema: Schema | No
         "repeated_frames": sum(p.repeats for p in ticks),
         "repeated_ticks": tally.repeated_ticks,
         "ticks_placed_by_time": tally.by_time,
+        "ticks_off_their_sequence": tally.disagree,
         "frames_not_in_schema": tally.foreign,
     }
+
+
+def _kind(msg: can.Message) -> str:
+    """' (CAN FD)' or ' (a remote frame)' for a frame of that kind."""
+    return " (CAN FD)" if msg.is_fd else " (a remote frame)" if msg.is_remote_frame else ""
 
 
 def _tell(warn: Warn | None, text: str) -> None:
