@@ -6,6 +6,7 @@ definitions; never through byte layouts written again by hand.  Unknown IDs,
 wrong lengths and undecodable payloads raise ``SchemaError`` (nodes count them as faults).
 """
 
+import math
 import re
 from importlib import resources
 from pathlib import Path
@@ -228,8 +229,8 @@ def _check_db(path: Path, db: object) -> None:
     attr = _baudrate(db)
     if attr is not None:
         rate = attr.value
-        if not isinstance(rate, int) or not BITRATE_MIN <= rate <= BITRATE_MAX or \
-                1_000_000_000 % rate:
+        if not isinstance(rate, int | float) or not BITRATE_MIN <= rate <= BITRATE_MAX or \
+                rate != int(rate) or 1_000_000_000 % int(rate):
             raise lines.error(None, f"Baudrate {rate!r} is not a classic CAN bit rate "
                                     f"{BITRATE_MIN} .. {BITRATE_MAX} bit/s with a bit time of "
                                     "whole nanoseconds", "Baudrate")
@@ -249,7 +250,8 @@ def _unfit(sig: cantools.database.can.Signal) -> str:
     lo_raw, hi_raw = (-(1 << sig.length - 1), (1 << sig.length - 1) - 1) if sig.is_signed \
         else (0, (1 << sig.length) - 1)
     for end in (sig.minimum, sig.maximum):
-        if end is not None and not lo_raw <= round((end - sig.offset) / sig.scale) <= hi_raw:
+        raw = None if end is None else (end - sig.offset) / sig.scale
+        if raw is not None and not (math.isfinite(raw) and lo_raw <= round(raw) <= hi_raw):
             return (f"[{sig.minimum}|{sig.maximum}] does not fit {sig.length} "
                     f"{'signed' if sig.is_signed else 'unsigned'} bits at scale {sig.scale}, "
                     f"offset {sig.offset} (raw {lo_raw} .. {hi_raw})")

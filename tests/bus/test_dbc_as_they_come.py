@@ -22,6 +22,8 @@ CASES = {
     "signed-range": (POSITION_1, POSITION_1.replace("@1+ (1,0) [0|1023]", "@1- (1,0) [0|40000]"),
                      58, r"\[0\|40000\] does not fit 16 signed bits"),
     "scale-0": (POSITION_1, POSITION_1.replace("(1,0)", "(0,0)"), 58, r"position_1: scale 0"),
+    "scale-subnormal": (POSITION_1, POSITION_1.replace("(1,0)", "(1e-320,0)"), 58,
+                        r"\[0\|1023\] does not fit 16 unsigned bits at scale 1e-320"),
     "min-above-max": (POSITION_1, POSITION_1.replace("[0|1023]", "[1000|10]"), 58,
                       r"position_1: minimum 1000 above maximum 10"),
     "dlc-64": ("BO_ 257 MEAS_1: 2", "BO_ 257 MEAS_1: 64", 57,
@@ -74,6 +76,13 @@ def test_every_dbc_command_says_so(capsys: pytest.CaptureFixture[str], tmp_path:
         err = capsys.readouterr().err
         assert err == f"error: {path}:{CASES[case][2]}: " + err.split(": ", 2)[2], err
         assert "Traceback" not in err and "Overwriting" not in err and err.count("\n") == 1
+
+
+def test_a_whole_baudrate_written_as_a_float_is_taken(tmp_path: Path) -> None:
+    path = tmp_path / "float.dbc"
+    path.write_text(SHIPPED.replace('"Baudrate" INT 10000 1000000', '"Baudrate" FLOAT 0 1e8')
+                    .replace('BA_ "Baudrate" 1000000;', 'BA_ "Baudrate" 500000.0;'))
+    assert Schema(path).bitrate == 500_000
 
 
 def test_the_shipped_schemas_pass() -> None:
