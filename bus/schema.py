@@ -127,13 +127,14 @@ class Schema:
         return can.Message(arbitration_id=can_id, data=data, is_extended_id=False)
 
     def encode_data(self, name: str, values: dict[str, Any]) -> tuple[int, bytes]:
-        """The CAN ID and payload of `name` with the given physical values (range-checked),
-        for a bus that takes bytes (the period engine)."""
+        """The CAN ID and payload of `name` with the given physical values (range-checked;
+        a signal without a DBC range, [0|0], by its bits: cantools' OverflowError), for a bus
+        that takes bytes (the period engine)."""
         definition = self.message(name)
         fast = self._fast.get(definition.frame_id)
         try:
             data = fast.encode(values) if fast else definition.encode(values, strict=True)
-        except (cantools.database.EncodeError, KeyError, ValueError) as err:
+        except (cantools.database.EncodeError, KeyError, ValueError, OverflowError) as err:
             raise SchemaError(f"{name}: cannot encode {values}: {err}") from err
         return definition.frame_id, bytes(data)
 

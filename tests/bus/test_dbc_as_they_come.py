@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from servobus.bus.schema import Schema, SchemaError, default_dbc
 from servobus.tools.cli import main
@@ -88,3 +90,35 @@ def test_a_whole_baudrate_written_as_a_float_is_taken(tmp_path: Path) -> None:
 def test_the_shipped_schemas_pass() -> None:
     for name in ("servobus.dbc", "guroo.dbc"):
         Schema(default_dbc().with_name(name), required=())
+
+
+@settings(max_examples=60, deadline=None)
+@given(length=st.sampled_from([8, 16, 32]), signed=st.booleans(),
+       scale=st.sampled_from([1, 0.5, 2, 0.000244140625, 1e-300]),
+       offset=st.sampled_from([0, -100, 1000]),
+       lo=st.integers(-(1 << 33), 1 << 33), span=st.integers(0, 1 << 34))
+def test_a_signal_either_encodes_its_whole_range_or_is_refused(
+        tmp_path_factory: pytest.TempPathFactory, length: int, signed: bool, scale: float,
+        offset: int, lo: int, span: int) -> None:
+    """Whatever [min|max], bits, scale and offset a signal has, the schema is refused naming
+    the line, or both ends of its range encode and decode again (no struct.error); [0|0] is
+    a DBC's "no range": a value its bits cannot hold is a SchemaError, not an OverflowError."""
+    sig = f' SG_ position_1 : 0|{length}@1{"-" if signed else "+"} ({scale},{offset}) ' \
+          f'[{lo}|{lo + span}]'
+    path = tmp_path_factory.mktemp("range") / "range.dbc"
+    path.write_text(SHIPPED.replace(POSITION_1, sig, 1).replace("BO_ 257 MEAS_1: 2",
+                                                                f"BO_ 257 MEAS_1: {length // 8}"))
+    try:
+        schema = Schema(path)
+    except SchemaError as err:
+        assert str(err).startswith(f"{path}:58: MEAS_1.position_1: "), err
+        return
+    for value in (lo, lo + span):
+        try:
+            frame = schema.encode("MEAS_1", {"position_1": value})
+        except SchemaError as err:
+            assert lo == span == 0, err
+            assert str(err).startswith("MEAS_1: cannot encode {'position_1': 0}: "), err
+            return
+        assert schema.decode(frame).values["position_1"] == pytest.approx(value, rel=1e-6,
+                                                                          abs=scale)
