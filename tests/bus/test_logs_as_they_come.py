@@ -9,12 +9,15 @@ from typing import Any
 
 import can
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from servobus.bus.load_meter import LoadMeter
 from servobus.bus.log_reader import read_log
 from servobus.bus.recorder import REPLAY_IDLE_S, long_gaps
 from servobus.bus.schedule_sim import ScheduleSim
 from servobus.bus.schema import Schema
-from servobus.bus.timing import Period, fitted_period
+from servobus.bus.timing import Period, analyze, fitted_period
 from servobus.tools.cli import main
 
 PERIODS = 10  # 16 frames each, a tick first
@@ -224,3 +227,36 @@ def test_replay_names_the_gaps_it_cuts(tmp_path: Path) -> None:
     messages = recorded(tmp_path)[:3]
     messages[2] = copy(messages[2], timestamp=messages[1].timestamp + REPLAY_IDLE_S + 1)
     assert long_gaps(messages) == [2] and long_gaps(messages[:2]) == []
+
+
+@pytest.fixture(scope="module")
+def run_frames(tmp_path_factory: pytest.TempPathFactory) -> list[can.Message]:
+    return recorded(tmp_path_factory.mktemp("run"))
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), suffix=st.sampled_from(SUFFIXES))
+def test_any_order_of_a_logs_frames_gives_the_same_reports(
+        tmp_path_factory: pytest.TempPathFactory, run_frames: list[can.Message],
+        data: st.DataObject, suffix: str) -> None:
+    """Whatever order a recorder wrote the frames in, timing and load are those of the run,
+    with one warning naming the first line where time goes back (none when in order)."""
+    # the first frame stays first: python-can's .asc writer counts time from the first frame
+    # it writes (and writes an earlier one's time as it is)
+    shuffled = [run_frames[0], *data.draw(st.permutations(run_frames[1:]))]
+    folder = tmp_path_factory.mktemp("order")
+    path = written(folder / f"any{suffix}", shuffled)
+    run = read_log(written(folder / f"run{suffix}", run_frames))  # the format's rounding
+    notes: list[str] = []
+    log = read_log(path, notes.append)
+    assert [m.timestamp for m in log] == [m.timestamp for m in run]
+    back = [k for k in range(1, len(shuffled))
+            if shuffled[k].timestamp < max(m.timestamp for m in shuffled[:k])]
+    if back:
+        assert len(notes) == 1 and notes[0].startswith(
+            f"{line_of(path, back[0])}: time goes back: {len(back)} frames are earlier")
+    else:
+        assert notes == []
+    assert analyze(log, 4_000_000) == analyze(run, 4_000_000)
+    assert LoadMeter().add_all(log).report() == LoadMeter().add_all(run).report()
