@@ -51,12 +51,12 @@ class LogWarning(UserWarning):
 
 
 class Log(list[can.Message]):
-    """A log's frames in time order, with where each was read (`places`: file:line of a text
-    log, file: frame n of a BLF) for errors about a frame found later."""
+    """A log's frames in time order, with its file and where each frame was read (`places`:
+    file:line of a text log, file: frame n of a BLF) for errors about a frame found later."""
 
-    def __init__(self, messages: list[can.Message], places: list[str]) -> None:
+    def __init__(self, path: Path, messages: list[can.Message], places: list[str]) -> None:
         super().__init__(messages)
-        self.places = places
+        self.path, self.places = path, places
 
 
 def read_log(path: str | Path, warn: Warn | None = None, classic: bool = False) -> Log:
@@ -82,7 +82,7 @@ def read_log(path: str | Path, warn: Warn | None = None, classic: bool = False) 
                                    f"{len(msg.data)} bytes): this analysis is of classic CAN")
     if not messages:
         notes.append(f"{path}: no frames")
-    log = _in_time_order(messages, places, notes)
+    log = _in_time_order(path, messages, places, notes)
     for note in notes:
         if warn is None:
             warnings.warn(note, LogWarning, stacklevel=2)
@@ -91,7 +91,8 @@ def read_log(path: str | Path, warn: Warn | None = None, classic: bool = False) 
     return log
 
 
-def _in_time_order(messages: list[can.Message], places: list[str], notes: list[str]) -> Log:
+def _in_time_order(path: Path, messages: list[can.Message], places: list[str],
+                   notes: list[str]) -> Log:
     """The frames sorted by timestamp (stable), with a note when the file's were not."""
     back, latest, first, most = 0, -math.inf, "", 0.0
     for msg, where in zip(messages, places, strict=True):
@@ -101,11 +102,11 @@ def _in_time_order(messages: list[can.Message], places: list[str], notes: list[s
             most = max(most, latest - msg.timestamp)
         latest = max(latest, msg.timestamp)
     if not back:
-        return Log(messages, places)
+        return Log(path, messages, places)
     notes.append(f"{first}: time goes back: {back} frames are earlier than a frame before "
                  f"them (up to {most:g} s); they are taken in time order")
     order = sorted(range(len(messages)), key=lambda i: messages[i].timestamp)
-    return Log([messages[i] for i in order], [places[i] for i in order])
+    return Log(path, [messages[i] for i in order], [places[i] for i in order])
 
 
 def _check_frame(msg: can.Message, where: str) -> None:

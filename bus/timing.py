@@ -39,7 +39,7 @@ class Roles:
     tick: int
     meas: dict[int, int]  # frame ID -> joint
     actuation: dict[int, int]  # frame ID -> k
-    lengths: dict[int, int] = field(default_factory=dict)  # frame ID -> the schema's DLC
+    lengths: dict[int, int]  # frame ID -> the schema's DLC
 
     @classmethod
     def of(cls, schema: Schema) -> "Roles":
@@ -109,9 +109,9 @@ class Tally:
 
 
 def periods(messages: Sequence[can.Message], period_s: float,
-            roles: Roles, tally: Tally | None = None) -> tuple[list[Period], int]:
-    """The periods of a log in time order, and the count of frames before the first tick."""
-    tally = tally if tally is not None else Tally()
+            roles: Roles, tally: Tally) -> tuple[list[Period], int]:
+    """The periods of a log in time order, and the count of frames before the first tick;
+    `tally` counts what was left out or placed by time."""
     out: list[Period] = []
     before = 0
     prev_seq = 0
@@ -174,9 +174,11 @@ def grid_deviation(ticks: Sequence[Period], period_s: float) -> list[float]:
 def fitted_period(ticks: Sequence[Period]) -> float | None:
     """Least-squares slope of tick time over index: the period the trigger really kept (None
     without two different indices)."""
+    if not ticks:
+        return None
     n = len(ticks)
-    mi = sum(p.index for p in ticks) / n if ticks else 0.0
-    mt = sum(p.t for p in ticks) / n if ticks else 0.0
+    mi = sum(p.index for p in ticks) / n
+    mt = sum(p.t for p in ticks) / n
     den = sum((p.index - mi) ** 2 for p in ticks)
     return sum((p.index - mi) * (p.t - mt) for p in ticks) / den if den else None
 
@@ -211,7 +213,8 @@ def analyze(messages: Sequence[can.Message], period_ns: int, schema: Schema | No
                              "of another robot? its --dbc)")
         _tell(warn, f"{text}: {tally.foreign} such frames left out")
     if not ticks:
-        raise ValueError(f"the log holds no TICK frame (ID 0x{roles.tick:03X}): nothing to time")
+        source = f"{messages.path}: the log" if isinstance(messages, Log) else "the log"
+        raise ValueError(f"{source} holds no TICK frame (ID 0x{roles.tick:03X}): nothing to time")
     if tally.by_time:
         _tell(warn, f"{where(tally.first_by_time)}: the TICK repeats the sequence number of the "
                     f"tick before: {tally.by_time} such ticks placed by their timestamps "

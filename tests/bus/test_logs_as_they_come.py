@@ -260,3 +260,13 @@ def test_any_order_of_a_logs_frames_gives_the_same_reports(
         assert notes == []
     assert analyze(log, 4_000_000) == analyze(run, 4_000_000)
     assert LoadMeter().add_all(log).report() == LoadMeter().add_all(run).report()
+
+
+@pytest.mark.parametrize("suffix", SUFFIXES)
+def test_a_log_without_ticks_is_an_error_naming_the_file(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, suffix: str) -> None:
+    path = written(tmp_path / f"no-tick{suffix}",
+                   [m for m in recorded(tmp_path) if m.arbitration_id != 0x010])
+    code, _, err = run(capsys, commands(path)[0])
+    assert code == 2 and err == f"error: {path}: the log holds no TICK frame (ID 0x010): " \
+                                "nothing to time\n"
