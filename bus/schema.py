@@ -196,45 +196,42 @@ class Schema:
         return [m for m in self.variant_messages(meas_bytes) if m.cycle_time]
 
 
-def _check_db(path: Path, db: object) -> None:
+def _check_db(path: Path, db: cantools.database.can.Database) -> None:
     """Refuse what servobus' classic CAN nodes and codecs cannot carry, naming the DBC line:
     a CAN ID or message name given twice, an extended ID, more than 8 data bytes, a signal
     whose [min|max] its bits cannot hold (or of scale 0), a Baudrate outside 10 kbit/s ..
     1 Mbit/s or without a whole-ns bit time, a GenMsgCycleTime outside 0 (none) .. 10 s."""
-    if not isinstance(db, cantools.database.can.Database):
-        return
-    lines = _DbcLines(path)
     ids: dict[int, str] = {}
     names: set[str] = set()
     for m in db.messages:
         if m.frame_id in ids:
-            raise lines.error(m.name, f"CAN ID 0x{m.frame_id:03X} is given to {ids[m.frame_id]} "
-                                      f"and {m.name}")
+            raise _dbc_error(path, m.name, f"CAN ID 0x{m.frame_id:03X} is given to "
+                                           f"{ids[m.frame_id]} and {m.name}")
         if m.name in names:
-            raise lines.error(m.name, f"two messages are named {m.name}")
+            raise _dbc_error(path, m.name, f"two messages are named {m.name}")
         ids[m.frame_id] = m.name
         names.add(m.name)
         if m.is_extended_frame:
-            raise lines.error(m.name, f"{m.name} has an extended (29-bit) ID "
-                                      f"0x{m.frame_id:X}: servobus' nodes send 11-bit IDs")
+            raise _dbc_error(path, m.name, f"{m.name} has an extended (29-bit) ID "
+                                           f"0x{m.frame_id:X}: servobus' nodes send 11-bit IDs")
         if m.length > CLASSIC_BYTES or m.is_fd:
-            raise lines.error(m.name, f"{m.name} has {m.length} data bytes: a classic CAN "
-                                      f"frame carries at most {CLASSIC_BYTES}")
+            raise _dbc_error(path, m.name, f"{m.name} has {m.length} data bytes: a classic "
+                                           f"CAN frame carries at most {CLASSIC_BYTES}")
         cycle = m.cycle_time or 0
         if not 0 <= cycle <= CYCLE_MS_MAX:
-            raise lines.error(m.name, f"{m.name}'s GenMsgCycleTime {cycle} ms is outside "
-                                      f"0 (none) .. {CYCLE_MS_MAX} ms", "GenMsgCycleTime")
+            raise _dbc_error(path, m.name, f"{m.name}'s GenMsgCycleTime {cycle} ms is outside "
+                                           f"0 (none) .. {CYCLE_MS_MAX} ms", "GenMsgCycleTime")
         for sig in m.signals:
             if why := _unfit(sig):
-                raise lines.error(m.name, f"{m.name}.{sig.name}: {why}", sig.name)
+                raise _dbc_error(path, m.name, f"{m.name}.{sig.name}: {why}", sig.name)
     attr = _baudrate(db)
     if attr is not None:
         rate = attr.value
         if not isinstance(rate, int | float) or not BITRATE_MIN <= rate <= BITRATE_MAX or \
                 rate != int(rate) or 1_000_000_000 % int(rate):
-            raise lines.error(None, f"Baudrate {rate!r} is not a classic CAN bit rate "
-                                    f"{BITRATE_MIN} .. {BITRATE_MAX} bit/s with a bit time of "
-                                    "whole nanoseconds", "Baudrate")
+            raise _dbc_error(path, None, f"Baudrate {rate!r} is not a classic CAN bit rate "
+                                         f"{BITRATE_MIN} .. {BITRATE_MAX} bit/s with a bit time "
+                                         "of whole nanoseconds", "Baudrate")
 
 
 def _baudrate(db: cantools.database.can.Database) -> Any:
@@ -261,21 +258,16 @@ def _unfit(sig: cantools.database.can.Signal) -> str:
     return ""
 
 
-class _DbcLines:
-    """A DBC's text, to name the line of a message, its signal or attribute in an error."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def error(self, message: str | None, what: str, word: str | None = None) -> SchemaError:
-        """SchemaError `path:line: what`, the line that of `word` inside `message`'s BO_ block
-        (or its BA_ line), else the BO_ line (or the file when nothing is found)."""
-        try:
-            text = self.path.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            text = []
-        line = _find(text, message, word)
-        return SchemaError(f"{self.path}:{line}: {what}" if line else f"{self.path}: {what}")
+def _dbc_error(path: Path, message: str | None, what: str,
+               word: str | None = None) -> SchemaError:
+    """SchemaError `path:line: what`, the line that of `word` (an SG_ in `message`'s block, a
+    BA_ of it or of the network), else `message`'s BO_ line (else no line)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        text = []
+    line = _find(text, message, word)
+    return SchemaError(f"{path}:{line}: {what}" if line else f"{path}: {what}")
 
 
 def _find(text: list[str], message: str | None, word: str | None) -> int:
@@ -293,9 +285,9 @@ def _find(text: list[str], message: str | None, word: str | None) -> int:
                     break
                 if text[k].split()[:2] == ["SG_", word]:
                     return k + 1
-        if word and parts[:2] == ["BA_", f'"{word}"'] and (
-                parts[2:4] == ["BO_", frame_id] if message else len(parts) == 3 or
-                parts[2] == ";"):
+        if word and parts[:2] == ["BA_", f'"{word}"'] and len(parts) > 2 and (
+                parts[2:4] == ["BO_", frame_id] if message else
+                parts[2] not in ("BU_", "BO_", "SG_", "EV_")):
             return number
     return bo
 
