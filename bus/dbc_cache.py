@@ -8,6 +8,7 @@ user's folders).  A kept parse that cannot be read, or cannot be written, is ign
 """
 
 import hashlib
+import logging
 import os
 import pickle
 import sys
@@ -38,15 +39,27 @@ def load_dbc(path: Path) -> object:
     this file's; cantools' errors come from the parse as before."""
     cached = cache_file(path)
     if cached is None:
-        return cantools.database.load_file(str(path), strict=True)
+        return _parse(path)
     key = _key(path.read_bytes())
     with suppress(Exception), cached.open("rb") as file:
         kept_key, db = pickle.load(file)
         if kept_key == key:
             return db
-    db = cantools.database.load_file(str(path), strict=True)
+    db = _parse(path)
     _keep(cached, key, db)
     return db
+
+
+def _parse(path: Path) -> object:
+    """cantools' strict parse, its warnings about messages given twice held back: the schema
+    refuses such a DBC with an error naming both (``schema._check_db``)."""
+    log = logging.getLogger("cantools")
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        return cantools.database.load_file(str(path), strict=True)
+    finally:
+        log.setLevel(level)
 
 
 def _keep(cached: Path, key: str, db: object) -> None:

@@ -6,6 +6,9 @@ zlib.error, unpacking errors, undecodable text) one `LogReadError` naming the fi
 received, and reports what the file itself says is missing: a truncated BLF (fewer bytes or
 objects than its header says), a BLF whose writer never closed it (header counts 0 objects), a
 text log whose last line is cut.  Those are warnings (the frames read are still usable).
+Timestamps are the recorder's clock: one that reads later than the year 9999 (1e308 s) is an
+error; frames out of time order (timestamps going back) are put in time order, with a warning
+naming the first line where time goes back.  An analysis of classic CAN refuses CAN FD frames.
 """
 
 import math
@@ -18,16 +21,21 @@ from pathlib import Path
 from typing import IO
 
 import can
+from can.io.asc import ASC_MESSAGE_REGEX
 from can.io.blf import BLFParseError
 
 from servobus.bus.controller import id_fits
 from servobus.bus.untrusted import shown
 
 SUFFIXES = (".log", ".asc", ".blf")
+LATEST_S = 253_402_300_800.0  # 10000-01-01 as a Unix time: no recorder's clock reads later
 # zlib inflates at most ~1032:1 and a BLF CAN object is 48 bytes: a bound on honest frame counts
 _MAX_FRAMES_PER_BYTE = 22
 _CANDUMP = re.compile(r"\(\S+\)\s+\S+\s+([0-9A-Fa-f]{3}|[0-9A-Fa-f]{8})#"
                       r"(R\d*|#[0-9A-Fa-f]([0-9A-Fa-f]{2})*|([0-9A-Fa-f]{2})*)(\s+[RTrt])?")
+# an .asc line that names a channel and a direction is a frame line; python-can skips the ones
+# its pattern does not match (a timestamp "nan", "1e308", "-1.0") without a word
+_ASC_FRAME_LIKE = re.compile(r"\S+\s+(\d+\s+\w+\s+(Tx|Rx)|CANFD\s)", re.IGNORECASE)
 _PARSE_ERRORS = (ValueError, IndexError, KeyError, TypeError, OverflowError, struct.error,
                  zlib.error, BLFParseError, EOFError)
 
@@ -42,9 +50,19 @@ class LogWarning(UserWarning):
     """A log that was read but is incomplete (truncated, or its writer never closed it)."""
 
 
-def read_log(path: str | Path, warn: Warn | None = None) -> list[can.Message]:
-    """All frames of a recorded log in file order; LogReadError if it is not one, `warn`
-    (default: a LogWarning) for a log that is readable but incomplete."""
+class Log(list[can.Message]):
+    """A log's frames in time order, with its file and where each frame was read (`places`:
+    file:line of a text log, file: frame n of a BLF) for errors about a frame found later."""
+
+    def __init__(self, path: Path, messages: list[can.Message], places: list[str]) -> None:
+        super().__init__(messages)
+        self.path, self.places = path, places
+
+
+def read_log(path: str | Path, warn: Warn | None = None, classic: bool = False) -> Log:
+    """All frames of a recorded log in time order (file order where times are equal);
+    LogReadError if it is not one (with `classic`, also if it holds a CAN FD frame), `warn`
+    (default: a LogWarning) for a log that is readable but incomplete or out of time order."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"log file {path} does not exist")
@@ -54,21 +72,49 @@ def read_log(path: str | Path, warn: Warn | None = None) -> list[can.Message]:
     if suffix not in SUFFIXES:
         raise LogReadError(f"{path}: unknown log format: use one of {', '.join(SUFFIXES)}")
     notes: list[str] = []
-    messages = _read_blf(path, notes) if suffix == ".blf" else _read_text(path, suffix, notes)
+    places: list[str] = []
+    messages = _read_blf(path, notes, places) if suffix == ".blf" else \
+        _read_text(path, suffix, notes, places)
+    if classic:
+        for msg, where in zip(messages, places, strict=True):
+            if msg.is_fd:
+                raise LogReadError(f"{where}: a CAN FD frame (ID 0x{msg.arbitration_id:X}, "
+                                   f"{len(msg.data)} bytes): this analysis is of classic CAN")
     if not messages:
         notes.append(f"{path}: no frames")
+    log = _in_time_order(path, messages, places, notes)
     for note in notes:
         if warn is None:
             warnings.warn(note, LogWarning, stacklevel=2)
         else:
             warn(note)
-    return messages
+    return log
+
+
+def _in_time_order(path: Path, messages: list[can.Message], places: list[str],
+                   notes: list[str]) -> Log:
+    """The frames sorted by timestamp (stable), with a note when the file's were not."""
+    back, latest, first, most = 0, -math.inf, "", 0.0
+    for msg, where in zip(messages, places, strict=True):
+        if msg.timestamp < latest:
+            back += 1
+            first = first or where
+            most = max(most, latest - msg.timestamp)
+        latest = max(latest, msg.timestamp)
+    if not back:
+        return Log(path, messages, places)
+    notes.append(f"{first}: time goes back: {back} frames are earlier than a frame before "
+                 f"them (up to {most:g} s); they are taken in time order")
+    order = sorted(range(len(messages)), key=lambda i: messages[i].timestamp)
+    return Log(path, [messages[i] for i in order], [places[i] for i in order])
 
 
 def _check_frame(msg: can.Message, where: str) -> None:
     """A frame a CAN controller could have received (else a corrupt file)."""
     if not math.isfinite(msg.timestamp) or msg.timestamp < 0:
         raise LogReadError(f"{where}: bad timestamp {msg.timestamp}")
+    if msg.timestamp >= LATEST_S:
+        raise LogReadError(f"{where}: timestamp {msg.timestamp:g} s is after the year 9999")
     if msg.is_error_frame:
         return
     if not id_fits(msg.arbitration_id, msg.is_extended_id):
@@ -85,6 +131,7 @@ class _Lines:
 
     def __init__(self, file: IO[str], candump: bool) -> None:
         self.file, self.candump, self.number, self.line = file, candump, 0, ""
+        self.asc = not candump
         self.cut = ""
 
     def __iter__(self) -> Iterator[str]:
@@ -99,6 +146,9 @@ class _Lines:
         text = self.line.strip()
         if self.candump and text and not _CANDUMP.fullmatch(text):
             raise LogReadError(f"not a candump frame: {shown(text)}")
+        if self.asc and _ASC_FRAME_LIKE.match(text) and not ASC_MESSAGE_REGEX.match(text):
+            raise LogReadError(f"not a .asc frame line (its time is not seconds such as "
+                               f"1.000000): {shown(text)}")
         return self.line
 
     def close(self) -> None:
@@ -106,14 +156,16 @@ class _Lines:
         self.file.close()
 
 
-def _read_text(path: Path, suffix: str, notes: list[str]) -> list[can.Message]:
+def _read_text(path: Path, suffix: str, notes: list[str],
+               places: list[str]) -> list[can.Message]:
     reader_type = can.CanutilsLogReader if suffix == ".log" else can.ASCReader
     messages: list[can.Message] = []
     with path.open(encoding="utf-8", newline="") as file:
         lines = _Lines(file, suffix == ".log")
         try:
             for msg in reader_type(lines):  # type: ignore[arg-type]
-                _check_frame(msg, f"{path}:{lines.number}")
+                places.append(f"{path}:{lines.number}")
+                _check_frame(msg, places[-1])
                 messages.append(msg)
         except UnicodeDecodeError as err:
             raise LogReadError(f"{path}:{lines.number + 1}: not a text log (byte "
@@ -134,7 +186,7 @@ def _read_text(path: Path, suffix: str, notes: list[str]) -> list[can.Message]:
     return messages
 
 
-def _read_blf(path: Path, notes: list[str]) -> list[can.Message]:
+def _read_blf(path: Path, notes: list[str], places: list[str]) -> list[can.Message]:
     size = path.stat().st_size
     messages: list[can.Message] = []
     with path.open("rb") as file:
@@ -147,7 +199,8 @@ def _read_blf(path: Path, notes: list[str]) -> list[can.Message]:
         limit = _MAX_FRAMES_PER_BYTE * size + 1
         try:
             for msg in reader:
-                _check_frame(msg, f"{path}: frame {len(messages) + 1}")
+                places.append(f"{path}: frame {len(messages) + 1}")
+                _check_frame(msg, places[-1])
                 messages.append(msg)
                 if len(messages) > limit:
                     raise LogReadError(f"{path}: corrupt BLF: more frames than "

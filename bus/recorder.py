@@ -26,6 +26,7 @@ from servobus.bus.scheduler import NS_PER_S
 
 LOC_CRC_SEQUENCE = 0x08  # SocketCAN CAN_ERR_PROT_LOC_CRC_SEQ
 LOC_ACK_SLOT = 0x19  # SocketCAN CAN_ERR_PROT_LOC_ACK
+REPLAY_IDLE_S = 60.0  # a replay waits at most this long between two frames (python-can's skip)
 
 
 def open_writer(path: str | Path) -> can.Listener:
@@ -102,10 +103,18 @@ def replay_sim(medium: Medium, messages: list[can.Message], name: str = "REPLAY"
         medium.env.schedule(at, partial(medium.submit, ctrl, msg))
 
 
+def long_gaps(messages: list[can.Message]) -> list[int]:
+    """The frames (indices) a replay sends sooner than recorded: more than REPLAY_IDLE_S after
+    the frame before."""
+    return [i for i in range(1, len(messages))
+            if messages[i].timestamp - messages[i - 1].timestamp > REPLAY_IDLE_S]
+
+
 def replay_realtime(bus: can.BusABC, messages: list[can.Message]) -> int:
-    """Send recorded frames to a real bus with their original spacing; return the count."""
+    """Send recorded frames (in time order) to a real bus with their original spacing, idle
+    time longer than REPLAY_IDLE_S cut to it; return the count."""
     sent = 0
-    for msg in can.MessageSync(messages, timestamps=True):
+    for msg in can.MessageSync(messages, timestamps=True, skip=REPLAY_IDLE_S):
         bus.send(msg)
         sent += 1
     return sent

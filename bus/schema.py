@@ -6,6 +6,7 @@ definitions; never through byte layouts written again by hand.  Unknown IDs,
 wrong lengths and undecodable payloads raise ``SchemaError`` (nodes count them as faults).
 """
 
+import math
 import re
 from importlib import resources
 from pathlib import Path
@@ -33,6 +34,9 @@ _ENUMS = ((re.compile(r"(board_)?mode(_\d+)?"), "modes", MODE_NAMES),
 
 
 SPEJBL_REQUIRED = (TICK, "MEAS_1", "ACTUATION_1")  # what the SPEJBL nodes cannot run without
+BITRATE_MIN, BITRATE_MAX = 10_000, 1_000_000  # classic CAN, as `--bitrate` takes it
+CLASSIC_BYTES = 8  # the most data bytes of a classic CAN frame
+CYCLE_MS_MAX = 10_000  # a GenMsgCycleTime sets the default `--period`: 0.1 ms .. 10 s
 
 
 class SchemaError(ValueError):
@@ -68,6 +72,7 @@ class Schema:
             raise SchemaError(f"{self.path}: cannot load DBC: {_why(err)}") from err
         if not isinstance(db, cantools.database.can.Database):
             raise SchemaError(f"{self.path}: not a CAN database")
+        _check_db(self.path, db)
         self.db: cantools.database.can.Database = db
         self._by_id = {m.frame_id: m for m in self.db.messages}
         self._by_name = {m.name: m for m in self.db.messages}
@@ -93,9 +98,9 @@ class Schema:
 
     @property
     def bitrate(self) -> int:
-        """Bit rate from the DBC attribute Baudrate (1 Mbit/s by default)."""
-        attr = self.db.dbc.attributes.get("Baudrate") if self.db.dbc else None
-        return int(attr.value) if attr is not None else 1_000_000
+        """Bit rate from the DBC attribute Baudrate (1 Mbit/s by default; checked at load)."""
+        attr = _baudrate(self.db)
+        return int(attr.value) if attr is not None else BITRATE_MAX
 
     @property
     def tick_period_ns(self) -> int:
@@ -122,13 +127,14 @@ class Schema:
         return can.Message(arbitration_id=can_id, data=data, is_extended_id=False)
 
     def encode_data(self, name: str, values: dict[str, Any]) -> tuple[int, bytes]:
-        """The CAN ID and payload of `name` with the given physical values (range-checked),
-        for a bus that takes bytes (the period engine)."""
+        """The CAN ID and payload of `name` with the given physical values (range-checked;
+        a signal without a DBC range, [0|0], by its bits: cantools' OverflowError), for a bus
+        that takes bytes (the period engine)."""
         definition = self.message(name)
         fast = self._fast.get(definition.frame_id)
         try:
             data = fast.encode(values) if fast else definition.encode(values, strict=True)
-        except (cantools.database.EncodeError, KeyError, ValueError) as err:
+        except (cantools.database.EncodeError, KeyError, ValueError, OverflowError) as err:
             raise SchemaError(f"{name}: cannot encode {values}: {err}") from err
         return definition.frame_id, bytes(data)
 
@@ -188,6 +194,102 @@ class Schema:
     def cyclic_messages(self, meas_bytes: int) -> list[cantools.database.Message]:
         """Every message with a cycle time, with the chosen measurement variant."""
         return [m for m in self.variant_messages(meas_bytes) if m.cycle_time]
+
+
+def _check_db(path: Path, db: cantools.database.can.Database) -> None:
+    """Refuse what servobus' classic CAN nodes and codecs cannot carry, naming the DBC line:
+    a CAN ID or message name given twice, an extended ID, more than 8 data bytes, a signal
+    whose [min|max] its bits cannot hold (or of scale 0), a Baudrate outside 10 kbit/s ..
+    1 Mbit/s or without a whole-ns bit time, a GenMsgCycleTime outside 0 (none) .. 10 s."""
+    ids: dict[int, str] = {}
+    names: set[str] = set()
+    for m in db.messages:
+        if m.frame_id in ids:
+            raise _dbc_error(path, m.name, f"CAN ID 0x{m.frame_id:03X} is given to "
+                                           f"{ids[m.frame_id]} and {m.name}")
+        if m.name in names:
+            raise _dbc_error(path, m.name, f"two messages are named {m.name}")
+        ids[m.frame_id] = m.name
+        names.add(m.name)
+        if m.is_extended_frame:
+            raise _dbc_error(path, m.name, f"{m.name} has an extended (29-bit) ID "
+                                           f"0x{m.frame_id:X}: servobus' nodes send 11-bit IDs")
+        if m.length > CLASSIC_BYTES or m.is_fd:
+            raise _dbc_error(path, m.name, f"{m.name} has {m.length} data bytes: a classic "
+                                           f"CAN frame carries at most {CLASSIC_BYTES}")
+        cycle = m.cycle_time or 0
+        if not 0 <= cycle <= CYCLE_MS_MAX:
+            raise _dbc_error(path, m.name, f"{m.name}'s GenMsgCycleTime {cycle} ms is outside "
+                                           f"0 (none) .. {CYCLE_MS_MAX} ms", "GenMsgCycleTime")
+        for sig in m.signals:
+            if why := _unfit(sig):
+                raise _dbc_error(path, m.name, f"{m.name}.{sig.name}: {why}", sig.name)
+    attr = _baudrate(db)
+    if attr is not None:
+        rate = attr.value
+        if not isinstance(rate, int | float) or not BITRATE_MIN <= rate <= BITRATE_MAX or \
+                rate != int(rate) or 1_000_000_000 % int(rate):
+            raise _dbc_error(path, None, f"Baudrate {rate!r} is not a classic CAN bit rate "
+                                         f"{BITRATE_MIN} .. {BITRATE_MAX} bit/s with a bit time "
+                                         "of whole nanoseconds", "Baudrate")
+
+
+def _baudrate(db: cantools.database.can.Database) -> Any:
+    """The DBC's Baudrate attribute (None: not given)."""
+    return db.dbc.attributes.get("Baudrate") if db.dbc else None
+
+
+def _unfit(sig: cantools.database.can.Signal) -> str:
+    """Why a signal's range cannot be encoded in its bits ('' when it can)."""
+    if sig.is_float:
+        return ""
+    if not sig.scale:
+        return "scale 0 (every value would be the offset)"
+    lo_raw, hi_raw = (-(1 << sig.length - 1), (1 << sig.length - 1) - 1) if sig.is_signed \
+        else (0, (1 << sig.length) - 1)
+    for end in (sig.minimum, sig.maximum):
+        raw = None if end is None else (end - sig.offset) / sig.scale
+        if raw is not None and not (math.isfinite(raw) and lo_raw <= round(raw) <= hi_raw):
+            return (f"[{sig.minimum}|{sig.maximum}] does not fit {sig.length} "
+                    f"{'signed' if sig.is_signed else 'unsigned'} bits at scale {sig.scale}, "
+                    f"offset {sig.offset} (raw {lo_raw} .. {hi_raw})")
+    if sig.minimum is not None and sig.maximum is not None and sig.minimum > sig.maximum:
+        return f"minimum {sig.minimum} above maximum {sig.maximum}"
+    return ""
+
+
+def _dbc_error(path: Path, message: str | None, what: str,
+               word: str | None = None) -> SchemaError:
+    """SchemaError `path:line: what`, the line that of `word` (an SG_ in `message`'s block, a
+    BA_ of it or of the network), else `message`'s BO_ line (else no line)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        text = []
+    line = _find(text, message, word)
+    return SchemaError(f"{path}:{line}: {what}" if line else f"{path}: {what}")
+
+
+def _find(text: list[str], message: str | None, word: str | None) -> int:
+    """The 1-based line of `word` (its SG_ in `message`'s block, or its BA_ for `message`, or
+    the network's BA_ when `message` is None), else of `message`'s BO_ (0: none)."""
+    bo, frame_id = 0, ""
+    for number, line in enumerate(text, start=1):
+        parts = line.replace(":", " : ").split()
+        if parts[:1] == ["BO_"] and len(parts) > 2 and parts[2] == message and not bo:
+            bo, frame_id = number, parts[1]
+            if word is None:
+                return bo
+            for k in range(number, len(text)):
+                if not text[k].strip():
+                    break
+                if text[k].split()[:2] == ["SG_", word]:
+                    return k + 1
+        if word and parts[:2] == ["BA_", f'"{word}"'] and len(parts) > 2 and (
+                parts[2:4] == ["BO_", frame_id] if message else
+                parts[2] not in ("BU_", "BO_", "SG_", "EV_")):
+            return number
+    return bo
 
 
 def _why(err: BaseException) -> str:

@@ -1,14 +1,13 @@
 """A description checked against its DBC, and the summary `servobus robot check` prints.
 
 Checked, each failure a RobotFileError naming the description, the key path and the problem:
-the DBC loads and its CAN IDs are unique; every node is a DBC node (BU_) and every message its
-kind sends (robot.node_kinds) is in the DBC with that node as a sender; each board hears its
-joint's actuation group; the bit rate is the DBC's Baudrate; the period is the DBC's shortest
-cycle time (the TICK's, time-triggered) and divides every other; the frames of one period
-(worst-case stuffing, Davis 2007) fit in it.
+the DBC loads (the schema refuses IDs given twice); every node is a DBC node (BU_) and
+every message its kind sends (robot.node_kinds) is in the DBC with that node as a sender; each
+board hears its joint's actuation group; the bit rate is the DBC's Baudrate; the period is the
+DBC's shortest cycle time (the TICK's, time-triggered) and divides every other; the frames of
+one period (worst-case stuffing, Davis 2007) fit in it.
 """
 
-from collections import Counter
 from typing import Any
 
 import cantools
@@ -45,7 +44,6 @@ def cyclic_messages(robot: RobotFile, db: cantools.database.can.Database
 def check(robot: RobotFile) -> dict[str, Any]:
     """Check `robot` against its DBC; the summary (`servobus robot check --json`)."""
     db = schema(robot).db
-    _unique_ids(robot, db)
     _senders(robot, db)
     if robot.schedule == "time-triggered":
         _groups_heard(robot, db)
@@ -76,16 +74,6 @@ def check(robot: RobotFile) -> dict[str, Any]:
 def _cycle(m: cantools.database.Message) -> int:
     """A message's GenMsgCycleTime in ms (0: none)."""
     return int(m.cycle_time or 0)
-
-
-def _unique_ids(robot: RobotFile, db: cantools.database.can.Database) -> None:
-    """No two messages of the DBC share a CAN ID."""
-    counts = Counter(int(m.frame_id) for m in db.messages)
-    for m in db.messages:
-        if counts[m.frame_id] > 1:
-            names = [n.name for n in db.messages if n.frame_id == m.frame_id]
-            raise RobotFileError(f"{robot.path}: bus.dbc: {robot.dbc.name} gives CAN ID "
-                                 f"0x{m.frame_id:03X} to {' and '.join(names)}")
 
 
 def _senders(robot: RobotFile, db: cantools.database.can.Database) -> None:

@@ -85,7 +85,7 @@ def _do_busload(args: argparse.Namespace) -> None:
 
         meter = LoadMeter(rate, args.window / 1e9 if args.window else LoadMeter.window_s)
         if args.log:
-            meter.add_all(read_log(args.log, warn))
+            meter.add_all(read_log(args.log, warn, classic=True))
             source = args.log
         else:
             bus = open_bus(args.interface, args.channel)

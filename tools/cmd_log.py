@@ -7,7 +7,7 @@ import can
 
 from servobus.bus.factory import open_bus
 from servobus.bus.log_reader import read_log
-from servobus.bus.recorder import capture, open_writer, replay_realtime
+from servobus.bus.recorder import REPLAY_IDLE_S, capture, long_gaps, open_writer, replay_realtime
 from servobus.tools import units
 from servobus.tools.bus_options import add_bus_arguments, add_frames_argument
 from servobus.tools.cli import Commands
@@ -66,6 +66,12 @@ class Counter:
 
 def _do_replay(args: argparse.Namespace) -> None:
     messages = read_log(args.file, warn)
+    if gaps := long_gaps(messages):
+        first = gaps[0]
+        idle = messages[first].timestamp - messages[first - 1].timestamp
+        warn(f"{messages.places[first]}: {idle:g} s after the frame before: sent "
+             f"{REPLAY_IDLE_S:g} s after it ({len(gaps)} gaps longer than "
+             f"{REPLAY_IDLE_S:g} s are cut to it)")
     bus = open_bus(args.interface, args.channel)
     try:
         sent = replay_realtime(bus, messages)

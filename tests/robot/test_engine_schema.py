@@ -37,8 +37,7 @@ def test_an_offset_actuation_current_runs_compiled(tmp_path: Path,
 @pytest.mark.parametrize("edit", [
     (r"\b769\b", "200"),  # STATUS_1 below the MEAS: sent between the TICK and the MEAS
     (r"\b34\b", "31"),  # ACTUATION_3 before ACTUATION_1
-    (r"\b257\b", "271"),  # MEAS_1 after MEAS_12: the host computes after MEAS_1
-    (r"\b770\b", "769")])  # STATUS_2 with STATUS_1's ID: ties go in queueing order
+    (r"\b257\b", "271")])  # MEAS_1 after MEAS_12: the host computes after MEAS_1
 def test_other_arbitration_orders_run_compiled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                edit: tuple[str, str]) -> None:
     _schema_with(tmp_path, monkeypatch, edit)
