@@ -49,7 +49,14 @@ def _read_parts(folder: Path, fingerprint: str) -> dict[str, dict[str, Any]]:
     """The finished parts of this sweep (key -> row); SweepError if another sweep's."""
     found: dict[str, dict[str, Any]] = {}
     for path in sorted(folder.glob("*.json")):
-        part = json.loads(path.read_text())
+        try:
+            part = json.loads(path.read_text())
+            if not (isinstance(part, dict) and isinstance(part.get("row"), dict)
+                    and isinstance(part["row"].get("status"), str)):
+                raise ValueError("not a part: a row with a status is missing")
+        except (OSError, UnicodeDecodeError, ValueError) as err:
+            raise SweepError(f"{path}: a damaged part ({err}): remove it and --resume "
+                             f"computes that point again") from err
         if part.get("fingerprint") != fingerprint:
             raise SweepError(f"{path}: a part of a different sweep (the base, metrics or seed "
                              f"changed): remove {folder} or write to another --out")

@@ -22,6 +22,9 @@ from servobus.sweep.engine import parts_dir, run_sweep
 from servobus.sweep.spec import SweepError, load
 from servobus.sweep.task import Task, run_point
 from servobus.tools.cli import main
+from servobus.tools.cmd_sweep import option_types
+
+TYPES = option_types()  # the run command's option types
 
 SWEEP = """\
 name = "tiny"
@@ -80,7 +83,7 @@ def test_the_embedded_cluster_writes_parts_and_the_table(local: tuple[Path, dict
     assert (first["alpha"], first["tuning"], first["replicate"]) == (1.0, "R2", 0)
     assert first["slips"] == 0 and 0 < first["max_tracking_max_lsb"] < 50
     # the same point alone, outside Dask, gives the same row
-    spec = load(str(out.with_name("tiny.toml")))
+    spec = load(str(out.with_name("tiny.toml")), TYPES)
     point = spec.points()[0]
     alone = run_point(Task(0, point, spec.run_seed(point), spec.base, spec.metrics,
                            spec.measure, None))
@@ -90,7 +93,7 @@ def test_the_embedded_cluster_writes_parts_and_the_table(local: tuple[Path, dict
 
 def test_resume_recomputes_only_missing_points(local: tuple[Path, dict], tmp_path: Path) -> None:
     out, _ = local
-    spec = load(str(out.with_name("tiny.toml")))
+    spec = load(str(out.with_name("tiny.toml")), TYPES)
     with pytest.raises(SweepError, match="--resume"):
         run_sweep(spec, out, workers=1, progress=False)
     copy = tmp_path / "copy.parquet"
@@ -104,7 +107,7 @@ def test_resume_recomputes_only_missing_points(local: tuple[Path, dict], tmp_pat
     changed = tmp_path / "changed.toml"
     changed.write_text(SWEEP.replace('"0.3s"', '"0.2s"'))
     with pytest.raises(SweepError, match="different sweep"):
-        run_sweep(load(str(changed)), copy, workers=1, resume=True, progress=False)
+        run_sweep(load(str(changed), TYPES), copy, workers=1, resume=True, progress=False)
 
 
 def die_on_alpha_3(attempts: Path, task: Task) -> dict[str, Any]:
@@ -122,7 +125,7 @@ def test_a_point_whose_worker_dies_is_rerun_once_then_an_error(tmp_path: Path) -
     small.write_text(SWEEP.replace('tuning = ["R2", "R2b"]', 'tuning = ["R2"]'))
     attempts = tmp_path / "attempts"
     attempts.mkdir()
-    done = run_sweep(load(str(small)), tmp_path / "dies.parquet", workers=1, progress=False,
+    done = run_sweep(load(str(small), TYPES), tmp_path / "dies.parquet", workers=1, progress=False,
                      runner=functools.partial(die_on_alpha_3, attempts))
     assert [r["status"] for r in done.rows if r["alpha"] == 1.0] == ["ok"] * 2
     dead = [r for r in done.rows if r["alpha"] == 3.0]
@@ -178,7 +181,7 @@ def test_two_worker_processes_match_the_embedded_cluster_and_survive_a_kill(
             workers[1].send_signal(signal.SIGKILL)
 
     remote = tmp_path / "remote.parquet"
-    done = run_sweep(load(str(out.with_name("tiny.toml"))), remote, scheduler=address,
+    done = run_sweep(load(str(out.with_name("tiny.toml")), TYPES), remote, scheduler=address,
                      progress=False, on_row=kill_a_worker_at_the_first_row)
     assert workers[1].wait(timeout=30) == -signal.SIGKILL
     assert len(kept) == 1 and done.computed == POINTS
