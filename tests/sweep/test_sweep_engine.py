@@ -188,3 +188,32 @@ def test_two_worker_processes_match_the_embedded_cluster_and_survive_a_kill(
     assert done.rows == pq.read_table(out).to_pylist()  # identical to the embedded cluster
     assert {p.name: p.read_text() for p in parts_dir(remote).glob("*.json")
             if p.name in kept} == kept  # the point finished before the kill was kept as is
+
+
+def test_a_sweep_whose_every_point_fails_exits_2_after_its_report(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the host stalls over the run's end: a board is still timed out, and the metric reduces
+    # that list of joint names, which fails in each point at run time
+    failing = tmp_path / "failing.toml"
+    failing.write_text(SWEEP.replace('"0.3s"', '"0.3s"\nfault = ["host delay 100ms at 0.25s"]')
+                       .replace('"servo_faults_total"', '"max:actuation_timed_out_at_end"')
+                       .replace('tuning = ["R2", "R2b"]\nreplicate = { count = 2 }\n', ''))
+    out = tmp_path / "failing.parquet"
+    assert main(["sweep", str(failing), "--out", str(out), "--workers", "1",
+                 "--no-progress"]) == 2
+    captured = capsys.readouterr()
+    assert "error  2" in captured.out  # the report is printed first
+    assert captured.err.startswith(f"error: every point of {failing} ended in an error "
+                                   f"(point 0: error: ValueError")
+
+
+@pytest.mark.parametrize("damage", ["{not json", '{"fingerprint": "x"}', "\xff\xfe",
+                                    '{"fingerprint": "x", "row": {"point": 0}}', "[]"])
+def test_resume_names_a_damaged_part(damage: str, sweep_file: Path, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "damaged.parquet"
+    parts_dir(out).mkdir()
+    part = parts_dir(out) / "0123456789abcdef.json"
+    part.write_bytes(damage.encode("latin-1"))
+    assert main(["sweep", str(sweep_file), "--out", str(out), "--resume", "--no-progress"]) == 2
+    assert capsys.readouterr().err.startswith(f"error: {part}: a damaged part (")
