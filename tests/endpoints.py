@@ -57,6 +57,16 @@ def silent(conn: socket.socket) -> None:
         pass
 
 
+def greeting(data: bytes) -> Callable[[socket.socket], None]:
+    """A server that speaks first: `data` on connecting, then silence."""
+
+    def answer(conn: socket.socket) -> None:
+        conn.sendall(data)
+        silent(conn)
+
+    return answer
+
+
 def http(status: str, body: bytes) -> Callable[[socket.socket], None]:
     """An HTTP server: `status` ('404 Not Found') and `body` to any request."""
 

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -18,10 +19,12 @@ import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
 import pytest
 
+from servobus.sweep import engine
 from servobus.sweep.engine import parts_dir, run_sweep
 from servobus.sweep.spec import SweepError, load
 from servobus.sweep.task import Task, run_point
 from servobus.tools.cli import main
+from tests import endpoints
 from servobus.tools.cmd_sweep import option_types
 
 TYPES = option_types()  # the run command's option types
@@ -217,3 +220,23 @@ def test_resume_names_a_damaged_part(damage: str, sweep_file: Path, tmp_path: Pa
     part.write_bytes(damage.encode("latin-1"))
     assert main(["sweep", str(sweep_file), "--out", str(out), "--resume", "--no-progress"]) == 2
     assert capsys.readouterr().err.startswith(f"error: {part}: a damaged part (")
+
+
+@pytest.mark.parametrize("answer, message", [
+    (endpoints.silent, "no Dask scheduler answered within 0.5 s"),
+    (endpoints.http("404 Not Found", b"no such page"), "no Dask scheduler answered within 0.5 s"),
+    # an HTTP server's first bytes read as a frame length: 'HTTP/1.1' is 3.07 EiB
+    (endpoints.greeting(b"HTTP/1.1 400 Bad Request\r\n\r\n"), "not a Dask scheduler ("),
+    (endpoints.greeting(b"\x00" * 64), "not a Dask scheduler ("),
+])
+def test_a_scheduler_that_is_not_one_is_an_error_within_the_timeout(
+        answer: Any, message: str, sweep_file: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(engine, "CONNECT_TIMEOUT_S", 0.5)
+    with endpoints.serving(answer) as port:
+        start = time.monotonic()
+        assert main(["sweep", str(sweep_file), "--scheduler", f"tcp://127.0.0.1:{port}",
+                     "--out", str(tmp_path / "s.parquet"), "--no-progress"]) == 2
+        assert time.monotonic() - start < 5.0
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: --scheduler tcp://127.0.0.1:{port}: ") and message in err
