@@ -9,6 +9,7 @@ longer than MAX_FRAME_BYTES is an error: each is a ``can.CanError`` naming the s
 """
 
 import base64
+import contextlib
 import os
 import socket
 import sys
@@ -74,10 +75,8 @@ class _BoundedWebSocket(WebSocket):
         self.expired = True
         sock = getattr(self, "socket", None)
         if sock is not None:
-            try:
+            with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
     def connect(self, protocols: list[str], headers: Any = None,
                 ssl_context: Any = None) -> None:
@@ -113,7 +112,7 @@ class _BoundedWebSocket(WebSocket):
         if n > MAX_FRAME_BYTES:
             raise RemoteEndpointError(f"a frame of {n} bytes (at most "
                                       f"{MAX_FRAME_BYTES}): not a python-can-remote server")
-        return super()._read_exactly(n)  # type: ignore[no-any-return]
+        return super()._read_exactly(n)
 
 
 class _BoundedProtocol(RemoteClientProtocol):

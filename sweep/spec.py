@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from servobus.bus.faults import FaultScriptError, parse_duration
+from servobus.bus.faults import parse_duration
 from servobus.bus.scheduler import NS_PER_S
 from servobus.bus.schema import Schema
 from servobus.sweep.measures import DERIVED, MEASURE_DEFAULTS

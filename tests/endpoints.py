@@ -3,18 +3,18 @@ way out: a port that accepts and never answers, an HTTP server, a websocket serv
 upgrades and then sends what it is given (a huge frame length, garbage)."""
 
 import base64
+import contextlib
 import hashlib
 import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 
 WEBSOCKET_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 HELD_S = 30.0  # the longest a test server keeps a connection open (tests are far shorter)
 
 
-@contextmanager
+@contextlib.contextmanager
 def serving(answer: Callable[[socket.socket], None]) -> Iterator[int]:
     """A TCP server on 127.0.0.1 that runs `answer` on each connection; yields its port."""
     listener = socket.create_server(("127.0.0.1", 0))
@@ -45,10 +45,8 @@ def serving(answer: Callable[[socket.socket], None]) -> Iterator[int]:
 
 
 def _quietly(answer: Callable[[socket.socket], None], conn: socket.socket) -> None:
-    try:
+    with contextlib.suppress(OSError):  # the client gave up and closed: what these are for
         answer(conn)
-    except OSError:  # the client gave up and closed: what these servers are for
-        pass
 
 
 def silent(conn: socket.socket) -> None:

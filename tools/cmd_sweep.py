@@ -70,7 +70,7 @@ def _file_value(kind: Any, choices: Any) -> Callable[[Any], Any]:
     list (one value per joint) as comma-separated text; true/false, tables, NaN refused."""
 
     def check(value: Any) -> Any:
-        if isinstance(value, bool) or isinstance(value, dict) or (
+        if isinstance(value, (bool, dict)) or (
                 isinstance(value, float) and not math.isfinite(value)):
             raise ValueError(f"{value!r} is not a value of this option")
         if isinstance(value, list):

@@ -24,8 +24,8 @@ from servobus.sweep.engine import parts_dir, run_sweep
 from servobus.sweep.spec import SweepError, load
 from servobus.sweep.task import Task, run_point
 from servobus.tools.cli import main
-from tests import endpoints
 from servobus.tools.cmd_sweep import option_types
+from tests import endpoints
 
 TYPES = option_types()  # the run command's option types
 
