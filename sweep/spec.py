@@ -130,7 +130,11 @@ def parse(raw: dict[str, Any], path: Path, types: OptionTypes) -> SweepSpec:
         raise SweepError(f"{path}: unknown keys {sorted(unknown)}")
     seed = raw.get("seed", 0)
     _value(path, "seed", seed, types["seed"])
-    base = {k.replace("-", "_"): v for k, v in _table(path, "base", raw).items()}
+    name = raw.get("name", path.stem)
+    if not isinstance(name, str) or not name or Path(name).name != name or name in (".", ".."):
+        raise SweepError(f"{path}: name: {name!r}: give a plain name (the table's default file "
+                         f"is NAME.parquet)")
+    base = _options(path, "base", raw)
     for key, value in base.items():
         if key not in RUN_OPTIONS:
             raise SweepError(f"{path}: base option {key!r}: use {', '.join(RUN_OPTIONS)}")
@@ -146,9 +150,8 @@ def parse(raw: dict[str, Any], path: Path, types: OptionTypes) -> SweepSpec:
     text = None
     if "trajectory" in base:
         text = _trajectory(path, base)
-    raw_axes = _table(path, "axes", raw)
-    axes = {name.replace("-", "_"): _axis(path, name.replace("-", "_"), value, seed, types)
-            for name, value in raw_axes.items()}
+    axes = {axis: _axis(path, axis, value, seed, types)
+            for axis, value in _options(path, "axes", raw).items()}
     if not axes:
         raise SweepError(f"{path}: [axes] is empty: a sweep needs at least one axis")
     count = math.prod(len(values) for values in axes.values())
@@ -160,11 +163,17 @@ def parse(raw: dict[str, Any], path: Path, types: OptionTypes) -> SweepSpec:
         raise SweepError(f"{path}: metrics must be a non-empty list of names")
     for metric in metrics:
         _check_metric(path, metric)
+    taken = {"point", "seed", "status", *axes}
+    for column in columns(metrics):
+        if column in taken:
+            raise SweepError(f"{path}: metrics: {column!r}: a second column of that name (an "
+                             f"axis, a metric given twice, or point/seed/status)")
+        taken.add(column)
     plot = _table(path, "plot", raw).get("kind", "none")
     if plot not in PLOTS:
         raise SweepError(f"{path}: plot kind {plot!r}: use {', '.join(PLOTS)}")
     measure = _measure(path, _table(path, "measure", raw), types)
-    spec = SweepSpec(str(raw.get("name", path.stem)), seed, base, axes, list(metrics),
+    spec = SweepSpec(name, seed, base, axes, list(metrics),
                      measure, plot, text)
     _check_lengths(path, spec)
     if plot == "heatmap" and spec.measure["value"] not in columns(spec.metrics):
@@ -183,6 +192,18 @@ def _table(path: Path, key: str, raw: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(table, dict):
         raise SweepError(f"{path}: {key}: {table!r}: give a table [{key}]")
     return table
+
+
+def _options(path: Path, key: str, raw: dict[str, Any]) -> dict[str, Any]:
+    """The [key] table with option names as the run command's (`anti-windup` is
+    `anti_windup`); one option under both spellings is an error."""
+    options: dict[str, Any] = {}
+    for name, value in _table(path, key, raw).items():
+        option = name.replace("-", "_")
+        if option in options:
+            raise SweepError(f"{path}: {key}.{name}: {value!r}: {option} is given twice")
+        options[option] = value
+    return options
 
 
 def _value(path: Path, key: str, value: Any, check: Callable[[Any], Any]) -> Any:

@@ -149,6 +149,13 @@ def test_the_fingerprint_follows_base_and_metrics_not_axes() -> None:
     ({"base": {"engine": "period"}, "axes": {"alpha": [1, 2], "silence_ms": [0, 20]}},
      "the point {'alpha': 1, 'silence_ms': 20} .*cannot run: engine period"),
     ({"base": {"trajectory": "/dev/null"}}, "base.trajectory: '/dev/null'"),
+    ({"name": "../x"}, "name: '../x': give a plain name"),
+    ({"name": 5}, "name: 5: give a plain name"),
+    ({"metrics": ["slips", "slips"]}, "metrics: 'slips': a second column"),
+    ({"metrics": ["engine"], "axes": {"engine": ["auto", "period"]}},
+     "metrics: 'engine': a second column"),
+    ({"axes": {"anti-windup": ["soft"], "anti_windup": ["hard"]}},
+     "axes.anti_windup: \\['hard'\\]: anti_windup is given twice"),
     # the number of points is counted before any is made
     ({"axes": {"alpha": {"grid": [1, 2], "num": 1000}, "omega_d": {"grid": [1, 2], "num": 1000},
                "omega_i": {"grid": [1, 2], "num": 1000}}},
