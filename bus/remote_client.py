@@ -147,10 +147,27 @@ class FilteringRemoteBus(RemoteBus):
         except BaseException as err:
             websocket.fail(err)
         websocket.end_handshake()
+        self._timeout = connect_timeout
         self.socket = websocket.socket
         self.channel_info = self.remote_protocol.channel_info
         self.channel = channel
         can.BusABC.__init__(self, channel)
+
+    def shutdown(self) -> None:
+        """Close the connection, the server's close awaited at most the connect timeout
+        (python-can-remote's own shutdown waits for it forever)."""
+        if self._is_shutdown:
+            return
+        deadline = time.monotonic() + self._timeout
+        try:
+            self.remote_protocol.close()
+            while (left := deadline - time.monotonic()) > 0:
+                self.remote_protocol.recv(left)
+        except HANDSHAKE_ERRORS:  # closed (WebsocketClosed), or a peer past answering
+            pass
+        finally:
+            self.socket.close()
+            can.BusABC.shutdown(self)
 
     def recv(self, timeout: float | None = None) -> can.Message | None:
         """Next frame that passes the filters, within the timeout."""

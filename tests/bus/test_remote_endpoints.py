@@ -66,6 +66,18 @@ def test_a_node_command_on_a_silent_endpoint_ends_with_an_error(
     assert err.startswith("error: remote ws://127.0.0.1:") and "answered within 0.5 s" in err
 
 
+def test_a_server_that_stops_answering_after_the_handshake_ends_at_the_duration(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(factory, "CONNECT_TIMEOUT_S", TIMEOUT_S)
+    answer = _frame(1, b'{"type": "bus_response", "payload": {"channel_info": "x"}}')
+    with endpoints.serving(endpoints.upgraded(answer)) as port:
+        start = time.monotonic()
+        assert main(["tick", "--interface", "remote", "--channel", f"ws://127.0.0.1:{port}/",
+                     "--duration", "0.3"]) == 0
+        # the run's 0.3 s, then at most the connect timeout for the close never answered
+        assert time.monotonic() - start < 0.3 + TIMEOUT_S + 1.0
+
+
 def test_a_real_server_still_connects_and_a_node_runs_its_duration() -> None:
     server = serve_in_thread()
     try:
