@@ -37,6 +37,10 @@ LABEL_AXES = ("replicate",)  # only changes the point, hence its seed
 REDUCTIONS = ("max", "sum", "mean")
 RUN_REPORT_EXCLUDED = ("wall_time_s", "rtf")  # wall-clock figures: not reproducible
 PLOTS = ("alpha-scan", "heatmap", "fault-campaign", "none")
+# the axes and metrics each plot kind's summary and plot read (sweep/summary.py, plots.py)
+PLOT_NEEDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "alpha-scan": (("tuning", "alpha"), ("oscillation",)),
+    "heatmap": (("omega_d", "omega_i"), ()), "fault-campaign": ((), ("fault_detection",))}
 LIST_OPTIONS = ("alpha",)  # a list is one value per joint (task.build)
 MAX_POINTS = 100_000  # points of one sweep (and values of one axis): counted before any is made
 DEFAULT_DURATION_S = 1.0  # a sweep point's run when the file gives no duration (docs/sweeps.md)
@@ -173,6 +177,11 @@ def parse(raw: dict[str, Any], path: Path, types: OptionTypes) -> SweepSpec:
     if plot not in PLOTS:
         raise SweepError(f"{path}: plot kind {plot!r}: use {', '.join(PLOTS)}")
     measure = _measure(path, _table(path, "measure", raw), types)
+    needs_axes, needs_metrics = PLOT_NEEDS.get(plot, ((), ()))
+    missing = [f"axis {n}" for n in needs_axes if n not in axes] + [
+        f"metric {n}" for n in needs_metrics if n not in metrics]
+    if missing:
+        raise SweepError(f"{path}: plot.kind: {plot!r}: its summary needs {', '.join(missing)}")
     spec = SweepSpec(name, seed, base, axes, list(metrics),
                      measure, plot, text)
     _check_lengths(path, spec)

@@ -140,7 +140,8 @@ def test_the_fingerprint_follows_base_and_metrics_not_axes() -> None:
     ({"metrics": ["slip"]}, "metrics: 'slip': the run report has no 'slip'"),
     ({"metrics": ["tracking_rms_lsb"]}, "metrics: 'tracking_rms_lsb': .* is a list: reduce"),
     ({"metrics": ["max:slips"]}, "metrics: 'max:slips': slips is a single figure"),
-    ({"plot": {"kind": "heatmap"}, "measure": {"value": "rms"}}, "measure.value: 'rms'"),
+    ({"plot": {"kind": "heatmap"}, "axes": {"omega_d": [10, 20], "omega_i": [1, 2]},
+      "measure": {"value": "rms"}}, "measure.value: 'rms'"),
     # a base fault, action or trajectory, or an engine ruled out, fails in every point
     ({"base": {"fault": ["node 13 silent at 0.5s"]}}, "cannot run: fault 'node 13 silent"),
     ({"base": {"do": ["explode 3 at 1s"]}}, "cannot run: action 'explode 3 at 1s'"),
@@ -150,6 +151,11 @@ def test_the_fingerprint_follows_base_and_metrics_not_axes() -> None:
      "the point {'alpha': 1, 'silence_ms': 20} .*cannot run: engine period"),
     ({"base": {"trajectory": "/dev/null"}}, "base.trajectory: '/dev/null'"),
     ({"name": "../x"}, "name: '../x': give a plain name"),
+    ({"plot": {"kind": "alpha-scan"}}, "plot.kind: 'alpha-scan': its summary needs axis tuning, "
+     "metric oscillation"),
+    ({"plot": {"kind": "fault-campaign"}}, "needs metric fault_detection"),
+    ({"plot": {"kind": "heatmap"}, "axes": {"omega_d": [10, 20]},
+      "measure": {"value": "slips"}}, "needs axis omega_i"),
     ({"name": 5}, "name: 5: give a plain name"),
     ({"metrics": ["slips", "slips"]}, "metrics: 'slips': a second column"),
     ({"metrics": ["engine"], "axes": {"engine": ["auto", "period"]}},
