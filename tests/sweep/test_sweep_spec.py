@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from servobus.sweep import measures
@@ -298,3 +298,30 @@ def test_summaries_pick_the_last_stable_alpha_and_tabulate_detection() -> None:
     assert silent["detection_rate"] == 0.5 and silent["detected_per_injected"] == 0.5
     assert silent["false_alarms_per_run"] == 1.5 and silent["runs_with_false_alarm"] == 1
     assert silent["bus_off_per_run"] == 2.0
+
+
+def _run_accepts(option: str, text: str) -> bool:
+    """Does `servobus run --OPTION TEXT` get past its argument check?"""
+    from servobus.tools.cli import build_parser
+
+    try:
+        build_parser("run").parse_args(["run", f"--{option}", text])
+    except SystemExit:
+        return False
+    return True
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["alpha", "seed", "duration", "mode", "meas-bytes"]),
+       st.one_of(st.floats(), st.integers(-2**40, 2**40), st.sampled_from(
+           ["cascade", "local-p", "2", "6", "1.5", "500ms", "2d", "abc", "1e3", "-1"])))
+def test_a_sweep_value_is_refused_exactly_when_run_refuses_it(option: str,
+                                                              value: float | int | str) -> None:
+    accepted = _run_accepts(option, str(value))
+    try:
+        spec_of(axes={option: [value]})
+    except SweepError as err:
+        assert not accepted, err
+        assert f"axes.{option.replace('-', '_')}: {value!r}: " in str(err)
+    else:
+        assert accepted
