@@ -35,7 +35,7 @@ TUNING_AXES = ("omega_d", "omega_i", "k_kp")  # override the base tuning's field
 FAULT_AXES = ("corrupt_rate", "silence_ms")  # become fault lines (see task.fault_lines)
 LABEL_AXES = ("replicate",)  # only changes the point, hence its seed
 REDUCTIONS = ("max", "sum", "mean")
-RUN_REPORT_EXCLUDED = ("wall_time_s", "rtf")  # wall-clock figures: not reproducible
+RUN_REPORT_EXCLUDED = ("wall_time_s", "rtf", "compile_s")  # wall-clock figures: not reproducible
 PLOTS = ("alpha-scan", "heatmap", "fault-campaign", "none")
 # the axes and metrics each plot kind's summary and plot read (sweep/summary.py, plots.py)
 PLOT_NEEDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {

@@ -80,6 +80,7 @@ def test_the_fingerprint_follows_base_and_metrics_not_axes() -> None:
     ({"colour": "red"}, "unknown keys"),
     ({"metrics": ["slips", "wall_time_s"]}, "'wall_time_s' is wall-clock"),
     ({"metrics": ["max:rtf"]}, "'max:rtf' is wall-clock"),
+    ({"metrics": ["compile_s"]}, "'compile_s' is wall-clock"),
     ({"base": {"duration": "2 minutes"}}, "base.duration: '2 minutes': bad time"),
     ({"base": {"duration": 0}}, "base.duration: 0: 0 is outside"),
     ({"axes": {"duration": ["1s", "1h"]}}, "axes.duration: '1h'"),
