@@ -4,7 +4,8 @@
     virtual     python-can's in-process virtual bus
     socketcan   Linux SocketCAN (can0, vcan0); needs a kernel with AF_CAN
     remote      python-can-remote websocket client, e.g. ws://127.0.0.1:54701/ (receive
-                filters applied on the client, which python-can-remote itself skips)
+                filters applied on the client, which python-can-remote itself skips; connected
+                within CONNECT_TIMEOUT_S, an endpoint of another protocol an error)
 """
 
 import socket
@@ -15,6 +16,7 @@ import can
 INTERFACES = ("servobus", "virtual", "socketcan", "remote")
 SO_RCVBUFFORCE = 33  # Linux <asm-generic/socket.h>; Python's socket module does not name it
 SOCKET_RCVBUF = 8 * 1024 * 1024  # bytes of a socketcan receive queue: tens of thousands of frames
+CONNECT_TIMEOUT_S = 5.0  # a network bus (remote) is connected and answering within this
 
 
 class BusUnavailable(RuntimeError):
@@ -32,8 +34,11 @@ def socketcan_available() -> bool:
     return True
 
 
-def open_bus(interface: str, channel: Any, **kwargs: Any) -> can.BusABC:
-    """A python-can bus, or BusUnavailable with the reason it cannot be opened."""
+def open_bus(interface: str, channel: Any, connect_timeout: float | None = None,
+             **kwargs: Any) -> can.BusABC:
+    """A python-can bus, or BusUnavailable with the reason it cannot be opened (a network bus
+    that does not answer as its protocol within `connect_timeout` s, default
+    CONNECT_TIMEOUT_S, too)."""
     if interface not in INTERFACES:
         raise BusUnavailable(f"unknown interface {interface!r}: use one of {', '.join(INTERFACES)}")
     if interface == "socketcan" and not socketcan_available():
@@ -45,7 +50,7 @@ def open_bus(interface: str, channel: Any, **kwargs: Any) -> can.BusABC:
         if interface == "remote":
             from servobus.bus.remote_client import FilteringRemoteBus  # its library: only here
 
-            return FilteringRemoteBus(channel, **kwargs)
+            return FilteringRemoteBus(channel, connect_timeout or CONNECT_TIMEOUT_S, **kwargs)
         bus = can.Bus(interface=interface, channel=channel, **kwargs)
     except (OSError, can.CanError, ValueError) as err:
         raise BusUnavailable(f"{interface} {channel}: {err}") from err

@@ -28,6 +28,7 @@ ALLOWED_FAILURES = 1  # worker deaths a task survives before it is an error
 # with it (the scheduler counts a death against every task assigned to that worker)
 SCHEDULER_CONFIG = {"distributed.scheduler.allowed-failures": ALLOWED_FAILURES,
                     "distributed.scheduler.worker-saturation": 1.0}
+CONNECT_TIMEOUT_S = 10.0  # a --scheduler answers as a Dask scheduler within this, or an error
 
 
 @dataclass
@@ -49,7 +50,14 @@ def _read_parts(folder: Path, fingerprint: str) -> dict[str, dict[str, Any]]:
     """The finished parts of this sweep (key -> row); SweepError if another sweep's."""
     found: dict[str, dict[str, Any]] = {}
     for path in sorted(folder.glob("*.json")):
-        part = json.loads(path.read_text())
+        try:
+            part = json.loads(path.read_text())
+            if not (isinstance(part, dict) and isinstance(part.get("row"), dict)
+                    and isinstance(part["row"].get("status"), str)):
+                raise ValueError("not a part: a row with a status is missing")
+        except (OSError, UnicodeDecodeError, ValueError) as err:
+            raise SweepError(f"{path}: a damaged part ({err}): remove it and --resume "
+                             f"computes that point again") from err
         if part.get("fingerprint") != fingerprint:
             raise SweepError(f"{path}: a part of a different sweep (the base, metrics or seed "
                              f"changed): remove {folder} or write to another --out")
@@ -89,7 +97,8 @@ def _client(scheduler: str | None, workers: int) -> Iterator[Any]:
     from distributed import Client, LocalCluster
 
     if scheduler is not None:
-        with Client(scheduler, timeout="30s") as client:
+        _probe(scheduler, CONNECT_TIMEOUT_S)
+        with Client(scheduler, timeout=f"{CONNECT_TIMEOUT_S}s") as client:
             yield client
         return
     with dask.config.set(SCHEDULER_CONFIG):
@@ -97,6 +106,35 @@ def _client(scheduler: str | None, workers: int) -> Iterator[Any]:
                                dashboard_address=None, silence_logs=logging.ERROR)
     with cluster, Client(cluster) as client:
         yield client
+
+
+def _probe(address: str, timeout: float) -> None:
+    """Ask `address` who it is, all within `timeout` s: Dask's own client waits forever on a
+    port that accepts and never answers, and takes an HTTP server's first bytes for a frame
+    length (an allocation of exbibytes), so an endpoint that is not a scheduler is a
+    SweepError here first."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def identity() -> Any:
+        comm = await connect(address, timeout=timeout)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    try:
+        reply = asyncio.run(asyncio.wait_for(identity(), timeout))
+    except Exception as err:  # whatever a peer of another protocol makes the comm raise
+        reason = (f"no Dask scheduler answered within {timeout:g} s"
+                  if isinstance(err, TimeoutError)
+                  else f"not a Dask scheduler ({type(err).__name__}: {err})")
+        raise SweepError(f"--scheduler {address}: {reason}") from err
+    if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
+        raise SweepError(f"--scheduler {address}: answered {str(reply)[:80]!r}: not a Dask "
+                         f"scheduler")
 
 
 def run_sweep(spec: SweepSpec, out: Path, *, scheduler: str | None = None, workers: int = 2,

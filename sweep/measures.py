@@ -21,6 +21,12 @@ MEASURE_DEFAULTS: dict[str, Any] = {
     "joint": 5, "at_s": 0.5,  # the silenced joint and when (fault axes, fault_detection)
     "value": "max_tracking_rms_lsb",  # the heat map's column
 }
+# the derived metrics (computed from the finished robot, not read from its report): columns
+DERIVED: dict[str, tuple[str, ...]] = {
+    "oscillation": ("osc_ptp_lsb", "osc_growth", "stable"),
+    "fault_detection": ("injected_periods", "detected_periods", "false_alarm_periods",
+                        "detected", "recovery_s"),
+    "bus_off_events": ("bus_off_events",), "servo_faults_total": ("servo_faults_total",)}
 
 
 def oscillation(robot: Any, measure: dict[str, Any]) -> dict[str, Any]:

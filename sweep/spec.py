@@ -13,8 +13,10 @@ point's index, the worker or the order; an axis called ``seed`` sets the run see
 import hashlib
 import itertools
 import json
+import math
 import tomllib
 import zlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -22,9 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from servobus.bus.faults import FaultScriptError, parse_duration
+from servobus.bus.faults import parse_duration
 from servobus.bus.scheduler import NS_PER_S
-from servobus.sweep.measures import MEASURE_DEFAULTS
+from servobus.bus.schema import Schema
+from servobus.sweep.measures import DERIVED, MEASURE_DEFAULTS
 
 RUN_OPTIONS = ("duration", "trajectory", "mode", "sensing", "plant", "alpha", "tuning",
                "anti_windup", "meas_bytes", "seed", "fault", "do", "engine")
@@ -32,9 +35,18 @@ TUNING_AXES = ("omega_d", "omega_i", "k_kp")  # override the base tuning's field
 FAULT_AXES = ("corrupt_rate", "silence_ms")  # become fault lines (see task.fault_lines)
 LABEL_AXES = ("replicate",)  # only changes the point, hence its seed
 REDUCTIONS = ("max", "sum", "mean")
-RUN_REPORT_EXCLUDED = ("wall_time_s", "rtf")  # wall-clock figures: not reproducible
+RUN_REPORT_EXCLUDED = ("wall_time_s", "rtf", "compile_s")  # wall-clock figures: not reproducible
 PLOTS = ("alpha-scan", "heatmap", "fault-campaign", "none")
-SEED_MAX = 2**32 - 1
+# the axes and metrics each plot kind's summary and plot read (sweep/summary.py, plots.py)
+PLOT_NEEDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "alpha-scan": (("tuning", "alpha"), ("oscillation",)),
+    "heatmap": (("omega_d", "omega_i"), ()), "fault-campaign": ((), ("fault_detection",))}
+LIST_OPTIONS = ("alpha",)  # a list is one value per joint (task.build)
+MAX_POINTS = 100_000  # points of one sweep (and values of one axis): counted before any is made
+DEFAULT_DURATION_S = 1.0  # a sweep point's run when the file gives no duration (docs/sweeps.md)
+# option (or axis, or `measure.KEY`) -> its check of a file value: the value as the option
+# means it, or ValueError saying what is wrong (the command line's types: tools/cmd_sweep.py)
+OptionTypes = Mapping[str, Callable[[Any], Any]]
 
 
 class SweepError(ValueError):
@@ -102,154 +114,255 @@ def find(name_or_path: str) -> Path:
                      f"(shipped: {', '.join(shipped())})")
 
 
-def load(name_or_path: str) -> SweepSpec:
-    """Read and check a sweep file (SweepError naming the file and the problem)."""
+def load(name_or_path: str, types: OptionTypes) -> SweepSpec:
+    """Read and check a sweep file whole (SweepError naming the file, the key and the value);
+    `types` checks each option's values as the `run` option it sets does."""
     path = find(name_or_path)
     try:
         raw = tomllib.loads(path.read_text())
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
         raise SweepError(f"{path}: {err}") from err
-    return parse(raw, path)
+    return parse(raw, path, types)
 
 
-def parse(raw: dict[str, Any], path: Path) -> SweepSpec:
-    """A SweepSpec from a parsed TOML document; relative trajectory paths from `path`."""
+def parse(raw: dict[str, Any], path: Path, types: OptionTypes) -> SweepSpec:
+    """A SweepSpec from a parsed TOML document, every value checked before any point runs;
+    relative trajectory paths from `path`."""
     unknown = set(raw) - {"name", "seed", "description", "base", "axes", "metrics", "measure",
                           "plot"}
     if unknown:
         raise SweepError(f"{path}: unknown keys {sorted(unknown)}")
     seed = raw.get("seed", 0)
-    if not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
-        raise SweepError(f"{path}: seed must be an integer 0..{SEED_MAX}, got {seed!r}")
-    base = {k.replace("-", "_"): v for k, v in raw.get("base", {}).items()}
-    for key in base:
+    _value(path, "seed", seed, types["seed"])
+    name = raw.get("name", path.stem)
+    if not isinstance(name, str) or not name or Path(name).name != name or name in (".", ".."):
+        raise SweepError(f"{path}: name: {name!r}: give a plain name (the table's default file "
+                         f"is NAME.parquet)")
+    base = _options(path, "base", raw)
+    for key, value in base.items():
         if key not in RUN_OPTIONS:
             raise SweepError(f"{path}: base option {key!r}: use {', '.join(RUN_OPTIONS)}")
-    if "duration" in base:
-        _duration(path, base["duration"])
+        if key == "seed":
+            raise SweepError(f"{path}: base.seed: {value!r}: each point's run seed is a hash of "
+                             f"the sweep's seed (the top-level `seed`) and the point, or a "
+                             f"`seed` axis: give one of those")
+        if key in ("fault", "do"):
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise SweepError(f"{path}: base.{key}: {value!r}: give a list of lines")
+        elif key != "trajectory":
+            _value(path, f"base.{key}", value, types[key])
     text = None
     if "trajectory" in base:
-        traj = Path(base["trajectory"])
-        traj = traj if traj.is_absolute() else path.parent / traj
-        try:
-            text = traj.read_text()
-        except OSError as err:
-            raise SweepError(f"{path}: trajectory {traj}: {err}") from err
-        base["trajectory"] = traj.name
-    axes = {name.replace("-", "_"): _axis(path, name.replace("-", "_"), value, seed)
-            for name, value in raw.get("axes", {}).items()}
+        text = _trajectory(path, base)
+    axes = {axis: _axis(path, axis, value, seed, types)
+            for axis, value in _options(path, "axes", raw).items()}
     if not axes:
         raise SweepError(f"{path}: [axes] is empty: a sweep needs at least one axis")
-    _check_choices(path, base, axes)
+    count = math.prod(len(values) for values in axes.values())
+    if count > MAX_POINTS:
+        raise SweepError(f"{path}: [axes]: {' x '.join(str(len(v)) for v in axes.values())} = "
+                         f"{count} points: a sweep holds at most {MAX_POINTS}")
     metrics = raw.get("metrics", [])
     if not isinstance(metrics, list) or not metrics:
         raise SweepError(f"{path}: metrics must be a non-empty list of names")
     for metric in metrics:
         _check_metric(path, metric)
-    plot = raw.get("plot", {}).get("kind", "none")
+    taken = {"point", "seed", "status", *axes}
+    for column in columns(metrics):
+        if column in taken:
+            raise SweepError(f"{path}: metrics: {column!r}: a second column of that name (an "
+                             f"axis, a metric given twice, or point/seed/status)")
+        taken.add(column)
+    plot = _table(path, "plot", raw).get("kind", "none")
     if plot not in PLOTS:
         raise SweepError(f"{path}: plot kind {plot!r}: use {', '.join(PLOTS)}")
-    measure = raw.get("measure", {})
+    measure = _measure(path, _table(path, "measure", raw), types)
+    needs_axes, needs_metrics = PLOT_NEEDS.get(plot, ((), ()))
+    missing = [f"axis {n}" for n in needs_axes if n not in axes] + [
+        f"metric {n}" for n in needs_metrics if n not in metrics]
+    if missing:
+        raise SweepError(f"{path}: plot.kind: {plot!r}: its summary needs {', '.join(missing)}")
+    spec = SweepSpec(name, seed, base, axes, list(metrics),
+                     measure, plot, text)
+    _check_lengths(path, spec)
+    if plot == "heatmap" and spec.measure["value"] not in columns(spec.metrics):
+        raise SweepError(f"{path}: measure.value: {spec.measure['value']!r}: the heat map's "
+                         f"column must be one of the metrics' columns: "
+                         f"{', '.join(columns(spec.metrics))}")
+    from servobus.sweep.task import check_runs  # task builds robots from a spec: imports this
+
+    check_runs(spec, path)
+    return spec
+
+
+def _table(path: Path, key: str, raw: dict[str, Any]) -> dict[str, Any]:
+    """The [key] table of the file (empty if absent)."""
+    table = raw.get(key, {})
+    if not isinstance(table, dict):
+        raise SweepError(f"{path}: {key}: {table!r}: give a table [{key}]")
+    return table
+
+
+def _options(path: Path, key: str, raw: dict[str, Any]) -> dict[str, Any]:
+    """The [key] table with option names as the run command's (`anti-windup` is
+    `anti_windup`); one option under both spellings is an error."""
+    options: dict[str, Any] = {}
+    for name, value in _table(path, key, raw).items():
+        option = name.replace("-", "_")
+        if option in options:
+            raise SweepError(f"{path}: {key}.{name}: {value!r}: {option} is given twice")
+        options[option] = value
+    return options
+
+
+def _value(path: Path, key: str, value: Any, check: Callable[[Any], Any]) -> Any:
+    """`check(value)` (the option's type and range), its error naming file, key and value;
+    a list only where it means one value per joint (`alpha`)."""
+    if isinstance(value, list) and key.rpartition(".")[2] not in LIST_OPTIONS:
+        raise SweepError(f"{path}: {key}: {value!r}: give one value, not a list")
+    try:
+        return check(value)
+    except ValueError as err:
+        raise SweepError(f"{path}: {key}: {value!r}: {err}") from None
+
+
+def _trajectory(path: Path, base: dict[str, Any]) -> str:
+    """The base trajectory's text, parsed once here (a bad file would fail every point)."""
+    from servobus.host.trajectory import parse as parse_trajectory
+
+    if not isinstance(base["trajectory"], str):
+        raise SweepError(f"{path}: base.trajectory: {base['trajectory']!r}: give a file name")
+    traj = Path(base["trajectory"])
+    traj = traj if traj.is_absolute() else path.parent / traj
+    try:
+        text = traj.read_text()
+        parse_trajectory(text, str(traj))
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise SweepError(f"{path}: base.trajectory: {base['trajectory']!r}: {err}") from err
+    base["trajectory"] = traj.name
+    return text
+
+
+def _measure(path: Path, measure: dict[str, Any], types: OptionTypes) -> dict[str, Any]:
+    """The [measure] settings over their defaults, each checked by its type."""
     unknown = set(measure) - set(MEASURE_DEFAULTS)
     if unknown:
         raise SweepError(f"{path}: [measure] keys {sorted(unknown)}: use "
                          f"{', '.join(MEASURE_DEFAULTS)}")
-    return SweepSpec(str(raw.get("name", path.stem)), seed, base, axes, list(metrics),
-                     {**MEASURE_DEFAULTS, **measure}, plot, text)
+    for key, value in measure.items():
+        _value(path, f"measure.{key}", value, types[f"measure.{key}"])
+    return {**MEASURE_DEFAULTS, **measure}
+
+
+def _check_lengths(path: Path, spec: SweepSpec) -> None:
+    """Refuse runs too short for the metrics asked: oscillation compares two windows before
+    the run's last tick; a silence (fault axis) must end inside the run."""
+    durations = spec.axes.get("duration", [spec.base.get("duration", DEFAULT_DURATION_S)])
+    shortest = min(durations, key=seconds)
+    run_s = seconds(shortest)
+    window = float(spec.measure["window_s"])
+    tick_s = Schema().tick_period_ns / NS_PER_S  # the windows end at the run's last tick
+    if "oscillation" in spec.metrics and run_s < 2 * window + tick_s:
+        raise SweepError(f"{path}: duration: {shortest!r}: oscillation needs a run of at least "
+                         f"two measure.window_s ({window:g} s) and one {tick_s * 1e3:g} ms period"
+                         f": {2 * window + tick_s:g} s")
+    silences = [float(v) for v in spec.axes.get("silence_ms", [])]
+    if silences and float(spec.measure["at_s"]) + max(silences) / 1000.0 >= run_s:
+        raise SweepError(f"{path}: measure.at_s: {spec.measure['at_s']!r}: a silence of "
+                         f"{max(silences):g} ms from there does not end inside a run of "
+                         f"{shortest!r}")
 
 
 def seconds(value: Any) -> float:
-    """A duration: a number of seconds, or a time with its unit ('500ms', '2s', '300us')."""
+    """A duration: a number of seconds (also as text, as `run --duration` takes it), or a time
+    with its unit ('500ms', '2s', '300us')."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
-    return parse_duration(str(value)) / NS_PER_S
-
-
-def _duration(path: Path, value: Any) -> None:
-    """Refuse a duration that is not a positive time."""
     try:
-        ok = seconds(value) > 0
-    except FaultScriptError as err:
-        raise SweepError(f"{path}: duration {value!r}: {err}") from err
-    if not ok:
-        raise SweepError(f"{path}: duration {value!r} must be positive")
+        return float(str(value))
+    except ValueError:
+        return parse_duration(str(value)) / NS_PER_S
 
 
-def _check_choices(path: Path, base: dict[str, Any], axes: dict[str, list[Any]]) -> None:
-    """Refuse a mode, sensing, plant, engine, anti-windup or tuning the robot does not know
-    (base or axis values), so a bad name fails once here, not on every point."""
-    from servobus.host.pid import ANTI_WINDUP
-    from servobus.host.tunings import TUNINGS
-    from servobus.presets.board import SENSING_CHOICES
-    from servobus.robot.advance import ENGINES
-    from servobus.robot.assembly import BOARD_MODES
-
-    choices: dict[str, tuple[str, ...]] = {
-        "mode": tuple(BOARD_MODES), "sensing": SENSING_CHOICES,
-        "plant": ("switching", "averaged"), "engine": ENGINES, "anti_windup": ANTI_WINDUP,
-        "tuning": tuple(TUNINGS)}
-    for name, allowed in choices.items():
-        for value in ([base[name]] if name in base else []) + axes.get(name, []):
-            if value not in allowed:
-                raise SweepError(f"{path}: {name} {value!r}: use {', '.join(allowed)}")
-    for value in axes.get("duration", []):
-        _duration(path, value)
-
-
-def _axis(path: Path, name: str, value: Any, seed: int) -> list[Any]:
-    """The values of one axis."""
+def _axis(path: Path, name: str, value: Any, seed: int, types: OptionTypes) -> list[Any]:
+    """The values of one axis, each checked as the option it sets; no two alike."""
     known = (*RUN_OPTIONS, *TUNING_AXES, *FAULT_AXES, *LABEL_AXES)
     if name not in known or name in ("fault", "do", "trajectory"):
         raise SweepError(f"{path}: axis {name!r}: use a run option or one of "
                          f"{', '.join((*TUNING_AXES, *FAULT_AXES, *LABEL_AXES))}")
+    key = f"axes.{name}"
     if isinstance(value, list):
         values = value
-    elif isinstance(value, dict) and "grid" in value:
-        lo, hi = _bounds(path, name, value["grid"])
-        num = _count(path, name, value.get("num"))
-        space = np.geomspace if value.get("scale", "lin") == "log" else np.linspace
-        values = [_round(v) for v in space(lo, hi, num)]
-    elif isinstance(value, dict) and "random" in value:
-        lo, hi = _bounds(path, name, value["random"])
-        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(zlib.crc32(
-            name.encode()),)))
-        draws = rng.uniform(0.0, 1.0, _count(path, name, value.get("count")))
-        if value.get("scale", "lin") == "log":
-            values = [_round(lo * (hi / lo) ** u) for u in draws]
-        else:
-            values = [_round(lo + (hi - lo) * u) for u in draws]
-    elif isinstance(value, dict) and "count" in value:
-        values = list(range(_count(path, name, value["count"])))
+    elif isinstance(value, dict) and ("grid" in value or "random" in value):
+        values = _drawn(path, key, value, seed)
+    elif isinstance(value, dict) and set(value) == {"count"}:
+        values = list(range(_count(path, key, value["count"])))
     else:
-        raise SweepError(f"{path}: axis {name!r}: give a list, {{grid = [lo, hi], num = N}}, "
-                         f"{{random = [lo, hi], count = N}} or {{count = N}}")
+        raise SweepError(f"{path}: {key}: {value!r}: give a list, {{grid = [lo, hi], num = N, "
+                         f"scale = \"lin\"|\"log\"}}, {{random = [lo, hi], count = N, scale = …}} "
+                         f"or {{count = N}}")
     if not values:
         raise SweepError(f"{path}: axis {name!r} has no values")
-    seen: set[str] = set()
+    seen: dict[str, Any] = {}
     for v in values:
-        if canonical(v) in seen:
-            raise SweepError(f"{path}: axis {name!r} repeats the value {v!r}: two identical "
-                             f"points would share one key, seed and result")
-        seen.add(canonical(v))
+        checked = canonical(_value(path, key, v, types[name]))
+        if checked in seen:
+            raise SweepError(f"{path}: {key}: {v!r}: repeats the value {seen[checked]!r}: two "
+                             f"identical points would share one key, seed and result")
+        seen[checked] = v
     return values
 
 
-def _bounds(path: Path, name: str, pair: Any) -> tuple[float, float]:
+def _drawn(path: Path, key: str, value: dict[str, Any], seed: int) -> list[float]:
+    """A grid's or a seeded random axis' values."""
+    kind, size = ("grid", "num") if "grid" in value else ("random", "count")
+    extra = set(value) - {kind, size, "scale"}
+    if extra:
+        raise SweepError(f"{path}: {key}: {value!r}: unknown keys {sorted(extra)}: use "
+                         f"{kind}, {size}, scale")
+    scale = value.get("scale", "lin")
+    if scale not in ("lin", "log"):
+        raise SweepError(f"{path}: {key}.scale: {scale!r}: use lin or log")
+    lo, hi = _bounds(path, f"{key}.{kind}", value[kind])
+    if scale == "log" and lo <= 0:
+        raise SweepError(f"{path}: {key}.{kind}: {value[kind]!r}: a log scale needs lo > 0")
+    num = _count(path, f"{key}.{size}", value.get(size))
+    if kind == "grid":
+        space = np.geomspace if scale == "log" else np.linspace
+        return [_round(v) for v in space(lo, hi, num)]
+    name = key.partition(".")[2]
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(zlib.crc32(
+        name.encode()),)))
+    draws = rng.uniform(0.0, 1.0, num)
+    if scale == "log":
+        return [_round(lo * (hi / lo) ** u) for u in draws]
+    return [_round(lo + (hi - lo) * u) for u in draws]
+
+
+def _bounds(path: Path, key: str, pair: Any) -> tuple[float, float]:
     if (not isinstance(pair, list) or len(pair) != 2
-            or not all(isinstance(v, int | float) for v in pair) or not pair[0] < pair[1]):
-        raise SweepError(f"{path}: axis {name!r}: bounds must be [lo, hi] with lo < hi")
+            or not all(isinstance(v, int | float) and not isinstance(v, bool)
+                       and math.isfinite(v) for v in pair) or not pair[0] < pair[1]):
+        raise SweepError(f"{path}: {key}: {pair!r}: bounds must be [lo, hi], finite numbers "
+                         f"with lo < hi")
     return float(pair[0]), float(pair[1])
 
 
-def _count(path: Path, name: str, num: Any) -> int:
-    if not isinstance(num, int) or not 1 <= num <= 100_000:
-        raise SweepError(f"{path}: axis {name!r}: the count must be an integer 1..100000")
+def _count(path: Path, key: str, num: Any) -> int:
+    if not isinstance(num, int) or isinstance(num, bool) or not 1 <= num <= MAX_POINTS:
+        raise SweepError(f"{path}: {key}: {num!r}: the count must be an integer "
+                         f"1..{MAX_POINTS}")
     return num
 
 
 def _round(value: float) -> float:
     """6 significant digits: readable columns and keys that do not depend on float noise."""
     return float(f"{value:.6g}")
+
+
+def columns(metrics: list[str]) -> list[str]:
+    """The table columns the metrics give."""
+    return [c for m in metrics for c in DERIVED.get(m, (m.replace(":", "_"),))]
 
 
 def _check_metric(path: Path, metric: Any) -> None:

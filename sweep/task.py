@@ -1,20 +1,30 @@
 """One sweep point as one task: a `servobus run` from the base options and the point's values,
 reduced to the sweep's metrics.  Runs on a Dask worker (anything it needs travels in `Task`)."""
 
+import itertools
 import math
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from servobus.bus.schema import JOINTS
 from servobus.sweep import measures
-from servobus.sweep.spec import FAULT_AXES, LABEL_AXES, TUNING_AXES, SweepSpec, seconds
+from servobus.sweep.spec import (
+    DEFAULT_DURATION_S,
+    FAULT_AXES,
+    LABEL_AXES,
+    TUNING_AXES,
+    SweepError,
+    SweepSpec,
+    seconds,
+)
 
 if TYPE_CHECKING:
     from servobus.host.tunings import Tuning
 
 
-DEFAULT_DURATION_S = 1.0  # a sweep point's run when the file gives no duration (docs/sweeps.md)
 PASSED = ("mode", "sensing", "plant", "anti_windup", "engine")  # to RobotConfig as they are
+MAX_BUILDS = 16  # robots check_runs builds for the axes' combinations (else one axis at a time)
 
 
 @dataclass(frozen=True)
@@ -90,6 +100,61 @@ def build(task: Task) -> tuple[Any, float]:
                          actions=list(opts.get("do", [])), tuning=point_tuning(opts),
                          keep_records="oscillation" in task.metrics, **given)
     return Robot(config), seconds(opts.get("duration", DEFAULT_DURATION_S))
+
+
+def check_runs(spec: SweepSpec, path: Path) -> None:
+    """Build the robot of representative points before any runs, so that what would fail in
+    every point (a base fault, action or trajectory; an engine a fault or mode rules out; a
+    metric the report lacks) is one error naming the file: every value of the named-choice
+    axes, fault axes at their smallest and largest, other axes at their first value; their
+    combinations, or one axis at a time when there are more than MAX_BUILDS."""
+    picks = {name: _representatives(name, values) for name, values in spec.axes.items()}
+    first = {name: values[0] for name, values in picks.items()}
+    if math.prod(len(v) for v in picks.values()) <= MAX_BUILDS:
+        points = [dict(zip(picks, combo, strict=True))
+                  for combo in itertools.product(*picks.values())]
+    else:
+        points = [first, *({**first, name: v} for name, values in picks.items()
+                           for v in values[1:])]
+    for point in points:
+        task = Task(0, point, 0, spec.base, spec.metrics, spec.measure, spec.trajectory_text)
+        try:
+            report = build(task)[0].report(0.0)
+        except Exception as err:  # what the run would raise in every point like this one
+            raise SweepError(f"{path}: the point {point} (with [base]) cannot run: "
+                             f"{err}") from err
+        for name in spec.metrics:
+            _check_metric_in(path, name, report, point)
+
+
+def _representatives(name: str, values: list[Any]) -> list[Any]:
+    """The values of an axis check_runs builds a robot for."""
+    if name in (*PASSED, "tuning", "meas_bytes"):
+        return values
+    if name in FAULT_AXES:
+        return list({min(values, key=float): 0, max(values, key=float): 0})
+    return values[:1]
+
+
+def _check_metric_in(path: Path, name: str, report: dict[str, Any],
+                     point: dict[str, Any]) -> None:
+    """Refuse a metric the run report cannot give: no such key, a list or dict not reduced,
+    a reduction of a single figure."""
+    if name in measures.DERIVED:
+        return
+    how, sep, key = name.partition(":")
+    key = key if sep else how
+    if key not in report:
+        raise SweepError(f"{path}: metrics: {name!r}: the run report has no {key!r} (point "
+                         f"{point}); it has {', '.join(sorted(report))}")
+    collection = isinstance(report[key], dict | list)
+    if collection and not sep:
+        raise SweepError(f"{path}: metrics: {name!r}: {key} is a "
+                         f"{type(report[key]).__name__}: reduce it (max:{key}, sum:{key} or "
+                         f"mean:{key})")
+    if sep and not collection:
+        raise SweepError(f"{path}: metrics: {name!r}: {key} is a single figure: give it "
+                         f"as {key!r}")
 
 
 def status(report: dict[str, Any]) -> str:

@@ -1,16 +1,31 @@
 """`servobus sweep`: many runs of the robot as one Dask job (sweep files: docs/sweeps.md)."""
 
 import argparse
+import math
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from servobus.bus.schema import JOINTS
 from servobus.tools import units
 from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError
 from servobus.tools.output import emit, emit_rows
 
 HEAD_ROWS = 8
+# the sweep file's values that are no `run` option: the tuning axes replace a tuning's corner
+# frequencies (rad/s; the 4 ms loop's Nyquist is 785 rad/s) and its loop gain K·K_P; the fault
+# axes become fault lines (`random-corrupt RATE`, a silence of MS ms); the [measure] settings
+OMEGA = units.real(0.0, 10_000.0, lo_open=True)
+SWEEP_TYPES: dict[str, Callable[[str], Any]] = {
+    "omega_d": OMEGA, "omega_i": OMEGA, "k_kp": units.real(0.0, 10.0, lo_open=True),
+    "corrupt_rate": units.real(0.0, 1.0), "silence_ms": units.real(0.0, 86_400_000.0),
+    "replicate": units.integer(0, 10**9),
+    "measure.window_s": units.real(0.001, 86_400.0), "measure.threshold_lsb":
+        units.real(0.0, 1023.0), "measure.min_growth": units.real(0.0, 1e6),
+    "measure.joint": units.integer(1, JOINTS), "measure.at_s": units.real(0.0, 86_400.0),
+    "measure.value": str}
 
 
 def add_subparser(sub: Commands) -> None:
@@ -35,6 +50,50 @@ def add_subparser(sub: Commands) -> None:
     parser.set_defaults(func=_do_sweep)
 
 
+def option_types() -> dict[str, Callable[[Any], Any]]:
+    """Each sweep-file option's check: the `run` command's own type and choices for the run
+    options (one range, stated once in tools/units.py), SWEEP_TYPES for the rest."""
+    from servobus.sweep.spec import RUN_OPTIONS
+    from servobus.tools import cmd_run
+    from servobus.tools.cli import Commands
+
+    sub = argparse.ArgumentParser().add_subparsers()
+    cmd_run.add_subparser(Commands(sub))
+    actions = {a.dest: a for a in sub.choices["run"]._actions}
+    checks = {name: _file_value(actions[name].type, actions[name].choices)
+              for name in RUN_OPTIONS if name not in ("trajectory", "fault", "do")}
+    return {**checks, **{name: _file_value(kind, None) for name, kind in SWEEP_TYPES.items()}}
+
+
+def _file_value(kind: Any, choices: Any) -> Callable[[Any], Any]:
+    """A check of a TOML value by a command-line type: numbers and strings as their text, a
+    list (one value per joint) as comma-separated text; true/false, tables, NaN refused."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, (bool, dict)) or (
+                isinstance(value, float) and not math.isfinite(value)):
+            raise ValueError(f"{value!r} is not a value of this option")
+        if isinstance(value, list):
+            if not value or not all(isinstance(v, int | float | str) and not isinstance(v, bool)
+                                    for v in value):
+                raise ValueError("a list must hold numbers or names")
+            text = ",".join(str(v) for v in value)
+        else:
+            text = str(value)
+        allowed = f"use {', '.join(str(c) for c in choices)}" if choices is not None else None
+        try:
+            converted = kind(text) if kind is not None else text
+        except argparse.ArgumentTypeError as err:
+            raise ValueError(str(err)) from None
+        except ValueError:  # a plain type (int) of an option with choices
+            raise ValueError(allowed or f"{text!r} is not a value of this option") from None
+        if allowed is not None and converted not in choices:
+            raise ValueError(allowed)
+        return converted
+
+    return check
+
+
 def _do_sweep(args: argparse.Namespace) -> None:
     from servobus.sweep import spec as sweep_spec
     from servobus.sweep.engine import csv_path, parts_dir, run_sweep
@@ -44,7 +103,7 @@ def _do_sweep(args: argparse.Namespace) -> None:
     if args.scheduler is not None and args.workers is not None:
         raise ServobusError("--workers sizes the embedded cluster; with --scheduler the "
                             "cluster's own workers run the points")
-    spec = sweep_spec.load(args.spec)
+    spec = sweep_spec.load(args.spec, option_types())
     out = Path(args.out or f"{spec.name}.parquet")
     outcome = run_sweep(spec, out, scheduler=args.scheduler, workers=args.workers or 2,
                         resume=args.resume, progress=not (args.no_progress or args.json))
@@ -86,3 +145,5 @@ def _do_sweep(args: argparse.Namespace) -> None:
         emit_rows("head", rows[:HEAD_ROWS])
     if plot_error is not None:
         raise ServobusError(f"plot {args.plot}: {plot_error}")
+    if rows and len(errors) == len(rows):
+        raise ServobusError(f"every point of {args.spec} ended in an error ({errors[0]})")

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -18,10 +19,15 @@ import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
 import pytest
 
+from servobus.sweep import engine
 from servobus.sweep.engine import parts_dir, run_sweep
 from servobus.sweep.spec import SweepError, load
 from servobus.sweep.task import Task, run_point
 from servobus.tools.cli import main
+from servobus.tools.cmd_sweep import option_types
+from tests import endpoints
+
+TYPES = option_types()  # the run command's option types
 
 SWEEP = """\
 name = "tiny"
@@ -80,7 +86,7 @@ def test_the_embedded_cluster_writes_parts_and_the_table(local: tuple[Path, dict
     assert (first["alpha"], first["tuning"], first["replicate"]) == (1.0, "R2", 0)
     assert first["slips"] == 0 and 0 < first["max_tracking_max_lsb"] < 50
     # the same point alone, outside Dask, gives the same row
-    spec = load(str(out.with_name("tiny.toml")))
+    spec = load(str(out.with_name("tiny.toml")), TYPES)
     point = spec.points()[0]
     alone = run_point(Task(0, point, spec.run_seed(point), spec.base, spec.metrics,
                            spec.measure, None))
@@ -90,7 +96,7 @@ def test_the_embedded_cluster_writes_parts_and_the_table(local: tuple[Path, dict
 
 def test_resume_recomputes_only_missing_points(local: tuple[Path, dict], tmp_path: Path) -> None:
     out, _ = local
-    spec = load(str(out.with_name("tiny.toml")))
+    spec = load(str(out.with_name("tiny.toml")), TYPES)
     with pytest.raises(SweepError, match="--resume"):
         run_sweep(spec, out, workers=1, progress=False)
     copy = tmp_path / "copy.parquet"
@@ -104,7 +110,7 @@ def test_resume_recomputes_only_missing_points(local: tuple[Path, dict], tmp_pat
     changed = tmp_path / "changed.toml"
     changed.write_text(SWEEP.replace('"0.3s"', '"0.2s"'))
     with pytest.raises(SweepError, match="different sweep"):
-        run_sweep(load(str(changed)), copy, workers=1, resume=True, progress=False)
+        run_sweep(load(str(changed), TYPES), copy, workers=1, resume=True, progress=False)
 
 
 def die_on_alpha_3(attempts: Path, task: Task) -> dict[str, Any]:
@@ -122,7 +128,7 @@ def test_a_point_whose_worker_dies_is_rerun_once_then_an_error(tmp_path: Path) -
     small.write_text(SWEEP.replace('tuning = ["R2", "R2b"]', 'tuning = ["R2"]'))
     attempts = tmp_path / "attempts"
     attempts.mkdir()
-    done = run_sweep(load(str(small)), tmp_path / "dies.parquet", workers=1, progress=False,
+    done = run_sweep(load(str(small), TYPES), tmp_path / "dies.parquet", workers=1, progress=False,
                      runner=functools.partial(die_on_alpha_3, attempts))
     assert [r["status"] for r in done.rows if r["alpha"] == 1.0] == ["ok"] * 2
     dead = [r for r in done.rows if r["alpha"] == 3.0]
@@ -178,10 +184,59 @@ def test_two_worker_processes_match_the_embedded_cluster_and_survive_a_kill(
             workers[1].send_signal(signal.SIGKILL)
 
     remote = tmp_path / "remote.parquet"
-    done = run_sweep(load(str(out.with_name("tiny.toml"))), remote, scheduler=address,
+    done = run_sweep(load(str(out.with_name("tiny.toml")), TYPES), remote, scheduler=address,
                      progress=False, on_row=kill_a_worker_at_the_first_row)
     assert workers[1].wait(timeout=30) == -signal.SIGKILL
     assert len(kept) == 1 and done.computed == POINTS
     assert done.rows == pq.read_table(out).to_pylist()  # identical to the embedded cluster
     assert {p.name: p.read_text() for p in parts_dir(remote).glob("*.json")
             if p.name in kept} == kept  # the point finished before the kill was kept as is
+
+
+def test_a_sweep_whose_every_point_fails_exits_2_after_its_report(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the host stalls over the run's end: a board is still timed out, and the metric reduces
+    # that list of joint names, which fails in each point at run time
+    failing = tmp_path / "failing.toml"
+    failing.write_text(SWEEP.replace('"0.3s"', '"0.3s"\nfault = ["host delay 100ms at 0.25s"]')
+                       .replace('"servo_faults_total"', '"max:actuation_timed_out_at_end"')
+                       .replace('tuning = ["R2", "R2b"]\nreplicate = { count = 2 }\n', ''))
+    out = tmp_path / "failing.parquet"
+    assert main(["sweep", str(failing), "--out", str(out), "--workers", "1",
+                 "--no-progress"]) == 2
+    captured = capsys.readouterr()
+    assert "error  2" in captured.out  # the report is printed first
+    assert captured.err.startswith(f"error: every point of {failing} ended in an error "
+                                   f"(point 0: error: ValueError")
+
+
+@pytest.mark.parametrize("damage", ["{not json", '{"fingerprint": "x"}', "\xff\xfe",
+                                    '{"fingerprint": "x", "row": {"point": 0}}', "[]"])
+def test_resume_names_a_damaged_part(damage: str, sweep_file: Path, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "damaged.parquet"
+    parts_dir(out).mkdir()
+    part = parts_dir(out) / "0123456789abcdef.json"
+    part.write_bytes(damage.encode("latin-1"))
+    assert main(["sweep", str(sweep_file), "--out", str(out), "--resume", "--no-progress"]) == 2
+    assert capsys.readouterr().err.startswith(f"error: {part}: a damaged part (")
+
+
+@pytest.mark.parametrize("answer, message", [
+    (endpoints.silent, "no Dask scheduler answered within 0.5 s"),
+    (endpoints.http("404 Not Found", b"no such page"), "no Dask scheduler answered within 0.5 s"),
+    # an HTTP server's first bytes read as a frame length: 'HTTP/1.1' is 3.07 EiB
+    (endpoints.greeting(b"HTTP/1.1 400 Bad Request\r\n\r\n"), "not a Dask scheduler ("),
+    (endpoints.greeting(b"\x00" * 64), "not a Dask scheduler ("),
+])
+def test_a_scheduler_that_is_not_one_is_an_error_within_the_timeout(
+        answer: Any, message: str, sweep_file: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(engine, "CONNECT_TIMEOUT_S", 0.5)
+    with endpoints.serving(answer) as port:
+        start = time.monotonic()
+        assert main(["sweep", str(sweep_file), "--scheduler", f"tcp://127.0.0.1:{port}",
+                     "--out", str(tmp_path / "s.parquet"), "--no-progress"]) == 2
+        assert time.monotonic() - start < 5.0
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: --scheduler tcp://127.0.0.1:{port}: ") and message in err

@@ -19,7 +19,10 @@ from servobus.sweep.measures import unstable_rule
 from servobus.sweep.plots import figure
 from servobus.sweep.spec import SweepSpec, load
 from servobus.sweep.task import run_point, tasks
+from servobus.tools.cmd_sweep import option_types
 from tests.plot_checks import assert_legends_hide_no_data, data_axes, title
+
+TYPES = option_types()  # the run command's option types
 
 # per shipped sweep: a short run and a few points of its axes (alpha-scan: windows of 0.4 s
 # after the step at 0.5 s; at these alphas R2 at 10 and R2b at 20 are over the threshold but
@@ -34,7 +37,7 @@ SHORT = {
 
 
 def _short(name: str) -> tuple[SweepSpec, list[dict[str, Any]]]:
-    spec = load(name)
+    spec = load(name, TYPES)
     base, axes, measure = SHORT[name]
     spec = dataclasses.replace(spec, base={**spec.base, **base}, axes=axes,
                                measure={**spec.measure, **measure})

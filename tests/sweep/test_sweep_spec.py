@@ -5,19 +5,22 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from servobus.sweep import measures
 from servobus.sweep.spec import SweepError, load, parse, point_key, seconds, shipped
 from servobus.sweep.task import Task, finished, is_error, metric, options, point_tuning, status
+from servobus.tools.cmd_sweep import option_types
+
+TYPES = option_types()  # the run command's option types
 
 FILE = Path("/tmp/sweep.toml")
 
 
 def spec_of(**raw: object) -> object:
     base = {"name": "t", "seed": 3, "metrics": ["slips"], "axes": {"alpha": [1.0, 2.0]}}
-    return parse({**base, **raw}, FILE)
+    return parse({**base, **raw}, FILE, TYPES)
 
 
 def test_grid_log_random_and_replicate_axes() -> None:
@@ -35,7 +38,7 @@ def test_grid_log_random_and_replicate_axes() -> None:
     again = spec_of(axes=dict(spec_of(axes={"omega_i": {"random": [2.0, 4.0], "count": 4}}).axes))
     assert again.axes["omega_i"] == spec.axes["omega_i"]
     other = parse({"name": "t", "seed": 4, "metrics": ["slips"],
-                   "axes": {"omega_i": {"random": [2.0, 4.0], "count": 4}}}, FILE)
+                   "axes": {"omega_i": {"random": [2.0, 4.0], "count": 4}}}, FILE, TYPES)
     assert other.axes["omega_i"] != spec.axes["omega_i"]
 
 
@@ -72,23 +75,98 @@ def test_the_fingerprint_follows_base_and_metrics_not_axes() -> None:
     ({"base": {"durations": 1}}, "base option 'durations'"),
     ({"metrics": []}, "non-empty list"),
     ({"metrics": ["median:slips"]}, "reductions are"),
-    ({"seed": -1}, "seed must be"),
+    ({"seed": -1}, "seed: -1: -1 is outside 0..4294967295"),
     ({"plot": {"kind": "pie"}}, "plot kind 'pie'"),
     ({"colour": "red"}, "unknown keys"),
     ({"metrics": ["slips", "wall_time_s"]}, "'wall_time_s' is wall-clock"),
     ({"metrics": ["max:rtf"]}, "'max:rtf' is wall-clock"),
-    ({"base": {"duration": "2 minutes"}}, "duration '2 minutes'"),
-    ({"base": {"duration": "2"}}, "duration '2'"),
-    ({"base": {"duration": 0}}, "must be positive"),
-    ({"axes": {"duration": ["1s", "1h"]}}, "duration '1h'"),
-    ({"base": {"mode": "local_p"}}, "mode 'local_p': use cascade, local-p"),
-    ({"base": {"engine": "fast"}}, "engine 'fast'"),
-    ({"base": {"sensing": "bipolar"}}, "sensing 'bipolar'"),
-    ({"base": {"anti-windup": "none"}}, "anti_windup 'none'"),
-    ({"axes": {"tuning": ["R2", "R3"]}}, "tuning 'R3'"),
+    ({"metrics": ["compile_s"]}, "'compile_s' is wall-clock"),
+    ({"base": {"duration": "2 minutes"}}, "base.duration: '2 minutes': bad time"),
+    ({"base": {"duration": 0}}, "base.duration: 0: 0 is outside"),
+    ({"axes": {"duration": ["1s", "1h"]}}, "axes.duration: '1h'"),
+    ({"axes": {"duration": ["1s", "2d"]}}, "axes.duration: '2d'"),
+    ({"base": {"duration": 100_000}}, "base.duration: 100000: 100000 is outside"),
+    ({"base": {"mode": "local_p"}}, "base.mode: 'local_p': use cascade, local-p"),
+    ({"base": {"engine": "fast"}}, "base.engine: 'fast'"),
+    ({"base": {"sensing": "bipolar"}}, "base.sensing: 'bipolar'"),
+    ({"base": {"anti-windup": "none"}}, "base.anti_windup: 'none'"),
+    ({"axes": {"tuning": ["R2", "R3"]}}, "axes.tuning: 'R3'"),
     ({"measure": {"windows_s": 2.0}}, r"\[measure\] keys \['windows_s'\]"),
-    ({"axes": {"alpha": [1, 2, 1]}}, "axis 'alpha' repeats the value 1"),
+    ({"axes": {"alpha": [1, 2, 1]}}, "axes.alpha: 1: repeats the value 1"),
     ({"axes": {"alpha": {"grid": [1, 1.000001], "num": 5}}}, "repeats the value"),
+    # issue 25, class 1: every value with the type and range of the run option it sets
+    ({"axes": {"alpha": ["abc"]}}, "axes.alpha: 'abc': 'abc' is not a number"),
+    ({"axes": {"alpha": [1000]}}, r"axes.alpha: 1000: 1000 is outside \[0.01, 100\]"),
+    ({"base": {"alpha": 0}}, "base.alpha: 0: 0 is outside"),
+    ({"axes": {"alpha": [[1, 2]]}}, "give one number or 12"),
+    ({"axes": {"alpha": [float("nan")]}}, "axes.alpha: nan"),
+    ({"axes": {"alpha": [True]}}, "axes.alpha: True"),
+    ({"axes": {"seed": [-1]}}, "axes.seed: -1: -1 is outside"),
+    ({"axes": {"seed": [1.5]}}, "axes.seed: 1.5: '1.5' is not a whole number"),
+    ({"base": {"seed": 3}}, "base.seed: 3: each point's run seed"),
+    ({"axes": {"omega_d": [0]}}, "axes.omega_d: 0: 0 is outside"),
+    ({"axes": {"omega_d": [-5]}}, "axes.omega_d: -5: -5 is outside"),
+    ({"axes": {"omega_i": ["fast"]}}, "axes.omega_i: 'fast'"),
+    ({"axes": {"k_kp": [0.0]}}, "axes.k_kp: 0.0"),
+    ({"axes": {"corrupt_rate": [-0.1]}}, r"axes.corrupt_rate: -0.1: -0.1 is outside \[0, 1\]"),
+    ({"axes": {"corrupt_rate": [1.5]}}, "axes.corrupt_rate: 1.5"),
+    ({"axes": {"silence_ms": [-20]}}, "axes.silence_ms: -20"),
+    ({"axes": {"meas_bytes": [2, 3]}}, "axes.meas_bytes: 3: use 2, 6"),
+    ({"axes": {"meas_bytes": [2.0]}}, "axes.meas_bytes: 2.0: use 2, 6"),
+    ({"axes": {"mode": [["cascade"]]}}, "axes.mode: \\['cascade'\\]: give one value"),
+    ({"axes": {"replicate": ["a"]}}, "axes.replicate: 'a'"),
+    ({"axes": {"alpha": [1, 1.0]}}, "axes.alpha: 1.0: repeats the value 1"),
+    ({"axes": {"replicate": [1, 1.0]}}, "axes.replicate: 1.0"),
+    ({"base": {"fault": "tick drop at 1s"}}, "base.fault: 'tick drop at 1s': give a list"),
+    ({"base": {"trajectory": 3}}, "base.trajectory: 3: give a file name"),
+    # a grid or draw that cannot be built names the axis
+    ({"axes": {"alpha": {"grid": [0, 10], "num": 3, "scale": "log"}}},
+     r"axes.alpha.grid: \[0, 10\]: a log scale needs lo > 0"),
+    ({"axes": {"alpha": {"random": [-1, 10], "count": 3, "scale": "log"}}},
+     "axes.alpha.random: .*a log scale needs lo > 0"),
+    ({"axes": {"alpha": {"grid": [1, 10], "num": 3, "scale": "lgo"}}},
+     "axes.alpha.scale: 'lgo': use lin or log"),
+    ({"axes": {"alpha": {"grid": [1, 10], "nun": 3}}}, "unknown keys \\['nun'\\]"),
+    ({"axes": {"alpha": {"grid": [1, float("inf")], "num": 3}}}, "finite numbers"),
+    ({"axes": {"alpha": {"grid": [False, True], "num": 3}}}, "finite numbers"),
+    ({"axes": {"alpha": {"grid": [1, 1000], "num": 4}}}, "axes.alpha: 334.0: 334.0 is outside"),
+    # [measure] settings, run lengths for the metrics, metrics the report cannot give
+    ({"measure": {"window_s": -1}}, "measure.window_s: -1: -1 is outside"),
+    ({"measure": {"joint": 13}}, "measure.joint: 13"),
+    ({"measure": {"threshold_lsb": "high"}}, "measure.threshold_lsb: 'high'"),
+    ({"metrics": ["oscillation"], "base": {"duration": 1.5}},
+     "duration: 1.5: oscillation needs a run of at least two measure.window_s"),
+    ({"metrics": ["fault_detection"], "base": {"duration": "1s"}, "measure": {"at_s": 0.99},
+      "axes": {"silence_ms": [0, 20]}}, "measure.at_s: 0.99: a silence of 20 ms"),
+    ({"metrics": ["slip"]}, "metrics: 'slip': the run report has no 'slip'"),
+    ({"metrics": ["tracking_rms_lsb"]}, "metrics: 'tracking_rms_lsb': .* is a list: reduce"),
+    ({"metrics": ["max:slips"]}, "metrics: 'max:slips': slips is a single figure"),
+    ({"plot": {"kind": "heatmap"}, "axes": {"omega_d": [10, 20], "omega_i": [1, 2]},
+      "measure": {"value": "rms"}}, "measure.value: 'rms'"),
+    # a base fault, action or trajectory, or an engine ruled out, fails in every point
+    ({"base": {"fault": ["node 13 silent at 0.5s"]}}, "cannot run: fault 'node 13 silent"),
+    ({"base": {"do": ["explode 3 at 1s"]}}, "cannot run: action 'explode 3 at 1s'"),
+    ({"base": {"engine": "compiled"}, "axes": {"corrupt_rate": [0, 0.1]}},
+     "the point {'corrupt_rate': 0.1} .*cannot run: engine compiled"),
+    ({"base": {"engine": "period"}, "axes": {"alpha": [1, 2], "silence_ms": [0, 20]}},
+     "the point {'alpha': 1, 'silence_ms': 20} .*cannot run: engine period"),
+    ({"base": {"trajectory": "/dev/null"}}, "base.trajectory: '/dev/null'"),
+    ({"name": "../x"}, "name: '../x': give a plain name"),
+    ({"plot": {"kind": "alpha-scan"}}, "plot.kind: 'alpha-scan': its summary needs axis tuning, "
+     "metric oscillation"),
+    ({"plot": {"kind": "fault-campaign"}}, "needs metric fault_detection"),
+    ({"plot": {"kind": "heatmap"}, "axes": {"omega_d": [10, 20]},
+      "measure": {"value": "slips"}}, "needs axis omega_i"),
+    ({"name": 5}, "name: 5: give a plain name"),
+    ({"metrics": ["slips", "slips"]}, "metrics: 'slips': a second column"),
+    ({"metrics": ["engine"], "axes": {"engine": ["auto", "period"]}},
+     "metrics: 'engine': a second column"),
+    ({"axes": {"anti-windup": ["soft"], "anti_windup": ["hard"]}},
+     "axes.anti_windup: \\['hard'\\]: anti_windup is given twice"),
+    # the number of points is counted before any is made
+    ({"axes": {"alpha": {"grid": [1, 2], "num": 1000}, "omega_d": {"grid": [1, 2], "num": 1000},
+               "omega_i": {"grid": [1, 2], "num": 1000}}},
+     "1000 x 1000 x 1000 = 1000000000 points: a sweep holds at most 100000"),
 ])
 def test_bad_sweep_files_are_errors_naming_the_problem(raw: dict, message: str) -> None:
     with pytest.raises(SweepError, match=message):
@@ -97,12 +175,12 @@ def test_bad_sweep_files_are_errors_naming_the_problem(raw: dict, message: str) 
 
 def test_shipped_sweeps_load_by_name_with_their_trajectory() -> None:
     assert shipped() == ["alpha-scan", "fault-campaign", "tuning-map"]
-    scan = load("alpha-scan")
+    scan = load("alpha-scan", TYPES)
     assert scan.trajectory_text is not None and "552" in scan.trajectory_text
     assert len(scan.points()) == 64 and scan.plot == "alpha-scan"
-    assert len(load("fault-campaign").points()) == 45
+    assert len(load("fault-campaign", TYPES).points()) == 45
     with pytest.raises(SweepError, match="no shipped sweep"):
-        load("alpha-scna")
+        load("alpha-scna", TYPES)
 
 
 def test_fault_axes_become_fault_lines_and_tuning_axes_a_tuning_object_unregistered() -> None:
@@ -221,3 +299,30 @@ def test_summaries_pick_the_last_stable_alpha_and_tabulate_detection() -> None:
     assert silent["detection_rate"] == 0.5 and silent["detected_per_injected"] == 0.5
     assert silent["false_alarms_per_run"] == 1.5 and silent["runs_with_false_alarm"] == 1
     assert silent["bus_off_per_run"] == 2.0
+
+
+def _run_accepts(option: str, text: str) -> bool:
+    """Does `servobus run --OPTION TEXT` get past its argument check?"""
+    from servobus.tools.cli import build_parser
+
+    try:
+        build_parser("run").parse_args(["run", f"--{option}", text])
+    except SystemExit:
+        return False
+    return True
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["alpha", "seed", "duration", "mode", "meas-bytes"]),
+       st.one_of(st.floats(), st.integers(-2**40, 2**40), st.sampled_from(
+           ["cascade", "local-p", "2", "6", "1.5", "500ms", "2d", "abc", "1e3", "-1"])))
+def test_a_sweep_value_is_refused_exactly_when_run_refuses_it(option: str,
+                                                              value: float | int | str) -> None:
+    accepted = _run_accepts(option, str(value))
+    try:
+        spec_of(axes={option: [value]})
+    except SweepError as err:
+        assert not accepted, err
+        assert f"axes.{option.replace('-', '_')}: {value!r}: " in str(err)
+    else:
+        assert accepted
