@@ -5,6 +5,7 @@ engine fields both robots' reports and benches write."""
 from collections.abc import Callable
 from typing import Any
 
+from servobus.bus.deferred_signals import deferred_signals
 from servobus.bus.scheduler import NS_PER_S, Environment
 
 ENGINES = ("auto", "compiled", "period", "reference")  # `--engine`: both robots' choices
@@ -23,7 +24,8 @@ def advance(env: Environment, duration_s: float, period_ns: int, chunk_s: float,
         until = min(end, env.now + 1 + round(chunk_s * NS_PER_S))
         if until < end and until // period_ns * period_ns - 1 > before:
             until = until // period_ns * period_ns - 1  # the same events either way
-        env.run(until=until)
+        with deferred_signals() as held:  # Ctrl-C stops between two events: log = report
+            env.run(until=until, stop=lambda: bool(held))
         if progress is not None:
             progress((env.now - before) / NS_PER_S)
 

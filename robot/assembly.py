@@ -8,13 +8,16 @@ Robot-level fault lines (besides the bus faults of ``bus.faults``):
 """
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from servobus.bus.busload import busload
 from servobus.bus.fault_runner import apply_script
-from servobus.bus.faults import FaultPlan, FaultScriptError, parse_duration
+from servobus.bus.faults import (
+    BUS_FAULTS,
+    FaultPlan,
+    FaultScriptError,
+)
 from servobus.bus.load_meter import LoadMeter
 from servobus.bus.medium import Medium
 from servobus.bus.node import Node, attach_sim
@@ -45,11 +48,17 @@ from servobus.robot.advance import ENGINES, advance, chunk_for, engine_fields
 from servobus.robot.engine_run import wire
 from servobus.robot.engine_sync import CompiledEngine, unsupported
 from servobus.robot.run_log import RunLog
+from servobus.robot.script_lines import script_time, script_words
 
 BOARD_MODES = {"cascade": m.MODE_CURRENT, "local-p": m.MODE_LOCAL_P}
 
 
-ACTIONS = ("release", "engage", "freeze", "pause", "resume", "scrub")
+# verb -> its words (upper case: a value); `fit_words` names a word that does not fit
+ACTIONS = {"release": "release N at T", "engage": "engage N at T", "freeze": "freeze N at T",
+           "pause": "pause at T", "resume": "resume at T", "scrub": "scrub F at T"}
+# the robot's own fault lines (the rest are bus faults)
+ROBOT_FAULTS = {"node": "node N silent at T [for D]", "tick": "tick drop at T",
+                "host": "host delay D at T"}
 
 
 def _joint(kind: str, line: str, arg: str) -> int:
@@ -60,18 +69,10 @@ def _joint(kind: str, line: str, arg: str) -> int:
     return int(arg)
 
 
-def _time(kind: str, line: str, text: str) -> int:
-    """`parse_duration(text)`, with the script line named in its error."""
-    try:
-        return parse_duration(text)
-    except FaultScriptError as err:
-        raise FaultScriptError(f"{kind} {line!r}: {err}") from None
-
-
-def _scrub_fraction(line: str, arg: str | None) -> float:
+def _scrub_fraction(line: str, arg: str) -> float:
     """The F of 'scrub F at T': where in the current interval to jump, 0..1."""
     try:
-        fraction = float(arg) if arg is not None else math.nan
+        fraction = float(arg)
     except ValueError:
         fraction = math.nan
     if not 0.0 <= fraction <= 1.0:  # NaN fails this too
@@ -100,6 +101,7 @@ class RobotConfig:
     actions: Sequence[str] = ()
     keep_records: bool = False  # keep every period's record and load window (for a plot)
     engine: str = "auto"
+    duration_s: float | None = None  # the run's length, when known: every fault and action in it
 
 
 def plant_seed(seed: int, joint: int) -> int:
@@ -155,6 +157,7 @@ class Robot:
                                  BOARD_MODES[cfg.mode]) for k in range(JOINTS)]
         self._delays: list[tuple[int, int]] = []
         self.host.extra_delay = self._host_delay
+        self._end_ns = None if cfg.duration_s is None else round(cfg.duration_s * NS_PER_S)
         bus_faults = self._robot_faults(cfg.faults)
         self.engine, self.engine_fallback = self._choose_engine(bus_faults)
         self.medium: Medium | None = None
@@ -166,7 +169,7 @@ class Robot:
             nodes: list[Node] = [self.tick, *self.boards, self.host]
             self.buses = [attach_sim(n, self.medium) for n in nodes]
             apply_script(self.medium, bus_faults, self.schema.sent_ids(cfg.meas_bytes),
-                         self.schema.tick_period_ns)
+                         self.schema.tick_period_ns, self._end_ns)
         else:
             if self.engine == "compiled":
                 self.compiled = CompiledEngine(self)
@@ -208,40 +211,49 @@ class Robot:
 
     def _robot_faults(self, lines: Sequence[str]) -> list[str]:
         """Apply the robot-level faults; return the bus-level lines."""
-        rest = []
+        rest, end = [], self._end_ns
         for line in lines:
-            if mt := re.fullmatch(r"node (\d+) silent at (\S+)( for (\S+))?", line.strip()):
-                joint = _joint("fault", line, mt.group(1))
-                rest.append(f"silence JOINT_{joint} at {mt.group(2)}" +
-                            (f" for {mt.group(4)}" if mt.group(4) else ""))
-            elif mt := re.fullmatch(r"tick drop at (\S+)", line.strip()):
-                self.tick.skip_at_ns.append(_time("fault", line, mt.group(1)))
-            elif mt := re.fullmatch(r"host delay (\S+) at (\S+)", line.strip()):
-                self._delays.append((_time("fault", line, mt.group(2)),
-                                     _time("fault", line, mt.group(1))))
-            else:
+            first = (line.split() or [""])[0]
+            if first not in ROBOT_FAULTS:
+                if first not in BUS_FAULTS:
+                    script_words("fault", line, ROBOT_FAULTS)  # an error naming the word
                 rest.append(line)
+                continue
+            values = script_words("fault", line, ROBOT_FAULTS)
+            if first == "node":
+                joint, at, *span = values
+                script_time("fault", line, at, end)
+                rest.append(f"silence JOINT_{_joint('fault', line, joint)} at {at}" +
+                            (f" for {span[0]}" if span else ""))
+            elif first == "tick":
+                at_ns = script_time("fault", line, values[0], end)
+                period = self.tick.period_ns
+                if end is not None and round(at_ns / period) * period >= end:
+                    raise FaultScriptError(f"fault {line!r}: the tick nearest "
+                                           f"{at_ns / 1e9:g} s is not before the run's end "
+                                           f"({end / 1e9:g} s): it would never happen")
+                self.tick.skip_at_ns.append(at_ns)
+            else:
+                delay, at = values
+                self._delays.append((script_time("fault", line, at, end),
+                                     script_time("fault", line, delay)))
         return rest
 
     def _schedule_action(self, line: str) -> None:
-        """Operator actions at a time: 'release 3 at 1s', 'freeze all at 2s', 'engage 3 at 3s',
-        'pause at 1s', 'resume at 2s', 'scrub 0.5 at 2.5s'; an argument a verb does not take,
-        or one out of its range, is an error (never ignored or clamped)."""
-        usage = ("use release|engage|freeze N|all, pause, resume or scrub F (0..1), "
-                 "then 'at TIME'")
-        mt = re.fullmatch(r"(\w+)(?: (\S+))? at (\S+)", line.strip())
-        if mt is None or mt.group(1) not in ACTIONS:
-            raise FaultScriptError(f"action {line!r}: {usage}")
-        verb, arg, at = mt.group(1), mt.group(2), _time("action", line, mt.group(3))
+        """Operator actions at a time before the run's end: 'release 3 at 1s', 'freeze all at
+        2s', 'engage 3 at 3s', 'pause at 1s', 'resume at 2s', 'scrub 0.5 at 2.5s'; an unknown
+        word, an argument out of its range or a time after the end is an error (never ignored
+        or clamped)."""
+        verb = line.split()[0] if line.split() else ""
+        *args, at_text = script_words("action", line, ACTIONS)
+        at = script_time("action", line, at_text, self._end_ns)
         host, player = self.host, self.host.player
         if verb in ("release", "engage", "freeze"):
-            joint = 0 if arg in (None, "all") else _joint("action", line, arg)
+            joint = 0 if args[0] == "all" else _joint("action", line, args[0])
             self.env.schedule(at, lambda: getattr(host, verb)(joint))
         elif verb == "scrub":
-            fraction = _scrub_fraction(line, arg)
+            fraction = _scrub_fraction(line, args[0])
             self.env.schedule(at, lambda: player.scrub(fraction))
-        elif arg is not None:
-            raise FaultScriptError(f"action {line!r}: {verb} takes no argument ({usage})")
         else:
             self.env.schedule(at, lambda: setattr(player, "paused", verb == "pause"))
 

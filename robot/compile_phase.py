@@ -81,10 +81,11 @@ def warm_up(make: Callable[[], Runs], needed: Sequence[Any],
     if is_cached(*needed):
         return 0.0
     started = time.perf_counter()
+    robot = make()  # first: a bad fault or action is an error before anything is announced
     if say is not None:
         say(f"{COMPILING}the kernels of this run (first run only: numba caches them on disk)\n")
     with frame_chunks_kept(), CompileClock(say).installed():
-        make().run(WARM_UP_S)
+        robot.run(WARM_UP_S)
     took = time.perf_counter() - started
     if say is not None:
         say(f"{COMPILING}done in {took:.1f} s\n")

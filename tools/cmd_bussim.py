@@ -32,7 +32,7 @@ def add_subparser(sub: Commands) -> None:
 
 def _do_bussim(args: argparse.Namespace) -> None:
     sim = ScheduleSim(Schema(args.dbc), args.meas_bytes, args.seed, args.realtime, args.fault,
-                      args.log)
+                      args.log, duration_s=args.duration)
     try:
         report = sim.run(args.duration)
     except KeyboardInterrupt:  # the log is closed: report what ran (exit 130 / 143)

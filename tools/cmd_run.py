@@ -124,7 +124,8 @@ def _robot(args: argparse.Namespace) -> tuple[Callable[[bool], Robot | Described
     from servobus.plant.rc_servo import run_steps_fast
     from servobus.robot.guroo_compiled import forward_c
 
-    config = DescribedConfig(seed=args.seed, faults=args.fault, log_path=args.log,
+    config = DescribedConfig(seed=args.seed, faults=args.fault, duration_s=args.duration,
+                             log_path=args.log,
                              realtime_factor=args.realtime, keep_records=bool(args.plot),
                              loop=loop, gait_path=args.trajectory, engine=args.engine)
     description = ROBOTS[args.robot]
@@ -144,7 +145,8 @@ def _spejbl(args: argparse.Namespace) -> tuple[Callable[[bool], Robot], list[Any
 
     options = {field: getattr(args, name) for name, field in SPEJBL_OPTIONS.items()
                if name in vars(args)}
-    config = RobotConfig(seed=args.seed, faults=args.fault, log_path=args.log,
+    config = RobotConfig(seed=args.seed, faults=args.fault, duration_s=args.duration,
+                         log_path=args.log,
                          realtime_factor=args.realtime, keep_records=bool(args.plot),
                          engine=args.engine,
                          trajectory=load(args.trajectory) if args.trajectory else None,
