@@ -77,12 +77,14 @@ class ScheduleSim:
         """Run for `duration_s` simulated seconds (the log is closed even on Ctrl-C)."""
         if duration_s <= 0:
             raise ValueError(f"duration must be positive, got {duration_s}")
-        try:
-            with deferred_signals() as held:  # Ctrl-C stops between two frames: log = report
+        # Ctrl-C stops between two frames and takes effect once the log is closed: the log
+        # holds exactly the frames the report counts
+        with deferred_signals() as held:
+            try:
                 self.env.run(until=round(duration_s * NS_PER_S), stop=lambda: bool(held))
-        finally:
-            report = self.report()
-            self.close()
+            finally:
+                report = self.report()
+                self.close()
         return report
 
     def close(self) -> None:

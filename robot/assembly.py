@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from servobus.bus.busload import busload
+from servobus.bus.deferred_signals import deferred_signals
 from servobus.bus.fault_runner import apply_script
 from servobus.bus.faults import (
     BUS_FAULTS,
@@ -261,11 +262,12 @@ class Robot:
         """Advance the simulation; the log is closed even when interrupted.  `progress` hears
         every `chunk_s` (on the compiled engine at least every ``advance.CHUNK_S``), each pause
         just before a tick, so that a period is never cut by a pause."""
-        try:
-            advance(self.env, duration_s, self.tick.period_ns,
-                    chunk_for(chunk_s, self.compiled is not None), progress)
-        finally:
-            self.close()
+        with deferred_signals():  # a signal stops the run, and takes effect once it is closed
+            try:
+                advance(self.env, duration_s, self.tick.period_ns,
+                        chunk_for(chunk_s, self.compiled is not None), progress)
+            finally:
+                self.close()
 
     def close(self) -> None:
         """Flush and close the log."""

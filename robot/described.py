@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from servobus.bus.busload_cyclic import busload_cyclic
+from servobus.bus.deferred_signals import deferred_signals
 from servobus.bus.fault_runner import apply_script
 from servobus.bus.faults import BUS_FAULTS, FaultPlan, FaultScriptError
 from servobus.bus.load_meter import LoadMeter
@@ -180,11 +181,12 @@ class DescribedRobot:
     def run(self, duration_s: float, chunk_s: float = 0.1, progress=None) -> None:
         """Advance the simulation; the log is closed even when interrupted.  `progress` hears
         every `chunk_s` (on the compiled engine at least every ``advance.CHUNK_S``)."""
-        try:
-            advance(self.env, duration_s, self.description.period_ns,
-                    chunk_for(chunk_s, self.compiled is not None), progress)
-        finally:
-            self.close()
+        with deferred_signals():  # a signal stops the run, and takes effect once it is closed
+            try:
+                advance(self.env, duration_s, self.description.period_ns,
+                        chunk_for(chunk_s, self.compiled is not None), progress)
+            finally:
+                self.close()
 
     def close(self) -> None:
         """Charge the meter with every frame so far; flush and close the log."""
