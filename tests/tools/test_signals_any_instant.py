@@ -37,7 +37,7 @@ def test_a_signal_while_the_modules_load_is_a_clean_stop(signum: int, status: in
                                stderr=subprocess.PIPE, text=True)
     wait_for(lambda: _loaded(process.pid, "llvmlite"), "numba loading", 30)  # `run`'s imports
     process.send_signal(signum)
-    out, err = process.communicate(timeout=30)
+    _, err = process.communicate(timeout=30)
     # a shell's $? is 130 either way: CPython sometimes ends a process whose import was cut by
     # KeyboardInterrupt by SIGINT itself after a clean exit (seen here: 'interrupted', then -2)
     assert process.returncode in (status, -signum if signum == signal.SIGINT else status)
