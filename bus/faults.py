@@ -31,11 +31,11 @@ class FaultScriptError(ValueError):
     """A fault script line that cannot be understood."""
 
 
-def check_before_end(at_ns: int, end_ns: int | None) -> None:
+def check_before_end(at_ns: int, end_ns: int | None, what: str = "at") -> None:
     """FaultScriptError for a scripted time at or after the run's end (`end_ns`; None: not
     known): it could never act, and the run would look as if it had been tried."""
     if end_ns is not None and at_ns >= end_ns:
-        raise FaultScriptError(f"at {at_ns / 1e9:g} s is not before the run's end "
+        raise FaultScriptError(f"{what} {at_ns / 1e9:g} s is not before the run's end "
                                f"({end_ns / 1e9:g} s): it would never happen")
 
 

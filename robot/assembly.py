@@ -14,11 +14,7 @@ from dataclasses import dataclass, field
 from servobus.bus.busload import busload
 from servobus.bus.deferred_signals import deferred_signals
 from servobus.bus.fault_runner import apply_script
-from servobus.bus.faults import (
-    BUS_FAULTS,
-    FaultPlan,
-    FaultScriptError,
-)
+from servobus.bus.faults import BUS_FAULTS, FaultPlan, FaultScriptError, check_before_end
 from servobus.bus.load_meter import LoadMeter
 from servobus.bus.medium import Medium
 from servobus.bus.node import Node, attach_sim
@@ -159,8 +155,10 @@ class Robot:
         self._delays: list[tuple[int, int]] = []
         self.host.extra_delay = self._host_delay
         self._end_ns = None if cfg.duration_s is None else round(cfg.duration_s * NS_PER_S)
+        self._timed: list[tuple[str, int, str]] = []  # (line, at, what): checked against the end
         bus_faults = self._robot_faults(cfg.faults)
         self.engine, self.engine_fallback = self._choose_engine(bus_faults)
+        self._check_times()
         self.medium: Medium | None = None
         self.lean: LeanBus | None = None
         self.compiled: CompiledEngine | None = None
@@ -212,7 +210,7 @@ class Robot:
 
     def _robot_faults(self, lines: Sequence[str]) -> list[str]:
         """Apply the robot-level faults; return the bus-level lines."""
-        rest, end = [], self._end_ns
+        rest = []
         for line in lines:
             first = (line.split() or [""])[0]
             if first not in ROBOT_FAULTS:
@@ -223,40 +221,56 @@ class Robot:
             values = script_words("fault", line, ROBOT_FAULTS)
             if first == "node":
                 joint, at, *span = values
-                script_time("fault", line, at, end)
+                self._timed.append((line, script_time("fault", line, at), "at"))
                 rest.append(f"silence JOINT_{_joint('fault', line, joint)} at {at}" +
                             (f" for {span[0]}" if span else ""))
             elif first == "tick":
-                at_ns = script_time("fault", line, values[0], end)
+                at_ns = script_time("fault", line, values[0])
                 period = self.tick.period_ns
-                if end is not None and round(at_ns / period) * period >= end:
-                    raise FaultScriptError(f"fault {line!r}: the tick nearest "
-                                           f"{at_ns / 1e9:g} s is not before the run's end "
-                                           f"({end / 1e9:g} s): it would never happen")
+                self._timed.append((line, round(at_ns / period) * period,
+                                    f"the tick nearest {at_ns / 1e9:g} s, at"))
                 self.tick.skip_at_ns.append(at_ns)
             else:
                 delay, at = values
-                self._delays.append((script_time("fault", line, at, end),
-                                     script_time("fault", line, delay)))
+                at_ns = script_time("fault", line, at)
+                self._timed.append((line, at_ns, "at"))
+                self._delays.append((at_ns, script_time("fault", line, delay)))
         return rest
+
+    def _check_times(self) -> None:
+        """Every robot-level fault at a time before the run's end (a tick drop: the tick it
+        drops), once the lines and the engine are known to be right."""
+        for line, at, what in self._timed:
+            try:
+                check_before_end(at, self._end_ns, what)
+            except FaultScriptError as err:
+                raise FaultScriptError(f"fault {line!r}: {err}") from None
 
     def _schedule_action(self, line: str) -> None:
         """Operator actions at a time before the run's end: 'release 3 at 1s', 'freeze all at
         2s', 'engage 3 at 3s', 'pause at 1s', 'resume at 2s', 'scrub 0.5 at 2.5s'; an unknown
         word, an argument out of its range or a time after the end is an error (never ignored
         or clamped)."""
-        verb = line.split()[0] if line.split() else ""
+        words = line.split()
+        verb = words[0] if words else ""
+        if verb in ("pause", "resume") and len(words) == 4:
+            raise FaultScriptError(f"action {line!r}: {verb} takes no argument "
+                                   f"(use {ACTIONS[verb]})")
+        if words[1:2] == ["at"] and verb == "scrub":
+            _scrub_fraction(line, "")  # the fraction left out: its error
+        if words[1:2] == ["at"] and verb in ("release", "engage", "freeze"):
+            _joint("action", line, "")  # the joint left out: its error
         *args, at_text = script_words("action", line, ACTIONS)
-        at = script_time("action", line, at_text, self._end_ns)
         host, player = self.host, self.host.player
         if verb in ("release", "engage", "freeze"):
             joint = 0 if args[0] == "all" else _joint("action", line, args[0])
-            self.env.schedule(at, lambda: getattr(host, verb)(joint))
+            action = lambda: getattr(host, verb)(joint)  # noqa: E731
         elif verb == "scrub":
             fraction = _scrub_fraction(line, args[0])
-            self.env.schedule(at, lambda: player.scrub(fraction))
+            action = lambda: player.scrub(fraction)  # noqa: E731
         else:
-            self.env.schedule(at, lambda: setattr(player, "paused", verb == "pause"))
+            action = lambda: setattr(player, "paused", verb == "pause")  # noqa: E731
+        self.env.schedule(script_time("action", line, at_text, self._end_ns), action)
 
     def run(self, duration_s: float, chunk_s: float = 0.1, progress=None) -> None:
         """Advance the simulation; the log is closed even when interrupted.  `progress` hears

@@ -90,8 +90,12 @@ class DescribedRobot:
                                keep_windows=config.keep_records)
         self.nodes = {spec.name: node_factory(spec, self.schema, config)
                       for spec in description.nodes}
+        self._timed: list[tuple[str, int]] = []  # (line, at): checked against the run's end
         bus_faults = [self._robot_fault(line) for line in config.faults]
         self.engine, self.engine_fallback = self._choose_engine(bus_faults)
+        end = None if config.duration_s is None else round(config.duration_s * NS_PER_S)
+        for line, at in self._timed:  # once the lines and the engine are known to be right
+            script_time("fault", line, f"{at}ns", end)
         self.medium: Medium | None = None
         self.lean: LeanBus | None = None
         self._charges: BatchedCharges | None = None
@@ -107,8 +111,7 @@ class DescribedRobot:
             self.buses = [attach_sim(node, self.medium) for node in self.nodes.values()]
             apply_script(self.medium, bus_faults,
                          {int(m.frame_id) for m in self.schema.db.messages},
-                         description.period_ns, None if config.duration_s is None
-                         else round(config.duration_s * NS_PER_S))
+                         description.period_ns, end)
         else:
             self.lean = self._wire()
         self.log = RunLog(config.log_path, self.medium, self.lean) if config.log_path else None
@@ -163,14 +166,13 @@ class DescribedRobot:
         if first in BUS_FAULTS:
             return line
         board, at, *span = script_words("fault", line, FAULTS)
-        end = self.config.duration_s
-        script_time("fault", line, at, None if end is None else round(end * NS_PER_S))
         try:
             if not board.isdigit():
                 raise ValueError(f"board {board!r} is not a number")
             spec = self.description.node(int(board))
         except ValueError as err:
             raise FaultScriptError(f"fault {line!r}: {err}") from None
+        self._timed.append((line, script_time("fault", line, at)))
         return f"silence {spec.name} at {at}" + (f" for {span[0]}" if span else "")
 
     @property

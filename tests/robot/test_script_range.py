@@ -10,7 +10,7 @@ from servobus.tools.cli import main
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--fault", "tick drop at 20s"], "at 20 s is not before the run's end (10 s)"),
-    (["--fault", "tick drop at 9.999s"], "the tick nearest 9.999 s is not before"),
+    (["--fault", "tick drop at 9.999s"], "the tick nearest 9.999 s, at 10 s is not before"),
     (["--fault", "host delay 3ms at 10s"], "at 10 s is not before the run's end"),
     (["--fault", "node 5 silent at 11s"], "at 11 s is not before the run's end"),
     (["--fault", "silence JOINT_3 at 11s for 1ms"], "at 11 s is not before"),
