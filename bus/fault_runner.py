@@ -5,7 +5,14 @@ from collections.abc import Collection, Iterable
 import can
 
 from servobus.bus.controller import Controller
-from servobus.bus.faults import FaultPlan, FaultScriptError, FrameFault, NodeFault, parse_fault
+from servobus.bus.faults import (
+    FaultPlan,
+    FaultScriptError,
+    FrameFault,
+    NodeFault,
+    check_before_end,
+    parse_fault,
+)
 from servobus.bus.medium import Medium
 from servobus.bus.scheduler import BUS
 
@@ -56,10 +63,12 @@ def _babble(medium: Medium, fault: NodeFault) -> None:
 
 
 def apply_script(medium: Medium, lines: Iterable[str], ids: Collection[int] | None = None,
-                 period_ns: int | None = None) -> list[FrameFault | NodeFault | float]:
+                 period_ns: int | None = None, end_ns: int | None = None
+                 ) -> list[FrameFault | NodeFault | float]:
     """Parse and apply fault lines; return what was applied (for reports).  With `ids` (the
-    IDs the nodes send) and `period_ns` (the tick period), a fault that could never take effect
-    (a frame rule on an ID nobody sends, a node delayed by more than a period) is an error."""
+    IDs the nodes send), `period_ns` (the tick period) and `end_ns` (the run's end), a fault
+    that could never take effect (a frame rule on an ID nobody sends, a node delayed by more
+    than a period, a time at or after the end) is an error."""
     applied: list[FrameFault | NodeFault | float] = []
     plan: FaultPlan = medium.faults
     for line in lines:
@@ -72,6 +81,9 @@ def apply_script(medium: Medium, lines: Iterable[str], ids: Collection[int] | No
                 apply_node_fault(medium, fault)
             else:
                 plan.corrupt_probability = fault
+            if isinstance(fault, FrameFault | NodeFault):  # last: what is wrong besides first
+                check_before_end(fault.after_ns if isinstance(fault, FrameFault)
+                                 else fault.at_ns, end_ns)
         except FaultScriptError as err:
             raise FaultScriptError(f"fault {line.strip()!r}: {err}") from err
         applied.append(fault)

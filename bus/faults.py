@@ -31,6 +31,33 @@ class FaultScriptError(ValueError):
     """A fault script line that cannot be understood."""
 
 
+def check_before_end(at_ns: int, end_ns: int | None, what: str = "at") -> None:
+    """FaultScriptError for a scripted time at or after the run's end (`end_ns`; None: not
+    known): it could never act, and the run would look as if it had been tried."""
+    if end_ns is not None and at_ns >= end_ns:
+        raise FaultScriptError(f"{what} {at_ns / 1e9:g} s is not before the run's end "
+                               f"({end_ns / 1e9:g} s): it would never happen")
+
+
+def fit_words(line: str, usage: str) -> list[str]:
+    """The words of `line` standing for the upper-case placeholders of `usage` (a trailing
+    "[...]" part optional); FaultScriptError naming the first word that does not fit."""
+    required, _, optional = usage.partition(" [")
+    pattern = required.split() + optional.rstrip("]").split()
+    words = line.split()
+    for word, expected in zip(words, pattern, strict=False):
+        if not expected.isupper() and word != expected:
+            raise FaultScriptError(f"unknown word {word!r} where {expected!r} belongs: "
+                                   f"use {usage}")
+    if len(words) > len(pattern):
+        raise FaultScriptError(f"unexpected {words[len(pattern)]!r} at the end: use {usage}")
+    need = len(required.split())
+    if len(words) < len(pattern) and len(words) != need:
+        missing = pattern[len(words):need if len(words) < need else None]
+        raise FaultScriptError(f"missing {' '.join(missing)!r}: use {usage}")
+    return [word for word, expected in zip(words, pattern, strict=False) if expected.isupper()]
+
+
 def parse_duration(text: str) -> int:
     """'1.5s', '50ms', '300us', '200ns' -> integer nanoseconds."""
     m = re.fullmatch(r"([0-9]*\.?[0-9]+(?:e-?[0-9]+)?)(s|ms|us|ns)", text.strip())
@@ -101,6 +128,8 @@ class NodeFault:
     delay_ns: int = 0
 
 
+BUS_FAULTS = (CORRUPT, NO_ACK, "random-corrupt", "silence", "babble", "late")
+
 # kind -> (required options, optional options) after `kind WHAT`
 _OPTIONS = {CORRUPT: ({"at"}, {"count", "from"}), NO_ACK: ({"at"}, {"count", "from"}),
             "silence": ({"at"}, {"for"}), "babble": ({"at", "for"}, set()),
@@ -139,15 +168,17 @@ def _positive(text: str, what: str) -> int:
 def _options(words: list[str], kind: str) -> dict[str, str]:
     """The `key value` pairs after `kind WHAT`: every required key, no unknown or repeated one."""
     required, optional = _OPTIONS[kind]
-    pairs = words[2:]
-    if len(words) < 2 or len(pairs) % 2:
+    if len(words) < 2:
         raise FaultScriptError("missing a part: use " + _usage(kind))
     opts: dict[str, str] = {}
-    for key, value in zip(pairs[::2], pairs[1::2], strict=True):
+    for k in range(2, len(words), 2):
+        key = words[k]
         if key not in required | optional or key in opts:
             raise FaultScriptError(f"{'repeated' if key in opts else 'unknown'} part {key!r}: "
                                    f"use {_usage(kind)}")
-        opts[key] = value
+        if k + 1 == len(words):
+            raise FaultScriptError(f"missing a part: {key!r} needs a value: use {_usage(kind)}")
+        opts[key] = words[k + 1]
     if missing := required - set(opts):
         raise FaultScriptError(f"missing {', '.join(sorted(missing))}: use {_usage(kind)}")
     return opts
@@ -183,8 +214,7 @@ def _parse(words: list[str]) -> FrameFault | NodeFault | float:
             raise FaultScriptError(f"probability {p} is not in [0, 1]")
         return p
     if kind not in _OPTIONS:
-        raise FaultScriptError(f"unknown fault {kind!r}: use corrupt, noack, random-corrupt, "
-                               "silence, babble or late")
+        raise FaultScriptError(f"unknown fault {kind!r}: use {', '.join(BUS_FAULTS)}")
     opts = _options(words, kind)
     at = parse_duration(opts.get("at", "0s"))
     if kind in (CORRUPT, NO_ACK):

@@ -9,11 +9,11 @@ stuff bits added); both tables are built at import from ``frame_bits``' own CRC 
 
 from functools import lru_cache
 
-import numba
 import numpy as np
 from numba.extending import register_jitable
 
 from servobus.bus import frame_bits
+from servobus.bus.numba_cache import njit_cached
 
 STUFF_CACHE = 65536  # stuffed lengths remembered (bounded memory)
 # the stuffing counter's states (run length, last bit): "no bit yet" first, then every state a
@@ -107,7 +107,7 @@ def stuffed_bits(can_id, payload, dlc, extended):
     return tail_bits(crc, state, count, dlc, extended)
 
 
-@numba.njit(cache=True)
+@njit_cached
 def _stuffed_length(can_id: int, word: int, dlc: int, extended: bool) -> int:
     """The payload as one signed big-endian integer (an int64: its bytes by shift and mask): a
     call of scalars costs a fraction of an array's."""

@@ -10,8 +10,9 @@ locals during the loop and a frame's windows are found from the latest end's win
 division only when a frame leaves it): the same integers as dividing per frame.
 """
 
-import numba
 from numba.extending import register_jitable
+
+from servobus.bus.numba_cache import njit_cached
 
 I_FIRST, I_LAST, I_OVERLAP, I_FRAMES, I_BITS, I_BUSY, I_DONE, I_LO, I_HI, I_WINDOW, I_OPEN = \
     range(11)
@@ -114,4 +115,4 @@ def charge_frames(starts, ends, bits, extra, ints, floats, keys, values, gaps):
     return n_gaps
 
 
-charge_frames_c = numba.njit(cache=True)(charge_frames)  # inlines this file only
+charge_frames_c = njit_cached(charge_frames)  # inlines this file only

@@ -11,10 +11,12 @@ nobody acknowledged), byte 6 the transmitter's TEC after the error; its arbitrat
 .blf, not by candump .log, which writes SocketCAN's bus-error ID) is the failed frame's.
 """
 
+import contextlib
 import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import can
 
@@ -29,12 +31,49 @@ LOC_ACK_SLOT = 0x19  # SocketCAN CAN_ERR_PROT_LOC_ACK
 REPLAY_IDLE_S = 60.0  # a replay waits at most this long between two frames (python-can's skip)
 
 
-def open_writer(path: str | Path) -> can.Listener:
-    """python-can's writer for the file's suffix (candump .log, Vector .asc, binary .blf)."""
+class LogWriteError(OSError):
+    """A log file that could not be written (a full disk, a quota): names the file; the frames
+    before the failure are in it as far as the disk took them."""
+
+
+class LogWriter(can.Listener):
+    """python-can's writer for the file's suffix (candump .log, Vector .asc, binary .blf), its
+    OSErrors raised as LogWriteError naming the file; after the first one it writes nothing
+    more and `stop` only releases the file (a flush would fail again)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self.failed = False
+        self._writer = self._guarded(can.Logger, self.path)
+
+    def _guarded(self, call: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return call(*args)
+        except OSError as err:
+            self.failed = True
+            raise LogWriteError(err.errno, f"log {self.path}: could not write "
+                                f"({err.strerror or err})") from err
+
+    def on_message_received(self, msg: can.Message) -> None:
+        """Write one frame (nothing once a write failed)."""
+        if not self.failed:
+            self._guarded(self._writer.on_message_received, msg)
+
+    def stop(self) -> None:
+        """Flush and close the file; after a failure, close it without raising again."""
+        if not self.failed:
+            self._guarded(self._writer.stop)
+            return
+        with contextlib.suppress(OSError):  # the failure is reported; what the disk took stays
+            self._writer.stop()
+
+
+def open_writer(path: str | Path) -> LogWriter:
+    """The log writer for the file's suffix (candump .log, Vector .asc, binary .blf)."""
     suffix = Path(path).suffix.lower()
     if suffix not in SUFFIXES:
         raise ValueError(f"log file {path}: use one of {', '.join(SUFFIXES)}")
-    return can.Logger(str(path))
+    return LogWriter(path)
 
 
 def error_frame(record: FrameRecord, medium: Medium) -> can.Message:

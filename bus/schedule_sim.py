@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from servobus.bus.busload import worst_case_response_ns
+from servobus.bus.deferred_signals import deferred_signals
 from servobus.bus.fault_runner import apply_script
 from servobus.bus.faults import FaultPlan
 from servobus.bus.load_meter import LoadMeter
@@ -36,6 +37,7 @@ class ScheduleSim:
     realtime_factor: float | None = None
     faults: Sequence[str] = ()
     log_path: str | None = None
+    duration_s: float | None = None  # the run's length, when known: every fault must fall in it
     env: Environment = field(init=False)
     medium: Medium = field(init=False)
 
@@ -57,9 +59,11 @@ class ScheduleSim:
         self.joints = [JointTraffic(self.schema, j, self.meas_bytes) for j in range(1, JOINTS + 1)]
         nodes: list[Node] = [self.tick, *self.joints, self.host]
         self.buses: list[SimBus] = [attach_sim(n, self.medium) for n in nodes]
-        self.recorder = MediumRecorder(self.medium, self.log_path) if self.log_path else None
         apply_script(self.medium, self.faults, period_ns=self.schema.tick_period_ns,
-                     ids={int(m.frame_id) for m in self.schema.period_messages(self.meas_bytes)})
+                     ids={int(m.frame_id) for m in self.schema.period_messages(self.meas_bytes)},
+                     end_ns=None if self.duration_s is None else round(self.duration_s * NS_PER_S))
+        # last, so that a bad fault line leaves no empty log behind
+        self.recorder = MediumRecorder(self.medium, self.log_path) if self.log_path else None
 
     def _tick_timing(self, record: FrameRecord) -> None:
         """Judge each delivered tick against its worst-case response time."""
@@ -73,11 +77,14 @@ class ScheduleSim:
         """Run for `duration_s` simulated seconds (the log is closed even on Ctrl-C)."""
         if duration_s <= 0:
             raise ValueError(f"duration must be positive, got {duration_s}")
-        try:
-            self.env.run(until=round(duration_s * NS_PER_S))
-        finally:
-            report = self.report()
-            self.close()
+        # Ctrl-C stops between two frames and takes effect once the log is closed: the log
+        # holds exactly the frames the report counts
+        with deferred_signals() as held:
+            try:
+                self.env.run(until=round(duration_s * NS_PER_S), stop=lambda: bool(held))
+            finally:
+                report = self.report()
+                self.close()
         return report
 
     def close(self) -> None:

@@ -17,12 +17,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import numba
 import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core import inline_closurecall
 from numba.extending import intrinsic
+
+from servobus.bus.numba_cache import cfunc_cached
 
 CHUNK = 16 * 1024  # CPython's DATA_STACK_CHUNK_SIZE (3.11 - 3.13)
 SLOTS = 64  # freed chunks kept: 1 MiB
@@ -102,8 +103,8 @@ def frame_chunks_kept() -> Iterator[None]:
         yield  # not CPython: its own allocator as it is
         return
     word = types.uintp
-    alloc = numba.cfunc(word(word, word), cache=True)(_alloc)
-    free = numba.cfunc(types.void(word, word, word), cache=True)(_free)
+    alloc = cfunc_cached(word(word, word), _alloc)
+    free = cfunc_cached(types.void(word, word, word), _free)
     own = _ArenaAllocator()
     ctypes.pythonapi.PyObject_GetArenaAllocator(ctypes.byref(own))
     state = np.zeros(S_CHUNKS + SLOTS, dtype=np.uint64)

@@ -14,10 +14,11 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-import numba
+from numba.core.caching import NullCache
 
 import servobus.firmware
 import servobus.plant
+from servobus.bus.numba_cache import njit_cached
 from servobus.plant.compile_speed import share_scope_copies
 
 # the folders the board kernels are built from (firmware and plant functions)
@@ -94,9 +95,11 @@ def _time_size(path: Path) -> tuple[int, int]:
 
 def cached_njit(func: Callable[..., Any], sources: Sequence[Path] = KERNEL_SOURCES) -> Any:
     """``numba.njit(cache=True)(func)``; its cache is emptied first if `sources` changed since
-    the cache was written."""
-    dispatcher: Any = numba.njit(cache=True)(func)
+    the cache was written (without a writable cache folder: uncached, ``bus.numba_cache``)."""
+    dispatcher: Any = njit_cached(func)
     cache = dispatcher._cache
+    if isinstance(cache, NullCache):  # nothing can be cached here (njit_cached warned)
+        return dispatcher
     stamp = Path(cache.cache_path) / f"{func.__module__}.{func.__qualname__}.sources"
     digest = sources_digest(sources)
     with suppress(OSError):
@@ -113,6 +116,7 @@ def is_cached(*dispatchers: Any) -> bool:
     """Whether numba's on-disk cache holds compiled code for every one of `dispatchers` (else
     their first call compiles, ~15 s for the board kernels)."""
     try:
-        return all(d._cache._cache_file._load_index() for d in dispatchers)
+        return all(not isinstance(d._cache, NullCache) and d._cache._cache_file._load_index()
+                   for d in dispatchers)
     except (AttributeError, OSError):  # another numba version: say nothing rather than guess
         return True

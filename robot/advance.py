@@ -5,6 +5,7 @@ engine fields both robots' reports and benches write."""
 from collections.abc import Callable
 from typing import Any
 
+from servobus.bus.deferred_signals import deferred_signals
 from servobus.bus.scheduler import NS_PER_S, Environment
 
 ENGINES = ("auto", "compiled", "period", "reference")  # `--engine`: both robots' choices
@@ -13,19 +14,21 @@ CHUNK_S = 5.0  # a compiled engine's pauses (progress, Ctrl-C): fewer, longer ba
 
 def advance(env: Environment, duration_s: float, period_ns: int, chunk_s: float,
             progress: Callable[[float], None] | None = None) -> None:
-    """Run `env` for `duration_s`; `progress` hears the simulated seconds of every chunk."""
+    """Run `env` for `duration_s`; `progress` hears the simulated seconds of every chunk.
+    SIGINT / SIGTERM stop it between two events and are raised once it has stopped."""
     if duration_s <= 0:
         raise ValueError(f"duration must be positive, got {duration_s}")
     end = env.now + round(duration_s * NS_PER_S)
-    while env.now < end:
-        before = env.now
-        # a chunk from a pause 1 ns before a tick spans whole periods to 1 ns before a tick
-        until = min(end, env.now + 1 + round(chunk_s * NS_PER_S))
-        if until < end and until // period_ns * period_ns - 1 > before:
-            until = until // period_ns * period_ns - 1  # the same events either way
-        env.run(until=until)
-        if progress is not None:
-            progress((env.now - before) / NS_PER_S)
+    with deferred_signals() as held:  # Ctrl-C stops between two events: log = report
+        while env.now < end and not held:
+            before = env.now
+            # a chunk from a pause 1 ns before a tick spans whole periods to 1 ns before a tick
+            until = min(end, env.now + 1 + round(chunk_s * NS_PER_S))
+            if until < end and until // period_ns * period_ns - 1 > before:
+                until = until // period_ns * period_ns - 1  # the same events either way
+            env.run(until=until, stop=lambda: bool(held))
+            if progress is not None:
+                progress((env.now - before) / NS_PER_S)
 
 
 def chunk_for(chunk_s: float, compiled: bool) -> float:

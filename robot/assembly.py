@@ -8,13 +8,13 @@ Robot-level fault lines (besides the bus faults of ``bus.faults``):
 """
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from servobus.bus.busload import busload
+from servobus.bus.deferred_signals import deferred_signals
 from servobus.bus.fault_runner import apply_script
-from servobus.bus.faults import FaultPlan, FaultScriptError, parse_duration
+from servobus.bus.faults import BUS_FAULTS, FaultPlan, FaultScriptError, check_before_end
 from servobus.bus.load_meter import LoadMeter
 from servobus.bus.medium import Medium
 from servobus.bus.node import Node, attach_sim
@@ -45,11 +45,17 @@ from servobus.robot.advance import ENGINES, advance, chunk_for, engine_fields
 from servobus.robot.engine_run import wire
 from servobus.robot.engine_sync import CompiledEngine, unsupported
 from servobus.robot.run_log import RunLog
+from servobus.robot.script_lines import script_time, script_words
 
 BOARD_MODES = {"cascade": m.MODE_CURRENT, "local-p": m.MODE_LOCAL_P}
 
 
-ACTIONS = ("release", "engage", "freeze", "pause", "resume", "scrub")
+# verb -> its words (upper case: a value); `fit_words` names a word that does not fit
+ACTIONS = {"release": "release N at T", "engage": "engage N at T", "freeze": "freeze N at T",
+           "pause": "pause at T", "resume": "resume at T", "scrub": "scrub F at T"}
+# the robot's own fault lines (the rest are bus faults)
+ROBOT_FAULTS = {"node": "node N silent at T [for D]", "tick": "tick drop at T",
+                "host": "host delay D at T"}
 
 
 def _joint(kind: str, line: str, arg: str) -> int:
@@ -60,18 +66,10 @@ def _joint(kind: str, line: str, arg: str) -> int:
     return int(arg)
 
 
-def _time(kind: str, line: str, text: str) -> int:
-    """`parse_duration(text)`, with the script line named in its error."""
-    try:
-        return parse_duration(text)
-    except FaultScriptError as err:
-        raise FaultScriptError(f"{kind} {line!r}: {err}") from None
-
-
-def _scrub_fraction(line: str, arg: str | None) -> float:
+def _scrub_fraction(line: str, arg: str) -> float:
     """The F of 'scrub F at T': where in the current interval to jump, 0..1."""
     try:
-        fraction = float(arg) if arg is not None else math.nan
+        fraction = float(arg)
     except ValueError:
         fraction = math.nan
     if not 0.0 <= fraction <= 1.0:  # NaN fails this too
@@ -100,6 +98,7 @@ class RobotConfig:
     actions: Sequence[str] = ()
     keep_records: bool = False  # keep every period's record and load window (for a plot)
     engine: str = "auto"
+    duration_s: float | None = None  # the run's length, when known: every fault and action in it
 
 
 def plant_seed(seed: int, joint: int) -> int:
@@ -155,8 +154,11 @@ class Robot:
                                  BOARD_MODES[cfg.mode]) for k in range(JOINTS)]
         self._delays: list[tuple[int, int]] = []
         self.host.extra_delay = self._host_delay
+        self._end_ns = None if cfg.duration_s is None else round(cfg.duration_s * NS_PER_S)
+        self._timed: list[tuple[str, int, str]] = []  # (line, at, what): checked against the end
         bus_faults = self._robot_faults(cfg.faults)
         self.engine, self.engine_fallback = self._choose_engine(bus_faults)
+        self._check_times()
         self.medium: Medium | None = None
         self.lean: LeanBus | None = None
         self.compiled: CompiledEngine | None = None
@@ -166,7 +168,7 @@ class Robot:
             nodes: list[Node] = [self.tick, *self.boards, self.host]
             self.buses = [attach_sim(n, self.medium) for n in nodes]
             apply_script(self.medium, bus_faults, self.schema.sent_ids(cfg.meas_bytes),
-                         self.schema.tick_period_ns)
+                         self.schema.tick_period_ns, self._end_ns)
         else:
             if self.engine == "compiled":
                 self.compiled = CompiledEngine(self)
@@ -210,50 +212,76 @@ class Robot:
         """Apply the robot-level faults; return the bus-level lines."""
         rest = []
         for line in lines:
-            if mt := re.fullmatch(r"node (\d+) silent at (\S+)( for (\S+))?", line.strip()):
-                joint = _joint("fault", line, mt.group(1))
-                rest.append(f"silence JOINT_{joint} at {mt.group(2)}" +
-                            (f" for {mt.group(4)}" if mt.group(4) else ""))
-            elif mt := re.fullmatch(r"tick drop at (\S+)", line.strip()):
-                self.tick.skip_at_ns.append(_time("fault", line, mt.group(1)))
-            elif mt := re.fullmatch(r"host delay (\S+) at (\S+)", line.strip()):
-                self._delays.append((_time("fault", line, mt.group(2)),
-                                     _time("fault", line, mt.group(1))))
-            else:
+            first = (line.split() or [""])[0]
+            if first not in ROBOT_FAULTS:
+                if first not in BUS_FAULTS:
+                    script_words("fault", line, ROBOT_FAULTS)  # an error naming the word
                 rest.append(line)
+                continue
+            values = script_words("fault", line, ROBOT_FAULTS)
+            if first == "node":
+                joint, at, *span = values
+                self._timed.append((line, script_time("fault", line, at), "at"))
+                rest.append(f"silence JOINT_{_joint('fault', line, joint)} at {at}" +
+                            (f" for {span[0]}" if span else ""))
+            elif first == "tick":
+                at_ns = script_time("fault", line, values[0])
+                period = self.tick.period_ns
+                self._timed.append((line, round(at_ns / period) * period,
+                                    f"the tick nearest {at_ns / 1e9:g} s, at"))
+                self.tick.skip_at_ns.append(at_ns)
+            else:
+                delay, at = values
+                at_ns = script_time("fault", line, at)
+                self._timed.append((line, at_ns, "at"))
+                self._delays.append((at_ns, script_time("fault", line, delay)))
         return rest
 
+    def _check_times(self) -> None:
+        """Every robot-level fault at a time before the run's end (a tick drop: the tick it
+        drops), once the lines and the engine are known to be right."""
+        for line, at, what in self._timed:
+            try:
+                check_before_end(at, self._end_ns, what)
+            except FaultScriptError as err:
+                raise FaultScriptError(f"fault {line!r}: {err}") from None
+
     def _schedule_action(self, line: str) -> None:
-        """Operator actions at a time: 'release 3 at 1s', 'freeze all at 2s', 'engage 3 at 3s',
-        'pause at 1s', 'resume at 2s', 'scrub 0.5 at 2.5s'; an argument a verb does not take,
-        or one out of its range, is an error (never ignored or clamped)."""
-        usage = ("use release|engage|freeze N|all, pause, resume or scrub F (0..1), "
-                 "then 'at TIME'")
-        mt = re.fullmatch(r"(\w+)(?: (\S+))? at (\S+)", line.strip())
-        if mt is None or mt.group(1) not in ACTIONS:
-            raise FaultScriptError(f"action {line!r}: {usage}")
-        verb, arg, at = mt.group(1), mt.group(2), _time("action", line, mt.group(3))
+        """Operator actions at a time before the run's end: 'release 3 at 1s', 'freeze all at
+        2s', 'engage 3 at 3s', 'pause at 1s', 'resume at 2s', 'scrub 0.5 at 2.5s'; an unknown
+        word, an argument out of its range or a time after the end is an error (never ignored
+        or clamped)."""
+        words = line.split()
+        verb = words[0] if words else ""
+        if verb in ("pause", "resume") and len(words) == 4:
+            raise FaultScriptError(f"action {line!r}: {verb} takes no argument "
+                                   f"(use {ACTIONS[verb]})")
+        if words[1:2] == ["at"] and verb == "scrub":
+            _scrub_fraction(line, "")  # the fraction left out: its error
+        if words[1:2] == ["at"] and verb in ("release", "engage", "freeze"):
+            _joint("action", line, "")  # the joint left out: its error
+        *args, at_text = script_words("action", line, ACTIONS)
         host, player = self.host, self.host.player
         if verb in ("release", "engage", "freeze"):
-            joint = 0 if arg in (None, "all") else _joint("action", line, arg)
-            self.env.schedule(at, lambda: getattr(host, verb)(joint))
+            joint = 0 if args[0] == "all" else _joint("action", line, args[0])
+            action = lambda: getattr(host, verb)(joint)  # noqa: E731
         elif verb == "scrub":
-            fraction = _scrub_fraction(line, arg)
-            self.env.schedule(at, lambda: player.scrub(fraction))
-        elif arg is not None:
-            raise FaultScriptError(f"action {line!r}: {verb} takes no argument ({usage})")
+            fraction = _scrub_fraction(line, args[0])
+            action = lambda: player.scrub(fraction)  # noqa: E731
         else:
-            self.env.schedule(at, lambda: setattr(player, "paused", verb == "pause"))
+            action = lambda: setattr(player, "paused", verb == "pause")  # noqa: E731
+        self.env.schedule(script_time("action", line, at_text, self._end_ns), action)
 
     def run(self, duration_s: float, chunk_s: float = 0.1, progress=None) -> None:
         """Advance the simulation; the log is closed even when interrupted.  `progress` hears
         every `chunk_s` (on the compiled engine at least every ``advance.CHUNK_S``), each pause
         just before a tick, so that a period is never cut by a pause."""
-        try:
-            advance(self.env, duration_s, self.tick.period_ns,
-                    chunk_for(chunk_s, self.compiled is not None), progress)
-        finally:
-            self.close()
+        with deferred_signals():  # a signal stops the run, and takes effect once it is closed
+            try:
+                advance(self.env, duration_s, self.tick.period_ns,
+                        chunk_for(chunk_s, self.compiled is not None), progress)
+            finally:
+                self.close()
 
     def close(self) -> None:
         """Flush and close the log."""

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from numba.core import event
 
+from servobus.bus.numba_cache import caching
 from servobus.plant.compile_speed import frame_chunks_kept
 from servobus.plant.kernel_cache import is_cached
 
@@ -81,10 +82,13 @@ def warm_up(make: Callable[[], Runs], needed: Sequence[Any],
     if is_cached(*needed):
         return 0.0
     started = time.perf_counter()
+    robot = make()  # first: a bad fault or action is an error before anything is announced
     if say is not None:
-        say(f"{COMPILING}the kernels of this run (first run only: numba caches them on disk)\n")
+        say(f"{COMPILING}the kernels of this run ("
+            + ("first run only: numba caches them on disk" if caching() else
+               "every run: numba cannot cache them here") + ")\n")
     with frame_chunks_kept(), CompileClock(say).installed():
-        make().run(WARM_UP_S)
+        robot.run(WARM_UP_S)
     took = time.perf_counter() - started
     if say is not None:
         say(f"{COMPILING}done in {took:.1f} s\n")

@@ -14,14 +14,14 @@ Robot-level fault lines (besides the bus faults of ``bus.faults``):
     node 3 silent at 1.0s [for 50ms]     board 3 (its DIP-switch ID) stops talking and listening
 """
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from servobus.bus.busload_cyclic import busload_cyclic
+from servobus.bus.deferred_signals import deferred_signals
 from servobus.bus.fault_runner import apply_script
-from servobus.bus.faults import FaultPlan, FaultScriptError
+from servobus.bus.faults import BUS_FAULTS, FaultPlan, FaultScriptError
 from servobus.bus.load_meter import LoadMeter
 from servobus.bus.medium import Medium
 from servobus.bus.node import Node, attach_sim
@@ -33,6 +33,9 @@ from servobus.robot.charge_batch import BatchedCharges
 from servobus.robot.description import NodeSpec, RobotDescription
 from servobus.robot.engine_run import NodeBus, python_handler
 from servobus.robot.run_log import RunLog
+from servobus.robot.script_lines import script_time, script_words
+
+FAULTS = {"node": "node B silent at T [for D]"}  # the robot's own fault lines
 
 if TYPE_CHECKING:
     from servobus.robot.guroo_sync import GurooEngine
@@ -51,6 +54,7 @@ class DescribedConfig:
     loop: str = "2002"
     gait_path: str | None = None
     engine: str = "auto"
+    duration_s: float | None = None  # the run's length, when known: every fault in it
 
 
 def build_node(spec: NodeSpec, schema: Schema, config: DescribedConfig) -> Node:
@@ -86,8 +90,12 @@ class DescribedRobot:
                                keep_windows=config.keep_records)
         self.nodes = {spec.name: node_factory(spec, self.schema, config)
                       for spec in description.nodes}
+        self._timed: list[tuple[str, int]] = []  # (line, at): checked against the run's end
         bus_faults = [self._robot_fault(line) for line in config.faults]
         self.engine, self.engine_fallback = self._choose_engine(bus_faults)
+        end = None if config.duration_s is None else round(config.duration_s * NS_PER_S)
+        for line, at in self._timed:  # once the lines and the engine are known to be right
+            script_time("fault", line, f"{at}ns", end)
         self.medium: Medium | None = None
         self.lean: LeanBus | None = None
         self._charges: BatchedCharges | None = None
@@ -103,7 +111,7 @@ class DescribedRobot:
             self.buses = [attach_sim(node, self.medium) for node in self.nodes.values()]
             apply_script(self.medium, bus_faults,
                          {int(m.frame_id) for m in self.schema.db.messages},
-                         description.period_ns)
+                         description.period_ns, end)
         else:
             self.lean = self._wire()
         self.log = RunLog(config.log_path, self.medium, self.lean) if config.log_path else None
@@ -154,15 +162,18 @@ class DescribedRobot:
     def _robot_fault(self, line: str) -> str:
         """'node N silent at T [for D]' as the bus fault on board N's node; other lines as
         they are."""
-        mt = re.fullmatch(r"node (\S+) silent at (\S+)( for (\S+))?", line.strip())
-        if mt is None:
+        first = (line.split() or [""])[0]
+        if first in BUS_FAULTS:
             return line
+        board, at, *span = script_words("fault", line, FAULTS)
         try:
-            spec = self.description.node(int(mt.group(1)))
+            if not board.isdigit():
+                raise ValueError(f"board {board!r} is not a number")
+            spec = self.description.node(int(board))
         except ValueError as err:
             raise FaultScriptError(f"fault {line!r}: {err}") from None
-        return f"silence {spec.name} at {mt.group(2)}" + (f" for {mt.group(4)}"
-                                                          if mt.group(4) else "")
+        self._timed.append((line, script_time("fault", line, at)))
+        return f"silence {spec.name} at {at}" + (f" for {span[0]}" if span else "")
 
     @property
     def frames(self) -> int:
@@ -172,11 +183,12 @@ class DescribedRobot:
     def run(self, duration_s: float, chunk_s: float = 0.1, progress=None) -> None:
         """Advance the simulation; the log is closed even when interrupted.  `progress` hears
         every `chunk_s` (on the compiled engine at least every ``advance.CHUNK_S``)."""
-        try:
-            advance(self.env, duration_s, self.description.period_ns,
-                    chunk_for(chunk_s, self.compiled is not None), progress)
-        finally:
-            self.close()
+        with deferred_signals():  # a signal stops the run, and takes effect once it is closed
+            try:
+                advance(self.env, duration_s, self.description.period_ns,
+                        chunk_for(chunk_s, self.compiled is not None), progress)
+            finally:
+                self.close()
 
     def close(self) -> None:
         """Charge the meter with every frame so far; flush and close the log."""

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from servobus.bus import frame_bits as fb
+from servobus.bus.deferred_signals import deferred_signals
 from servobus.bus.period_engine import LeanBus
 from servobus.bus.scheduler import NS_PER_S
 from servobus.bus.schema import JOINTS, MODE_NAMES, TICK, actuation_name, meas_name
@@ -43,7 +44,6 @@ from servobus.host.pid import ANTI_WINDUP, PidBank
 from servobus.plant.board_node import STATUS_PERIOD_NS, BoardNode
 from servobus.robot import engine_compiled as ec
 from servobus.robot.advance import CHUNK_S
-from servobus.robot.deferred_signals import deferred_signals
 from servobus.robot.frame_rows import COLUMNS, hand_over
 from servobus.robot.period_loop import B_FRAMES, B_FREE, message_table
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from servobus.bus import frame_bits as fb
+from servobus.bus.deferred_signals import deferred_signals
 from servobus.bus.period_engine import LeanBus
 from servobus.bus.scheduler import NS_PER_S, Environment, Handle
 from servobus.host.guroo_central import CentralNode
@@ -31,7 +32,6 @@ from servobus.plant.guroo_node import PERIOD_NS as PWM_NS
 from servobus.plant.guroo_node import GurooBoardNode
 from servobus.plant.servo_board import ServoBoardNode
 from servobus.robot import guroo_compiled as gc
-from servobus.robot.deferred_signals import deferred_signals
 from servobus.robot.frame_rows import COLUMNS, F_END, hand_over
 from servobus.robot.period_loop import B_FRAMES, B_FREE, T_DLC, T_ID, message_table
 

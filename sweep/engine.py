@@ -103,7 +103,8 @@ def _client(scheduler: str | None, workers: int) -> Iterator[Any]:
         return
     with dask.config.set(SCHEDULER_CONFIG):
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR)
+                               dashboard_address=None, silence_logs=logging.ERROR,
+                               preload=["servobus.sweep.worker_signals"])
     with cluster, Client(cluster) as client:
         yield client
 

@@ -91,24 +91,32 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Parse and run one subcommand; return the exit status."""
+    """Parse and run one subcommand; return the exit status.  SIGINT and SIGTERM are handled
+    from the start: a signal while the command's modules load (numba, the DBC) is a clean stop
+    (exit 130 / 143), never a traceback."""
     argv = sys.argv[1:] if argv is None else argv
+    with interrupts.handle_interrupts():
+        try:
+            return _main(argv)
+        except KeyboardInterrupt:
+            print("interrupted", file=sys.stderr)
+            return interrupts.exit_status() or 130
+
+
+def _main(argv: list[str]) -> int:
+    """`main` inside the signal handlers."""
     try:
         args = build_parser(chosen_command(argv)).parse_args(argv)
     except SystemExit as done:  # --help, --version, or a bad value (argparse's "error: ...")
         return done.code if isinstance(done.code, int) else 2
     try:
         extras.check(args, typed_command(argv))
-        with interrupts.handle_interrupts():
-            args.func(args)
+        args.func(args)
     except user_errors() as err:
         if args.debug:
             raise
         print(f"error: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return interrupts.exit_status() or 130
     return interrupts.exit_status()
 
 

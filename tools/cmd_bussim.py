@@ -2,12 +2,14 @@
 
 import argparse
 
+from servobus.bus.recorder import LogWriteError
 from servobus.bus.schedule_sim import ScheduleSim
 from servobus.bus.schema import Schema
 from servobus.tools import units
 from servobus.tools.bus_options import add_meas_bytes_argument
 from servobus.tools.cli import Commands
-from servobus.tools.interrupts import interrupted
+from servobus.tools.errors import ServobusError
+from servobus.tools.interrupts import held_until_reported, interrupted
 from servobus.tools.output import emit
 
 
@@ -32,10 +34,15 @@ def add_subparser(sub: Commands) -> None:
 
 def _do_bussim(args: argparse.Namespace) -> None:
     sim = ScheduleSim(Schema(args.dbc), args.meas_bytes, args.seed, args.realtime, args.fault,
-                      args.log)
-    try:
-        report = sim.run(args.duration)
-    except KeyboardInterrupt:  # the log is closed: report what ran (exit 130 / 143)
-        report = sim.report()
-    report["interrupted"] = interrupted()
-    emit(report, args.json, title="simulated bus")
+                      args.log, duration_s=args.duration)
+    log_error = None
+    with held_until_reported():  # Ctrl-C stops the run between two frames: the report follows
+        try:
+            report = sim.run(args.duration)
+        except LogWriteError as err:  # a full disk: the run stops, its report follows
+            log_error, report = err, sim.report()
+        report["interrupted"] = interrupted()
+        emit(report, args.json, title="simulated bus")
+    if log_error is not None:
+        raise ServobusError(f"{log_error.strerror}; the run stopped at "
+                            f"{report['sim_time_s']:g} s (the report above)") from log_error

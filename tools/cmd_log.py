@@ -7,7 +7,14 @@ import can
 
 from servobus.bus.factory import open_bus
 from servobus.bus.log_reader import read_log
-from servobus.bus.recorder import REPLAY_IDLE_S, capture, long_gaps, open_writer, replay_realtime
+from servobus.bus.recorder import (
+    REPLAY_IDLE_S,
+    LogWriteError,
+    capture,
+    long_gaps,
+    open_writer,
+    replay_realtime,
+)
 from servobus.tools import units
 from servobus.tools.bus_options import add_bus_arguments, add_frames_argument
 from servobus.tools.cli import Commands
@@ -38,17 +45,25 @@ def _do_record(args: argparse.Namespace) -> None:
     bus = open_bus(args.interface, args.channel)
     writer = open_writer(args.out)
     sink = Counter(writer.on_message_received)
+    log_error = None
     try:
         # ends quietly on Ctrl-C / SIGTERM (exit 130 / 143)
         capture(bus, args.duration, [sink], args.frames)
     except can.CanError as err:  # e.g. `ip link set can0 down`: say where the frames are
         raise ServobusError(f"{args.interface} {args.channel}: {err}; recording stopped, "
                             f"{sink.frames} frames written to {args.out}") from err
+    except LogWriteError as err:  # a full disk: the frames so far are reported
+        log_error = err
     finally:
-        writer.stop()
+        try:
+            writer.stop()
+        except LogWriteError as err:
+            log_error = err
         bus.shutdown()
     emit({"frames": sink.frames, "out": args.out, "interrupted": interrupted()}, args.json,
          title="recorded")
+    if log_error is not None:
+        raise ServobusError(f"{log_error.strerror}; recording stopped") from log_error
 
 
 class Counter:

@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from servobus.bus.recorder import LogWriteError
 from servobus.bus.schema import JOINTS
 from servobus.host.host_step import HOST_STEP
 from servobus.host.pid import ANTI_WINDUP
@@ -25,7 +26,7 @@ from servobus.tools import units
 from servobus.tools.bus_options import add_meas_bytes_argument
 from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError
-from servobus.tools.interrupts import interrupted
+from servobus.tools.interrupts import held_until_reported, interrupted
 from servobus.tools.output import emit
 from servobus.tools.robot_options import LOOP_OPTION, robot_loop
 
@@ -124,7 +125,8 @@ def _robot(args: argparse.Namespace) -> tuple[Callable[[bool], Robot | Described
     from servobus.plant.rc_servo import run_steps_fast
     from servobus.robot.guroo_compiled import forward_c
 
-    config = DescribedConfig(seed=args.seed, faults=args.fault, log_path=args.log,
+    config = DescribedConfig(seed=args.seed, faults=args.fault, duration_s=args.duration,
+                             log_path=args.log,
                              realtime_factor=args.realtime, keep_records=bool(args.plot),
                              loop=loop, gait_path=args.trajectory, engine=args.engine)
     description = ROBOTS[args.robot]
@@ -144,7 +146,8 @@ def _spejbl(args: argparse.Namespace) -> tuple[Callable[[bool], Robot], list[Any
 
     options = {field: getattr(args, name) for name, field in SPEJBL_OPTIONS.items()
                if name in vars(args)}
-    config = RobotConfig(seed=args.seed, faults=args.fault, log_path=args.log,
+    config = RobotConfig(seed=args.seed, faults=args.fault, duration_s=args.duration,
+                         log_path=args.log,
                          realtime_factor=args.realtime, keep_records=bool(args.plot),
                          engine=args.engine,
                          trajectory=load(args.trajectory) if args.trajectory else None,
@@ -163,26 +166,55 @@ def _progress_bar(duration: float) -> Any:
 
 def _do_run(args: argparse.Namespace) -> None:
     """The compile phase (a first run), then the run on its own clock: numba compiles it still
-    meets are announced and left out of its wall time (the report's ``compile_s``)."""
+    meets are announced and left out of its wall time (the report's ``compile_s``).  Ctrl-C or
+    SIGTERM in the compile phase reports that nothing ran; from the robot's assembly on, it stops
+    the run between two events and the report so far is printed whole (exit 130 / 143)."""
     make, needed = _robot(args)
     say = None if args.json else stderr_say
-    compile_s = warm_up(lambda: make(True), needed, say)
     clock = CompileClock(say)
-    with clock.installed():
-        robot = make(False)
-        bar = None if args.no_progress or args.json else _progress_bar(args.duration)
-        before = clock.seconds
-        start = time.perf_counter()
-        try:
-            robot.run(args.duration, progress=None if bar is None else
-                      lambda dt: bar.update(min(dt, bar.total - bar.n)))
-        except KeyboardInterrupt:  # the log is closed; the report follows, then exit 130 / 143
-            pass
-        finally:
+    started = time.perf_counter()
+    try:
+        compile_s = warm_up(lambda: make(True), needed, say)
+    except KeyboardInterrupt:
+        _report_nothing_ran(args, time.perf_counter() - started)
+        return
+    log_error = None
+    with held_until_reported():
+        with clock.installed():
+            robot = make(False)
+            bar = None if args.no_progress or args.json else _progress_bar(args.duration)
+            before = clock.seconds
+            start = time.perf_counter()
+            try:
+                robot.run(args.duration, progress=None if bar is None else
+                          lambda dt: bar.update(min(dt, bar.total - bar.n)))
+            except LogWriteError as err:  # a full disk: the run stops, its report follows
+                log_error = err
             if bar is not None:
                 bar.close()
-        wall_s = time.perf_counter() - start - (clock.seconds - before)
-    report = robot.report(wall_s, compile_s + clock.seconds)
+            wall_s = time.perf_counter() - start - (clock.seconds - before)
+        _report(args, robot, wall_s, compile_s + clock.seconds)
+    if log_error is not None:
+        raise ServobusError(f"{log_error.strerror}; the run stopped at "
+                            f"{robot.env.now / 1e9:g} s (the report above)") from log_error
+
+
+def _report_nothing_ran(args: argparse.Namespace, compile_s: float) -> None:
+    """The report of a run stopped before it started, and an empty log where one was asked."""
+    report = {"robot": args.robot, "sim_time_s": 0.0, "compile_s": compile_s,
+              "interrupted": True}
+    if args.log:
+        from servobus.bus.recorder import open_writer
+
+        open_writer(args.log).stop()
+        report["log"] = args.log
+    emit(report, args.json, title="robot run (stopped before it started)")
+
+
+def _report(args: argparse.Namespace, robot: Robot | DescribedRobot, wall_s: float,
+            compile_s: float) -> None:
+    """Print the report (and write the plot) of a run that ran."""
+    report = robot.report(wall_s, compile_s)
     report["interrupted"] = interrupted()
     if args.log:
         report["log"] = args.log

@@ -10,12 +10,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
+from servobus.bus.deferred_signals import deferred_signals
+
 _received: list[int] = []
+_holding: list[list] = []  # the signals `held_until_reported` blocks hold
 
 
 def interrupted() -> bool:
-    """Whether SIGINT or SIGTERM arrived while the command ran."""
-    return bool(_received)
+    """Whether SIGINT or SIGTERM arrived while the command ran (or is held to be acted on)."""
+    return bool(_received) or any(_holding)
 
 
 def exit_status() -> int:
@@ -25,7 +28,7 @@ def exit_status() -> int:
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
     _received.append(signum)
-    if len(_received) == 2:  # a second signal while the report is written must not cut it
+    if len(_received) > 1:  # a later signal while the report is written must not cut it
         return
     raise KeyboardInterrupt  # for SIGTERM too: the same clean stop; exit_status tells them apart
 
@@ -47,3 +50,19 @@ def handle_interrupts() -> Iterator[None]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+@contextmanager
+def held_until_reported() -> Iterator[None]:
+    """SIGINT and SIGTERM held while the block runs a simulation and prints its report (the
+    simulated runs stop between two events when one comes): the report is printed whole, and
+    the signal is then remembered for the exit status (130 / 143), not raised further."""
+    try:
+        with deferred_signals() as held:
+            _holding.append(held)
+            try:
+                yield
+            finally:
+                _holding.remove(held)
+    except KeyboardInterrupt:
+        pass

@@ -45,5 +45,5 @@ def test_faults_that_could_never_fire_are_errors_before_the_run(capsys, command:
 
 
 def test_the_robot_accepts_a_status_fault_and_bussim_a_measurement_fault(capsys) -> None:
-    assert main(["run", "--duration", "0.01", "--fault", "noack 0x301 at 0.1s"]) == 0
+    assert main(["run", "--duration", "0.01", "--fault", "noack 0x301 at 0.005s"]) == 0
     assert main(["bussim", "--duration", "0.01", "--fault", "late JOINT_3 by 3999us"]) == 0
