@@ -96,10 +96,12 @@ def build(task: Task) -> tuple[Any, float]:
                            else [float(alpha)] * JOINTS)
     if task.trajectory_text is not None:
         given["trajectory"] = parse(task.trajectory_text, str(opts["trajectory"]))
+    duration = seconds(opts.get("duration", DEFAULT_DURATION_S))
     config = RobotConfig(seed=int(opts["seed"]), faults=list(opts["fault"]),
                          actions=list(opts.get("do", [])), tuning=point_tuning(opts),
-                         keep_records="oscillation" in task.metrics, **given)
-    return Robot(config), seconds(opts.get("duration", DEFAULT_DURATION_S))
+                         keep_records="oscillation" in task.metrics, duration_s=duration,
+                         **given)
+    return Robot(config), duration
 
 
 def check_runs(spec: SweepSpec, path: Path) -> None:

@@ -146,6 +146,8 @@ def test_the_fingerprint_follows_base_and_metrics_not_axes() -> None:
     # a base fault, action or trajectory, or an engine ruled out, fails in every point
     ({"base": {"fault": ["node 13 silent at 0.5s"]}}, "cannot run: fault 'node 13 silent"),
     ({"base": {"do": ["explode 3 at 1s"]}}, "cannot run: action 'explode 3 at 1s'"),
+    ({"base": {"duration": 2, "fault": ["node 5 silent at 3s"]}},
+     "cannot run: fault .node 5 silent at 3s.: .*end"),
     ({"base": {"engine": "compiled"}, "axes": {"corrupt_rate": [0, 0.1]}},
      "the point {'corrupt_rate': 0.1} .*cannot run: engine compiled"),
     ({"base": {"engine": "period"}, "axes": {"alpha": [1, 2], "silence_ms": [0, 20]}},
