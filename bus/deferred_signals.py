@@ -3,7 +3,9 @@ changes the nodes' arrays in place and Python then writes the rest back (counter
 meter and the log, the clock); an interrupt between the two would leave a report and a log that
 disagree.  A signal received inside is handed to the handler in force once the block ends.  The
 simulated buses' run loops stop between two events when one is held (``held`` is true), so that a
-report counts exactly the frames its log holds."""
+report counts exactly the frames its log holds; a hold is true as soon as it or any hold around it
+has one (a signal taken by an outer hold just before an inner one began stops the inner run too).
+A throwaway run (the compile phase's) runs ``undeferred``: a signal acts at once."""
 
 import signal
 import threading
@@ -12,23 +14,50 @@ from contextlib import contextmanager
 from types import FrameType
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_OPEN: list["Held"] = []  # the holds in force, outermost first
+_UNDEFERRED: list[bool] = []  # non-empty inside `undeferred`
+
+
+class Held(list[tuple[int, FrameType | None]]):
+    """The signals a hold has taken; true when it or a hold around it has one."""
+
+    def __bool__(self) -> bool:
+        for hold in _OPEN:
+            if len(hold):
+                return True
+            if hold is self:
+                return False
+        return len(self) > 0
 
 
 @contextmanager
-def deferred_signals() -> Iterator[list[tuple[int, FrameType | None]]]:
+def undeferred() -> Iterator[None]:
+    """Holds inside the block hold nothing: SIGINT/SIGTERM reach their handlers at once (a
+    throwaway run, whose report and log nobody reads, stops inside a long compile)."""
+    _UNDEFERRED.append(True)
+    try:
+        yield
+    finally:
+        _UNDEFERRED.pop()
+
+
+@contextmanager
+def deferred_signals() -> Iterator[Held]:
     """Hold SIGINT/SIGTERM for the block (main thread only; elsewhere Python delivers no signal
     handlers' exceptions anyway), then deliver them in order to the handlers in force before;
     the block gets the list of the signals held so far."""
     # a handler installed from outside Python (getsignal: None) could not be restored: no hold
-    if threading.current_thread() is not threading.main_thread() or \
+    if _UNDEFERRED or threading.current_thread() is not threading.main_thread() or \
             any(signal.getsignal(sig) is None for sig in SIGNALS):
-        yield []
+        yield Held()
         return
-    held: list[tuple[int, FrameType | None]] = []
+    held = Held()
     previous = {sig: signal.signal(sig, lambda s, f: held.append((s, f))) for sig in SIGNALS}
+    _OPEN.append(held)
     try:
         yield held
     finally:
+        _OPEN.pop()  # holds nest: the innermost ends first
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         for number, frame in held:

@@ -6,9 +6,10 @@ zlib.error, unpacking errors, undecodable text) one `LogReadError` naming the fi
 received, and reports what the file itself says is missing: a truncated BLF (fewer bytes or
 objects than its header says), a BLF whose writer never closed it (header counts 0 objects), a
 text log whose last line is cut.  Those are warnings (the frames read are still usable).
-Timestamps are the recorder's clock: one that reads later than the year 9999 (1e308 s) is an
-error; frames out of time order (timestamps going back) are put in time order, with a warning
-naming the first line where time goes back.  An analysis of classic CAN refuses CAN FD frames.
+Timestamps are the recorder's clock: one that reads later than the year 9999 (LATEST_S,
+~2.5e11 s) is an error; frames out of time order (timestamps going back) are put in time
+order, with a warning naming the first line where time goes back.  An analysis of classic CAN
+refuses CAN FD frames.
 """
 
 import math

@@ -89,6 +89,8 @@ class _BoundedWebSocket(WebSocket):
                 if self._ssl else HTTPConnection(parts.netloc, timeout=self._timeout))
         conn.connect()
         self.socket = conn.sock  # from now on the deadline can shut it
+        if self.expired:  # it passed while connecting, before there was a socket to shut
+            raise TimeoutError("the deadline passed while connecting")
         key = base64.b64encode(os.urandom(16)).decode()
         conn.request("GET", parts.path or "/", headers={
             "User-Agent": f"python-can/{can.__version__} ({sys.platform})",
@@ -147,6 +149,8 @@ class FilteringRemoteBus(RemoteBus):
         except BaseException as err:
             websocket.fail(err)
         websocket.end_handshake()
+        if websocket.expired:  # the deadline shut the socket just as the answer came
+            websocket.fail(TimeoutError("the deadline passed as the handshake ended"))
         self._timeout = connect_timeout
         self.socket = websocket.socket
         self.channel_info = self.remote_protocol.channel_info

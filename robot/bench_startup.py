@@ -138,9 +138,14 @@ def _cold_run(argv: list[str]) -> dict:
         env = {**os.environ, "NUMBA_CACHE_DIR": str(Path(tmp, "numba"))}
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        out = subprocess.run([sys.executable, "-c", COLD_CHILD.format(mapping=mapping, argv=argv)],
-                             check=True, capture_output=True, text=True, env=env).stdout
+        child = subprocess.run([sys.executable, "-c",
+                                COLD_CHILD.format(mapping=mapping, argv=argv)],
+                               check=False, capture_output=True, text=True, env=env)
         wall = time.perf_counter() - start
+        if child.returncode != 0:  # the run's own error, as the user would have seen it
+            raise ValueError(f"the cold run `servobus {' '.join(argv)}` failed (exit status "
+                             f"{child.returncode}): {child.stderr.strip()[-600:]}")
+        out = child.stdout
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     return {"wall": wall, "cpu": cpu, "report": json.loads(out)}

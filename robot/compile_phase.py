@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from numba.core import event
 
+from servobus.bus.deferred_signals import undeferred
 from servobus.bus.numba_cache import caching
 from servobus.plant.compile_speed import frame_chunks_kept
 from servobus.plant.kernel_cache import is_cached
@@ -87,7 +88,8 @@ def warm_up(make: Callable[[], Runs], needed: Sequence[Any],
         say(f"{COMPILING}the kernels of this run ("
             + ("first run only: numba caches them on disk" if caching() else
                "every run: numba cannot cache them here") + ")\n")
-    with frame_chunks_kept(), CompileClock(say).installed():
+    # undeferred: Ctrl-C stops the throwaway run inside a compile, not ~15 s later
+    with frame_chunks_kept(), CompileClock(say).installed(), undeferred():
         robot.run(WARM_UP_S)
     took = time.perf_counter() - started
     if say is not None:

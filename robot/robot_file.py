@@ -13,15 +13,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from servobus.bus.dbc_generate import GROUPS_MAX, JOINTS_MAX
-from servobus.bus.schema import MEAS_BYTES
+from servobus.bus.dbc_generate import GROUPS_MAX, JOINTS_MAX, STATUS_MS
+from servobus.bus.schema import CYCLE_MS_MAX, MEAS_BYTES
 from servobus.robot.description import NodeSpec
 from servobus.robot.file_keys import FileKeys, RobotFileError, shown
 from servobus.robot.joint_options import JointSpec, read_joints
 from servobus.robot.node_kinds import CHOICES, COMPUTE_RANGE_NS, GROUP_MAX, KINDS
 
 BITRATE_MIN, BITRATE_MAX = 10_000, 1_000_000  # classic CAN
-PERIOD_MAX_MS = 65_535  # GenMsgCycleTime's range
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,31}")  # a DBC node name (BU_)
 TOP_KEYS = ("base", "name", "title", "joints", "schedule", "period", "trajectory", "meas_bytes",
             "bus", "defaults", "joint", "nodes")
@@ -150,8 +149,8 @@ def _parse(doc: dict[str, Any], path: Path) -> RobotFile:
     title = f.string("title", doc["title"]) if "title" in doc else name
     count = f.integer("joints", doc["joints"], 1, JOINTS_MAX)
     period_ns = f.duration_ns("period", doc["period"])
-    if period_ns % 1_000_000 or not 1 <= period_ns // 1_000_000 <= PERIOD_MAX_MS:
-        raise f.error("period", f"{doc['period']!r}: whole milliseconds 1ms..{PERIOD_MAX_MS}ms "
+    if period_ns % 1_000_000 or not 1 <= period_ns // 1_000_000 <= CYCLE_MS_MAX:
+        raise f.error("period", f"{doc['period']!r}: whole milliseconds 1ms..{CYCLE_MS_MAX}ms "
                                 "(the DBC's GenMsgCycleTime counts ms)")
     bus = f.keys("bus", doc["bus"], BUS_KEYS)
     bitrate = _bitrate(f, bus.get("bitrate", BITRATE_MAX))
@@ -161,6 +160,10 @@ def _parse(doc: dict[str, Any], path: Path) -> RobotFile:
     dbc = _dbc(path, f.string("bus.dbc", bus["dbc"]))
     nodes, keys = _nodes(f, doc["nodes"], count)
     schedule = _schedule(f, doc, nodes)
+    if schedule == "time-triggered" and STATUS_MS % (period_ns // 1_000_000):
+        raise f.error("period", f"{doc['period']!r}: a time-triggered robot's period divides "
+                                f"its boards' {STATUS_MS} ms STATUS cycle (the TICK must be the "
+                                f"shortest cycle and divide every other)")
     if "meas_bytes" in doc and schedule != "time-triggered":
         raise f.error("meas_bytes", "applies to a time-triggered robot (its boards' MEAS)")
     meas_bytes = doc.get("meas_bytes", 2)

@@ -190,8 +190,9 @@ def _do_run(args: argparse.Namespace) -> None:
                           lambda dt: bar.update(min(dt, bar.total - bar.n)))
             except LogWriteError as err:  # a full disk: the run stops, its report follows
                 log_error = err
-            if bar is not None:
-                bar.close()
+            finally:
+                if bar is not None:
+                    bar.close()
             wall_s = time.perf_counter() - start - (clock.seconds - before)
         _report(args, robot, wall_s, compile_s + clock.seconds)
     if log_error is not None:

@@ -63,6 +63,6 @@ def held_until_reported() -> Iterator[None]:
             try:
                 yield
             finally:
-                _holding.remove(held)
+                _holding.pop()  # one hold at a time, nested in no other of these
     except KeyboardInterrupt:
         pass

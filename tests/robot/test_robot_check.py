@@ -128,8 +128,9 @@ def test_a_period_other_than_the_ticks(tmp_path: Path) -> None:
 
 
 def test_a_period_that_does_not_divide_a_cycle(tmp_path: Path) -> None:
-    path = tri(tmp_path, BASE.replace('"4ms"', '"8ms"'))
-    assert error_of(path) == "period: 8 ms does not divide STATUS_1's GenMsgCycleTime of 100 ms"
+    path = tri(tmp_path)  # a hand-edited DBC: STATUS_1 every 90 ms
+    edit_dbc(tmp_path, lambda db: setattr(db.get_message_by_name("STATUS_1"), "cycle_time", 90))
+    assert error_of(path) == "period: 4 ms does not divide STATUS_1's GenMsgCycleTime of 90 ms"
 
 
 def test_a_period_that_cannot_hold_its_frames(tmp_path: Path) -> None:

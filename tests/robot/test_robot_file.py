@@ -104,7 +104,10 @@ tuning = { omega_d = 30, omega_i = 6, k_kp = 0.02 }
      "name, title, joints, schedule, period, trajectory, meas_bytes, bus, defaults, joint, nodes"),
     ("joints = 3\n", 'joints = "3"\n', "joints: must be a whole number, got '3'"),
     ('name = "tri"\n', "", "name: missing (every description names it)"),
-    ('period = "4ms"', 'period = "4.5ms"', "period: '4.5ms': whole milliseconds 1ms..65535ms "
+    ('period = "4ms"', 'period = "3ms"', "period: '3ms': a time-triggered robot's period divides "
+     "its boards' 100 ms STATUS cycle (the TICK must be the shortest cycle and divide every "
+     "other)"),
+    ('period = "4ms"', 'period = "4.5ms"', "period: '4.5ms': whole milliseconds 1ms..10000ms "
      "(the DBC's GenMsgCycleTime counts ms)"),
     ('period = "4ms"', 'period = "4 ms"', "period: bad time '4 ms': use a number with s, ms, us "
      "or ns"),
