@@ -50,6 +50,20 @@ def add_subparser(sub: Commands) -> None:
     parser.set_defaults(func=_do_sweep)
 
 
+class _Options(argparse.ArgumentParser):
+    """A parser that keeps each option it is given, by its destination."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.options: dict[str, argparse.Action] = {}  # before argparse adds its --help
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        """argparse's, the option kept."""
+        action = super().add_argument(*args, **kwargs)
+        self.options[action.dest] = action
+        return action
+
+
 def option_types() -> dict[str, Callable[[Any], Any]]:
     """Each sweep-file option's check: the `run` command's own type and choices for the run
     options (one range, stated once in tools/units.py), SWEEP_TYPES for the rest."""
@@ -57,9 +71,9 @@ def option_types() -> dict[str, Callable[[Any], Any]]:
     from servobus.tools import cmd_run
     from servobus.tools.cli import Commands
 
-    sub = argparse.ArgumentParser().add_subparsers()
+    sub = argparse.ArgumentParser().add_subparsers(parser_class=_Options)
     cmd_run.add_subparser(Commands(sub))
-    actions = {a.dest: a for a in sub.choices["run"]._actions}
+    actions = sub.choices["run"].options
     checks = {name: _file_value(actions[name].type, actions[name].choices)
               for name in RUN_OPTIONS if name not in ("trajectory", "fault", "do")}
     return {**checks, **{name: _file_value(kind, None) for name, kind in SWEEP_TYPES.items()}}
