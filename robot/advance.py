@@ -31,6 +31,17 @@ def advance(env: Environment, duration_s: float, period_ns: int, chunk_s: float,
                 progress((env.now - before) / NS_PER_S)
 
 
+def run_and_close(env: Environment, duration_s: float, period_ns: int, chunk_s: float,
+                  progress: Callable[[float], None] | None, close: Callable[[], None]) -> None:
+    """A robot's run: `advance`, then `close` (its log) even when interrupted; a signal takes
+    effect once the log is closed."""
+    with deferred_signals():
+        try:
+            advance(env, duration_s, period_ns, chunk_s, progress)
+        finally:
+            close()
+
+
 def chunk_for(chunk_s: float, compiled: bool) -> float:
     """The run loop's chunk: the one asked for, at least CHUNK_S on a compiled engine."""
     return max(chunk_s, CHUNK_S) if compiled else chunk_s

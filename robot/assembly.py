@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from servobus.bus.busload import busload
-from servobus.bus.deferred_signals import deferred_signals
 from servobus.bus.fault_runner import apply_script
 from servobus.bus.faults import BUS_FAULTS, FaultPlan, FaultScriptError, check_before_end
 from servobus.bus.load_meter import LoadMeter
@@ -41,7 +40,7 @@ from servobus.plant.board_bank import BoardBank
 from servobus.plant.board_node import BoardNode
 from servobus.plant.build import PlantOptions
 from servobus.presets.board import DEFAULT_BOARD, Sensing
-from servobus.robot.advance import ENGINES, advance, chunk_for, engine_fields
+from servobus.robot.advance import ENGINES, chunk_for, engine_fields, run_and_close
 from servobus.robot.engine_run import wire
 from servobus.robot.engine_sync import CompiledEngine, unsupported
 from servobus.robot.run_log import RunLog
@@ -276,12 +275,8 @@ class Robot:
         """Advance the simulation; the log is closed even when interrupted.  `progress` hears
         every `chunk_s` (on the compiled engine at least every ``advance.CHUNK_S``), each pause
         just before a tick, so that a period is never cut by a pause."""
-        with deferred_signals():  # a signal stops the run, and takes effect once it is closed
-            try:
-                advance(self.env, duration_s, self.tick.period_ns,
-                        chunk_for(chunk_s, self.compiled is not None), progress)
-            finally:
-                self.close()
+        run_and_close(self.env, duration_s, self.tick.period_ns,
+                      chunk_for(chunk_s, self.compiled is not None), progress, self.close)
 
     def close(self) -> None:
         """Flush and close the log."""

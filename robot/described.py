@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from servobus.bus.busload_cyclic import busload_cyclic
-from servobus.bus.deferred_signals import deferred_signals
 from servobus.bus.fault_runner import apply_script
 from servobus.bus.faults import BUS_FAULTS, FaultPlan, FaultScriptError
 from servobus.bus.load_meter import LoadMeter
@@ -28,7 +27,7 @@ from servobus.bus.node import Node, attach_sim
 from servobus.bus.period_engine import LeanBus
 from servobus.bus.scheduler import NS_PER_S, Environment
 from servobus.bus.schema import Schema
-from servobus.robot.advance import ENGINES, advance, chunk_for, engine_fields
+from servobus.robot.advance import ENGINES, chunk_for, engine_fields, run_and_close
 from servobus.robot.charge_batch import BatchedCharges
 from servobus.robot.description import NodeSpec, RobotDescription
 from servobus.robot.engine_run import NodeBus, python_handler
@@ -183,12 +182,8 @@ class DescribedRobot:
     def run(self, duration_s: float, chunk_s: float = 0.1, progress=None) -> None:
         """Advance the simulation; the log is closed even when interrupted.  `progress` hears
         every `chunk_s` (on the compiled engine at least every ``advance.CHUNK_S``)."""
-        with deferred_signals():  # a signal stops the run, and takes effect once it is closed
-            try:
-                advance(self.env, duration_s, self.description.period_ns,
-                        chunk_for(chunk_s, self.compiled is not None), progress)
-            finally:
-                self.close()
+        run_and_close(self.env, duration_s, self.description.period_ns,
+                      chunk_for(chunk_s, self.compiled is not None), progress, self.close)
 
     def close(self) -> None:
         """Charge the meter with every frame so far; flush and close the log."""
