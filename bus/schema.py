@@ -35,6 +35,11 @@ _ENUMS = ((re.compile(r"(board_)?mode(_\d+)?"), "modes", MODE_NAMES),
 
 SPEJBL_REQUIRED = (TICK, "MEAS_1", "ACTUATION_1")  # what the SPEJBL nodes cannot run without
 BITRATE_MIN, BITRATE_MAX = 10_000, 1_000_000  # classic CAN, as `--bitrate` takes it
+
+
+def whole_ns_bit_time(rate: float) -> bool:
+    """Whether a bit rate's bit time is whole nanoseconds (the simulated bus counts ns)."""
+    return rate == int(rate) and 1_000_000_000 % int(rate) == 0
 CLASSIC_BYTES = 8  # the most data bytes of a classic CAN frame
 CYCLE_MS_MAX = 10_000  # a GenMsgCycleTime sets the default `--period`: 0.1 ms .. 10 s
 
@@ -228,7 +233,7 @@ def _check_db(path: Path, db: cantools.database.can.Database) -> None:
     if attr is not None:
         rate = attr.value
         if not isinstance(rate, int | float) or not BITRATE_MIN <= rate <= BITRATE_MAX or \
-                rate != int(rate) or 1_000_000_000 % int(rate):
+                not whole_ns_bit_time(rate):
             raise _dbc_error(path, None, f"Baudrate {rate!r} is not a classic CAN bit rate "
                                          f"{BITRATE_MIN} .. {BITRATE_MAX} bit/s with a bit time "
                                          "of whole nanoseconds", "Baudrate")

@@ -14,13 +14,18 @@ from pathlib import Path
 from typing import Any
 
 from servobus.bus.dbc_generate import GROUPS_MAX, JOINTS_MAX, STATUS_MS
-from servobus.bus.schema import CYCLE_MS_MAX, MEAS_BYTES
+from servobus.bus.schema import (
+    BITRATE_MAX,
+    BITRATE_MIN,
+    CYCLE_MS_MAX,
+    MEAS_BYTES,
+    whole_ns_bit_time,
+)
 from servobus.robot.description import NodeSpec
 from servobus.robot.file_keys import FileKeys, RobotFileError, shown
 from servobus.robot.joint_options import JointSpec, read_joints
 from servobus.robot.node_kinds import CHOICES, COMPUTE_RANGE_NS, GROUP_MAX, KINDS
 
-BITRATE_MIN, BITRATE_MAX = 10_000, 1_000_000  # classic CAN
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,31}")  # a DBC node name (BU_)
 TOP_KEYS = ("base", "name", "title", "joints", "schedule", "period", "trajectory", "meas_bytes",
             "bus", "defaults", "joint", "nodes")
@@ -184,7 +189,7 @@ def _parse(doc: dict[str, Any], path: Path) -> RobotFile:
 def _bitrate(f: FileKeys, value: Any) -> int:
     """bus.bitrate: 10 kbit/s .. 1 Mbit/s with a bit time of whole nanoseconds."""
     rate = f.integer("bus.bitrate", value, BITRATE_MIN, BITRATE_MAX)
-    if 1_000_000_000 % rate:
+    if not whole_ns_bit_time(rate):
         raise f.error("bus.bitrate", f"{rate}: the bit time must be whole nanoseconds "
                                      "(e.g. 125000, 500000, 1000000)")
     return rate

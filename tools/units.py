@@ -14,10 +14,9 @@ from typing import Any
 
 from servobus.bus.faults import FaultScriptError, parse_duration
 from servobus.bus.log_reader import SUFFIXES
-from servobus.bus.schema import JOINTS
+from servobus.bus.schema import BITRATE_MAX, BITRATE_MIN, JOINTS, whole_ns_bit_time
 
 # classic CAN: ISO 11898 runs from 10 kbit/s to 1 Mbit/s
-BITRATE_MIN, BITRATE_MAX = 10_000, 1_000_000
 # the shortest period / window of the analyses (about one CAN frame at 1 Mbit/s) and of the nodes
 # that run in wall-clock time (a Python loop cannot keep a sub-millisecond timer)
 PERIOD_MIN_NS, REALTIME_PERIOD_MIN_NS = 100_000, 1_000_000
@@ -107,7 +106,7 @@ def bitrate(text: str) -> int:
         raise Bad(f"bad bit rate {text!r}: use e.g. 1M, 500k or 125000") from None
     if not BITRATE_MIN <= value <= BITRATE_MAX:
         raise Bad(f"bit rate {text} is outside classic CAN's 10k .. 1M")
-    if value != round(value) or 1_000_000_000 % round(value):
+    if not whole_ns_bit_time(value):
         raise Bad(f"bit rate {text}: the bit time must be whole nanoseconds (e.g. 125k, 500k)")
     return round(value)
 
