@@ -19,15 +19,15 @@ _UNDEFERRED: list[bool] = []  # non-empty inside `undeferred`
 
 
 class Held(list[tuple[int, FrameType | None]]):
-    """The signals a hold has taken; true when it or a hold around it has one."""
+    """The signals a hold has taken; true when it has one, or when a hold around it had one as
+    it began (while it is open, its own handler takes every signal)."""
+
+    def __init__(self, inherited: bool = False) -> None:
+        super().__init__()
+        self.inherited = inherited
 
     def __bool__(self) -> bool:
-        for hold in _OPEN:
-            if len(hold):
-                return True
-            if hold is self:
-                return False
-        return len(self) > 0
+        return self.inherited or len(self) > 0
 
 
 @contextmanager
@@ -51,7 +51,7 @@ def deferred_signals() -> Iterator[Held]:
             any(signal.getsignal(sig) is None for sig in SIGNALS):
         yield Held()
         return
-    held = Held()
+    held = Held(inherited=any(len(hold) for hold in _OPEN))
     previous = {sig: signal.signal(sig, lambda s, f: held.append((s, f))) for sig in SIGNALS}
     _OPEN.append(held)
     try:
