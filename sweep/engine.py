@@ -101,9 +101,11 @@ def _client(scheduler: str | None, workers: int) -> Iterator[Any]:
         with Client(scheduler, timeout=f"{CONNECT_TIMEOUT_S}s") as client:
             yield client
         return
+    # workers log at CRITICAL only: closing the cluster after Ctrl-C races their heartbeats and
+    # transfers, which Dask logs with tracebacks; a point's own error is its row's status
     with dask.config.set(SCHEDULER_CONFIG):
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR,
+                               dashboard_address=None, silence_logs=logging.CRITICAL,
                                preload=["servobus.sweep.worker_signals"])
     with cluster, Client(cluster) as client:
         yield client
