@@ -6,6 +6,7 @@ definitions; never through byte layouts written again by hand.  Unknown IDs,
 wrong lengths and undecodable payloads raise ``SchemaError`` (nodes count them as faults).
 """
 
+import functools
 import math
 import re
 from importlib import resources
@@ -17,6 +18,7 @@ import cantools
 
 from servobus.bus import codec_fast
 from servobus.bus.dbc_cache import load_dbc
+from servobus.bus.layout import Layout, layout_of
 from servobus.bus.untrusted import shown
 from servobus.firmware.memory import MODE_NAMES
 
@@ -101,6 +103,20 @@ class Schema:
                                           f"{dict(sig.choices)}, servobus' are "
                                           f"{dict(enumerate(names))}")
 
+    @functools.cached_property
+    def layout(self) -> Layout:
+        """The time-triggered robot's joints and actuation groups, as the DBC states them
+        (SchemaError: the DBC is not a time-triggered robot's)."""
+        try:
+            return layout_of(self.db, self.path)
+        except ValueError as err:
+            raise SchemaError(str(err)) from None
+
+    @property
+    def joints(self) -> int:
+        """The time-triggered robot's joint count (its MEAS_1..MEAS_N)."""
+        return self.layout.joints
+
     @property
     def bitrate(self) -> int:
         """Bit rate from the DBC attribute Baudrate (1 Mbit/s by default; checked at load)."""
@@ -179,11 +195,12 @@ class Schema:
         return Decoded(definition.name, dict(values))
 
     def period_messages(self, meas_bytes: int) -> list[cantools.database.Message]:
-        """The frames of one tick period: TICK, 12 measurements, 3 actuations (SPEC 1.2)."""
+        """The frames of one tick period: TICK, a measurement per joint, the actuations (SPEC
+        1.2: 12 and 3 on SPEJBL)."""
         if meas_bytes not in MEAS_BYTES:
             raise SchemaError(f"measurement messages are 2 or 6 bytes, not {meas_bytes}")
-        meas = [self.message(meas_name(j, meas_bytes)) for j in range(1, JOINTS + 1)]
-        act = [self.message(actuation_name(k)) for k in range(1, JOINTS // 4 + 1)]
+        meas = [self.message(meas_name(j, meas_bytes)) for j in range(1, self.joints + 1)]
+        act = [self.message(actuation_name(k)) for k in range(1, len(self.layout.groups) + 1)]
         return [self.message(TICK), *meas, *act]
 
     def variant_messages(self, meas_bytes: int) -> list[cantools.database.Message]:
@@ -317,5 +334,5 @@ def sequence_gap(prev: int, seq: int) -> int:
 
 
 def actuation_name(k: int) -> str:
-    """ACTUATION_<k>, k = 1..3, carrying joints 4k-3 .. 4k."""
+    """ACTUATION_<k>: the current references of actuation group k (``Schema.layout``)."""
     return f"ACTUATION_{k}"
