@@ -1,6 +1,8 @@
 """The host as a CAN node: cycle state machine, controller, trajectory, joint commands.
 
-    tick k --> collect MEAS_1..12 --> compute (compute_ns) --> ACTUATION_1..3 --> wait tick k+1
+    tick k --> collect MEAS_1..N --> compute (compute_ns) --> ACTUATION_1..G --> wait tick k+1
+
+(N joints in G actuation groups, as the DBC states them: ``Schema.layout``; SPEJBL: 12 and 3.)
 
 If a measurement is missing, the host computes anyway once the measurement phase is over
 (``meas_timeout_ns`` after the tick) with the joint's last value and no current for it, so the
@@ -22,7 +24,6 @@ import numpy as np
 from servobus.bus.node import Clock, decode_or_count, send_bytes_or_count, send_or_count
 from servobus.bus.schema import (
     COMMANDS,
-    JOINTS,
     MODE_NAMES,
     MODES,
     TICK,
@@ -66,17 +67,21 @@ class HostNode:
     extra_delay: Callable[[int], int] = lambda now: 0
 
     def __post_init__(self) -> None:
+        self.joints = n = self.schema.joints
+        self.groups = self.schema.layout.groups
+        if not self.supervisor.expected:
+            self.supervisor.expected = frozenset(range(1, n + 1))
         self._tick_id = int(self.schema.message(TICK).frame_id)
         self._meas = {int(self.schema.message(meas_name(j, self.meas_bytes)).frame_id): j
-                      for j in range(1, JOINTS + 1)}
+                      for j in range(1, n + 1)}
         self._mode_ids = {int(self.schema.message(f"{kind}_{j}").frame_id): (j, f"{sig}_{j}")
-                          for j in range(1, JOINTS + 1)
+                          for j in range(1, n + 1)
                           for kind, sig in (("STATUS", "mode"), ("ANNOUNCE", "board_mode"))}
-        self.board_modes = ["unknown"] * JOINTS  # from STATUS_j / ANNOUNCE_j (schema.MODES)
-        self.measured = np.full(JOINTS, 512.0)
-        self.engaged = np.ones(JOINTS, dtype=bool)
-        self.hold = np.full(JOINTS, np.nan)  # frozen joints keep this reference
-        self._fresh = np.zeros(JOINTS, dtype=bool)
+        self.board_modes = ["unknown"] * n  # from STATUS_j / ANNOUNCE_j (schema.MODES)
+        self.measured = np.full(n, 512.0)
+        self.engaged = np.ones(n, dtype=bool)
+        self.hold = np.full(n, np.nan)  # frozen joints keep this reference
+        self._fresh = np.zeros(n, dtype=bool)
         self._busy_until = 0
         self._backlog: list[tuple[can.Message, int]] = []
         self._period = 0
@@ -153,15 +158,14 @@ class HostNode:
 
     def _send(self, period: int) -> None:
         reference = np.where(np.isnan(self.hold), self.player.position(), self.hold)
-        currents = np.zeros(JOINTS)
+        currents = np.zeros(self.joints)
         if not self.local_p:
             usable = self._fresh & self.engaged
             currents = np.where(usable, self.controller.step(reference, self.measured), 0.0)
             if not usable.all():  # no stale integration for silent or released joints
                 self.controller.reset(~usable)
             self.limit_events += int(np.count_nonzero(self.controller.saturated & usable))
-        for k in range(1, JOINTS // 4 + 1):
-            joints = range(4 * (k - 1) + 1, 4 * k + 1)
+        for k, joints in enumerate(self.groups, start=1):
             if self.local_p:
                 self._emit(f"POSREF_{k}", {
                     f"xw_{j}": int(min(max(round(reference[j - 1]), 0), 1023)) for j in joints})
@@ -193,15 +197,16 @@ class HostNode:
         the board mode set by set_mode."""
         if command not in COMMANDS:
             raise ValueError(f"unknown command {command!r}: use one of {', '.join(COMMANDS)}")
-        if not 0 <= joint <= JOINTS:
-            raise ValueError(f"joint {joint}: use 1..{JOINTS}, or 0 for all")
+        if not 0 <= joint <= self.joints:
+            raise ValueError(f"joint {joint}: use 1..{self.joints}, or 0 for all")
         if mode not in MODES:
             raise ValueError(f"unknown board mode {mode!r}: use one of {', '.join(MODES)}")
         send_or_count(self.bus, self.schema.encode(
             "COMMAND", {"joint": joint, "command": COMMANDS[command], "mode": MODES[mode]}), self)
 
     def _mask(self, joint: int) -> np.ndarray:
-        return np.arange(1, JOINTS + 1) == joint if joint else np.ones(JOINTS, dtype=bool)
+        return np.arange(1, self.joints + 1) == joint if joint else \
+            np.ones(self.joints, dtype=bool)
 
     def release(self, joint: int = 0) -> None:
         """Float a joint (0: all): no control, the limb can be moved by hand."""

@@ -1,11 +1,11 @@
 """Trajectory files and playback (SPEC 4.3).
 
-A sample line holds 12 integers (joint positions x_w in pot LSB, 0 <= x_w < 1024) and one real
-(seconds to interpolate from this line to the next), separated by any white space.  A line is
-a sample if it does not start with '#' and its first field, or at least half of its fields, are
-numbers; any other line is a comment (SPEC 4.3).  A sample that is not valid (a field that is
-not a number, wrong field count, out-of-range or non-integer position, time <= 0) is an error
-naming file, line and field: a typo (`O600 ...`) must not silently drop a pose.
+A sample line holds one integer per joint (positions x_w in pot LSB, 0 <= x_w < 1024: 12 on
+SPEJBL) and one real (seconds to interpolate from this line to the next), separated by any white
+space.  A line is a sample if it does not start with '#' and its first field, or at least half
+of its fields, are numbers; any other line is a comment (SPEC 4.3).  A sample that is not valid
+(a field that is not a number, wrong field count, out-of-range or non-integer position, time
+<= 0) is an error naming file, line and field: a typo (`O600 ...`) must not silently drop a pose.
 
 Playback interpolates linearly in joint coordinates and wraps from the last line to the first;
 it can be paused and scrubbed within the current interval.
@@ -20,7 +20,7 @@ import numpy as np
 
 from servobus.bus.untrusted import shown
 
-JOINTS = 12
+JOINTS = 12  # SPEJBL's, the shipped gait's columns
 POT_CODES = 1024
 _NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
 
@@ -31,7 +31,7 @@ class TrajectoryError(ValueError):
 
 @dataclass(frozen=True)
 class Trajectory:
-    """Poses (n x 12, LSB) and the time from each pose to the next (n, s)."""
+    """Poses (n x joints, LSB) and the time from each pose to the next (n, s)."""
 
     poses: np.ndarray
     durations: np.ndarray
@@ -44,20 +44,22 @@ class Trajectory:
 
     def to_text(self) -> str:
         """The file form of this trajectory."""
-        lines = [f"# servobus trajectory: {JOINTS} joint positions (LSB), seconds to next line"]
+        lines = [f"# servobus trajectory: {self.poses.shape[1]} joint positions (LSB), seconds "
+                 "to next line"]
         for pose, dt in zip(self.poses, self.durations, strict=True):
             lines.append(" ".join(f"{int(x):4d}" for x in pose) + f"  {dt:.6g}")
         return "\n".join(lines) + "\n"
 
 
-def parse(text: str, source: str = "<text>") -> Trajectory:
-    """Parse trajectory text; TrajectoryError names source:line for every bad sample line."""
+def parse(text: str, source: str = "<text>", joints: int = JOINTS) -> Trajectory:
+    """Parse trajectory text of `joints` positions a line; TrajectoryError names source:line for
+    every bad sample line."""
     poses, durations = [], []
     for number, raw in enumerate(text.splitlines(), start=1):
         fields = raw.split()
         if not _is_sample(fields):
             continue
-        pose, dt = _sample(fields, f"{source}:{number}")
+        pose, dt = _sample(fields, f"{source}:{number}", joints)
         poses.append(pose)
         durations.append(dt)
     if not poses:
@@ -73,44 +75,51 @@ def _is_sample(fields: list[str]) -> bool:
     return bool(_NUMBER.match(fields[0])) or 2 * numbers >= len(fields)
 
 
-def _field_name(k: int) -> str:
-    return f"joint {k} position" if k <= JOINTS else "time" if k == JOINTS + 1 else "extra"
+def _field_name(k: int, joints: int) -> str:
+    return f"joint {k} position" if k <= joints else "time" if k == joints + 1 else "extra"
 
 
-def _sample(fields: list[str], where: str) -> tuple[list[int], float]:
-    """The 12 positions and the time of one sample line (TrajectoryError naming the field)."""
+def _sample(fields: list[str], where: str, joints: int) -> tuple[list[int], float]:
+    """The positions and the time of one sample line (TrajectoryError naming the field)."""
     for k, field in enumerate(fields, start=1):
         if not _NUMBER.match(field):
-            raise TrajectoryError(f"{where}: field {k} ({_field_name(k)}) {shown(field, 20)} is "
-                                  f"not a number (a sample is {JOINTS} positions and 1 time)")
-    if len(fields) != JOINTS + 1:
-        raise TrajectoryError(f"{where}: a sample needs {JOINTS} positions and 1 time, "
+            raise TrajectoryError(f"{where}: field {k} ({_field_name(k, joints)}) "
+                                  f"{shown(field, 20)} is not a number (a sample is {joints} "
+                                  "positions and 1 time)")
+    if len(fields) != joints + 1:
+        raise TrajectoryError(f"{where}: a sample needs {joints} positions and 1 time, "
                               f"got {len(fields)} fields")
     pose = []
-    for k, field in enumerate(fields[:JOINTS], start=1):
+    for k, field in enumerate(fields[:joints], start=1):
         value = float(field)
         if not value.is_integer() or not 0 <= value < POT_CODES:
             raise TrajectoryError(f"{where}: joint {k} position {field} is not an integer "
                                   f"in 0..{POT_CODES - 1}")
         pose.append(int(value))
-    dt = float(fields[JOINTS])
+    dt = float(fields[joints])
     if not math.isfinite(dt) or dt <= 0:
-        raise TrajectoryError(f"{where}: time {fields[JOINTS]} must be positive seconds")
+        raise TrajectoryError(f"{where}: time {fields[joints]} must be positive seconds")
     return pose, dt
 
 
-def load(path: str | Path) -> Trajectory:
-    """Read and parse a trajectory file."""
+def load(path: str | Path, joints: int = JOINTS) -> Trajectory:
+    """Read and parse a trajectory file of `joints` positions a line."""
     try:
         text = Path(path).read_text()
     except (OSError, UnicodeDecodeError) as err:
         raise TrajectoryError(f"{path}: cannot read: {err}") from err
-    return parse(text, str(path))
+    return parse(text, str(path), joints)
 
 
-def default_gait() -> Trajectory:
-    """The gait-like 12-joint trajectory shipped with the package."""
-    return load(Path(__file__).parent / "data" / "gait.traj")
+def default_gait(joints: int = JOINTS) -> Trajectory:
+    """The gait-like trajectory shipped with the package (SPEJBL's 12 joints); for another
+    joint count, joint j follows the gait's joint (j - 1) mod 12 + 1 (a 6-joint leg: joints
+    1..6)."""
+    gait = load(Path(__file__).parent / "data" / "gait.traj")
+    if joints == JOINTS:
+        return gait
+    columns = [j % JOINTS for j in range(joints)]
+    return Trajectory(np.ascontiguousarray(gait.poses[:, columns]), gait.durations, gait.source)
 
 
 class PlayerNumpy:
@@ -147,7 +156,8 @@ class PlayerNumpy:
         return int(np.searchsorted(self._starts, t, side="right") - 1)
 
     def position(self) -> np.ndarray:
-        """Interpolated pose (12 floats, LSB) at the playback time; wraps to the first line."""
+        """Interpolated pose (a float per joint, LSB) at the playback time; wraps to the first
+        line."""
         k = self.index()
         start, dt = self._interval()
         frac = (self._t % self.trajectory.period_s - start) / dt
@@ -170,7 +180,8 @@ class Player(PlayerNumpy):
         self.position()  # load the machine code now, not in a real-time first period
 
     def position(self) -> np.ndarray:
-        """Interpolated pose (12 floats, LSB) at the playback time; wraps to the first line."""
+        """Interpolated pose (a float per joint, LSB) at the playback time; wraps to the first
+        line."""
         out = np.empty(self._poses.shape[1])
         self._interpolate(self._poses, self._starts, self._durations, self._period_s,
                           float(self._t), out)

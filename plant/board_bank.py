@@ -1,4 +1,4 @@
-"""Many boards advanced together in one compiled call (the robot has 12).
+"""Many boards advanced together in one compiled call (one per joint: SPEJBL has 12).
 
 Each board keeps its own PWM clock: period k of board b starts at phase[b] + k T, with a seeded
 phase in [0, T) (the inner loops are asynchronous to the ticks, SPEC 1.1), less a boot time:
@@ -22,6 +22,7 @@ from servobus.plant.bank_kernel import run_bank_lean_fast
 from servobus.plant.build import PlantOptions
 from servobus.plant.kernel_cache import cached_njit
 from servobus.plant.rig import N_TF, N_TI, BoardRig, run_bank
+from servobus.presets.servos import HSR_5995TG, ServoPreset
 
 
 @register_jitable
@@ -45,8 +46,11 @@ class BoardBank:
 
     def __init__(self, options: Sequence[PlantOptions], modes: Sequence[int], seed: int = 0,
                  fast: bool = True, boot_ns: int = 4_000_000,
-                 max_step_ns: int | None = None) -> None:
-        rigs = [BoardRig(options=o, mode=mode) for o, mode in zip(options, modes, strict=True)]
+                 max_step_ns: int | None = None,
+                 servos: Sequence[ServoPreset] | None = None) -> None:
+        servos = servos if servos is not None else [HSR_5995TG] * len(options)
+        rigs = [BoardRig(servo=s, options=o, mode=mode)
+                for s, o, mode in zip(servos, options, modes, strict=True)]
         self.rigs = rigs
         self.hw = rigs[0].hw
         self.period_ns = 1_000_000_000 // self.hw.pwm_hz

@@ -40,7 +40,7 @@ can_tick_fast = cached_njit(board.can_tick)  # the same handler, compiled
 
 def tick_all_boards(rams: np.ndarray, roms: np.ndarray) -> None:
     """Every board's CAN tick interrupt (firmware can_tick), one compiled call (the period
-    engine: the 12 boards of a bank hear one tick)."""
+    engine: the boards of a bank hear one tick)."""
     for k in range(rams.shape[0]):
         can_tick_fast(rams[k], roms[k])
 
@@ -54,7 +54,7 @@ FIRMWARE_VERSION = 0x0100
 
 @dataclass
 class BoardNode:
-    """Joint `joint` (1..12) of a BoardBank on a CAN bus."""
+    """Joint `joint` (1..N, the DBC's) of a BoardBank on a CAN bus."""
 
     bank: BoardBank
     index: int
@@ -66,12 +66,13 @@ class BoardNode:
     unique_id: int = 0
     joint: int = 0  # 0: index + 1
     filter_bus: bool = True
+    name: str = ""  # its DBC node name; "": JOINT_<joint>
 
     def __post_init__(self) -> None:
         self.joint = self.joint or self.index + 1
-        self.name = f"JOINT_{self.joint}"
+        self.name = self.name or f"JOINT_{self.joint}"
         self.rig = self.bank.rigs[self.index]
-        group = (self.joint - 1) // 4 + 1
+        group, _ = self.schema.layout.group_of(self.joint)
         ids = {name: int(self.schema.message(name).frame_id) for name in
                (TICK, actuation_name(group), f"POSREF_{group}", "COMMAND")}
         self._tick, self._act, self._posref, self._cmd = ids.values()

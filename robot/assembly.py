@@ -1,8 +1,11 @@
-"""The whole robot on the simulated bus: time trigger, 12 emulated boards, the PID host.
+"""A time-triggered robot on the simulated bus, built from its description (a robot file:
+``robot.robot_file``; SPEJBL's by default): the time trigger, a servo board per joint in one
+BoardBank, the PID host.
 
 Robot-level fault lines (besides the bus faults of ``bus.faults``):
 
-    node 5 silent at 1.0s [for 50ms]     board JOINT_5 stops talking (and listening)
+    node 5 silent at 1.0s [for 50ms]     the board of ID 5 (SPEJBL: JOINT_5) stops talking
+                                         (and listening)
     tick drop at 2.0s                    the time trigger does not send that tick
     host delay 3ms at 1.5s               the host's computation at 1.5 s takes 3 ms longer
 """
@@ -10,6 +13,7 @@ Robot-level fault lines (besides the bus faults of ``bus.faults``):
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from servobus.bus.busload import busload
 from servobus.bus.fault_runner import apply_script
@@ -19,7 +23,7 @@ from servobus.bus.medium import Medium
 from servobus.bus.node import Node, attach_sim
 from servobus.bus.period_engine import LeanBus
 from servobus.bus.scheduler import NS_PER_S, Environment
-from servobus.bus.schema import JOINTS, Schema
+from servobus.bus.schema import SPEJBL_REQUIRED, Schema
 from servobus.bus.tick_node import TickNode
 from servobus.firmware import board
 from servobus.firmware import memory as m
@@ -28,14 +32,8 @@ from servobus.host.period_log import PeriodLog
 from servobus.host.pid import AntiWindup, PidBank
 from servobus.host.position_loop import PositionPlant
 from servobus.host.supervisor import Supervisor
-from servobus.host.trajectory import Player, Trajectory, default_gait
-from servobus.host.tunings import (
-    DEFAULT_ROBOT_KP,
-    DEFAULT_ROBOT_Q,
-    DEFAULT_TUNING,
-    Tuning,
-    tuning,
-)
+from servobus.host.trajectory import Player, Trajectory, default_gait, load
+from servobus.host.tunings import DEFAULT_ROBOT_KP, DEFAULT_ROBOT_Q, Tuning
 from servobus.plant.board_bank import BoardBank
 from servobus.plant.board_node import BoardNode
 from servobus.plant.build import PlantOptions
@@ -43,6 +41,9 @@ from servobus.presets.board import DEFAULT_BOARD, Sensing
 from servobus.robot.advance import ENGINES, chunk_for, engine_fields, run_and_close
 from servobus.robot.engine_run import wire
 from servobus.robot.engine_sync import CompiledEngine, unsupported
+from servobus.robot.joint_setup import joint_options, pid_gains, tuning_name
+from servobus.robot.robot_check import checked
+from servobus.robot.robot_file import RobotFile
 from servobus.robot.run_log import RunLog
 from servobus.robot.script_lines import script_time, script_words
 
@@ -57,10 +58,10 @@ ROBOT_FAULTS = {"node": "node N silent at T [for D]", "tick": "tick drop at T",
                 "host": "host delay D at T"}
 
 
-def _joint(kind: str, line: str, arg: str) -> int:
-    """The joint N (1..12) of an action ('release N at T') or a fault ('node N silent …')."""
-    if not arg.isdigit() or not 1 <= int(arg) <= JOINTS:
-        raise FaultScriptError(f"{kind} {line!r}: joints are 1..{JOINTS}"
+def _joint(kind: str, line: str, arg: str, joints: int) -> int:
+    """The joint N (1..joints) of an action ('release N at T') or a fault ('node N silent …')."""
+    if not arg.isdigit() or not 1 <= int(arg) <= joints:
+        raise FaultScriptError(f"{kind} {line!r}: joints are 1..{joints}"
                                f"{' or all' if kind == 'action' else ''}, got {arg!r}")
     return int(arg)
 
@@ -79,21 +80,25 @@ def _scrub_fraction(line: str, arg: str) -> float:
 
 @dataclass
 class RobotConfig:
-    """Everything `servobus run` can vary."""
+    """Everything `servobus run` can vary: the robot (a shipped name, a description file, or a
+    loaded one) and the run; an option left None is the description's (SPEJBL's: cascade,
+    supply-unipolar, switching, alpha 1, 2-byte MEAS, soft anti-windup, R2, 200 us), one given
+    here applies to every joint."""
 
-    mode: str = "cascade"
-    sensing: Sensing = "supply-unipolar"
-    plant: str = "switching"
-    alphas: Sequence[float] = (1.0,) * JOINTS
+    robot: str | RobotFile = "spejbl"
+    mode: str | None = None
+    sensing: Sensing | None = None
+    plant: str | None = None
+    alphas: Sequence[float] | None = None  # one for all joints, or one per joint
     seed: int = 0
     faults: Sequence[str] = ()
     log_path: str | None = None
     realtime_factor: float | None = None
-    meas_bytes: int = 2
-    anti_windup: AntiWindup = "soft"
-    tuning: str | Tuning = DEFAULT_TUNING  # a name of host.tunings.TUNINGS, or a Tuning
-    trajectory: Trajectory | None = None
-    compute_ns: int = 200_000
+    meas_bytes: int | None = None
+    anti_windup: AntiWindup | None = None
+    tuning: str | Tuning | None = None  # a name of host.tunings.TUNINGS, or a Tuning
+    trajectory: Trajectory | None = None  # None: the description's, else the shipped gait
+    compute_ns: int | None = None  # the host's computation per period
     actions: Sequence[str] = ()
     keep_records: bool = False  # keep every period's record and load window (for a plot)
     engine: str = "auto"
@@ -101,7 +106,7 @@ class RobotConfig:
 
 
 def plant_seed(seed: int, joint: int) -> int:
-    """The noise seed of joint 1..12's hardware in a robot of seed `seed` (every node command
+    """The noise seed of joint j's hardware in a robot of seed `seed` (every node command
     uses the same, so a board on a real bus matches its twin in `servobus run`)."""
     return seed * 100 + joint - 1
 
@@ -119,38 +124,52 @@ class Robot:
 
     def __post_init__(self) -> None:
         cfg = self.config
-        if cfg.mode not in BOARD_MODES:
-            raise ValueError(f"board mode {cfg.mode!r}: use cascade or local-p")
         if cfg.engine not in ENGINES:
             raise ValueError(f"engine {cfg.engine!r}: use {', '.join(ENGINES)}")
-        if len(cfg.alphas) != JOINTS or min(cfg.alphas) <= 0:
-            raise ValueError(f"need {JOINTS} positive inertia factors, got {list(cfg.alphas)}")
-        self.schema = Schema()
-        self.trajectory = cfg.trajectory or default_gait()
+        rf = self.description = checked(cfg.robot)
+        if rf.schedule != "time-triggered":
+            raise ValueError(f"{rf.name} is a {rf.schedule} robot (robot.described runs it)")
+        self.joint_options = joints = joint_options(rf, cfg)
+        self.joints = n = len(joints)
+        self.mode, self.anti_windup = joints[0].mode, joints[0].anti_windup
+        self.meas_bytes = cfg.meas_bytes if cfg.meas_bytes is not None else rf.meas_bytes
+        names = {spec.kind: spec.name for spec in rf.nodes}
+        host_keys = rf.node_keys[names["host"]]
+        compute_ns = cfg.compute_ns if cfg.compute_ns is not None else host_keys["compute_ns"]
+        self.schema = Schema(rf.dbc, required=SPEJBL_REQUIRED)
+        self.trajectory = cfg.trajectory or (load(rf.trajectory, n) if rf.trajectory
+                                             else default_gait(n))
+        if self.trajectory.poses.shape[1] != n:
+            raise ValueError(f"the trajectory has {self.trajectory.poses.shape[1]} joints, "
+                             f"{rf.name} {n}")
         self.env = Environment(cfg.realtime_factor)
-        self.meter = LoadMeter(self.schema.bitrate, self.schema.tick_period_ns / NS_PER_S,
+        self.meter = LoadMeter(self.schema.bitrate, rf.period_ns / NS_PER_S,
                                keep_windows=cfg.keep_records)
         start = self.trajectory.poses[0]
         theta0 = (start - 512.0) / DEFAULT_BOARD.pot_lsb_per_rad
-        options = [PlantOptions(sensing=cfg.sensing, plant=cfg.plant,  # type: ignore[arg-type]
-                                rotor="free", alpha=a, theta0=float(t),
+        options = [PlantOptions(sensing=o.sensing, plant=o.plant,  # type: ignore[arg-type]
+                                rotor="free", alpha=o.alpha, theta0=float(t),
                                 seed=plant_seed(cfg.seed, j + 1))
-                   for j, (a, t) in enumerate(zip(cfg.alphas, theta0, strict=True))]
-        self.bank = BoardBank(options, [BOARD_MODES[cfg.mode]] * JOINTS, seed=cfg.seed)
+                   for j, (o, t) in enumerate(zip(joints, theta0, strict=True))]
+        self.bank = BoardBank(options, [BOARD_MODES[o.mode] for o in joints], seed=cfg.seed,
+                              servos=[o.preset for o in joints])
         for rig, x in zip(self.bank.rigs, start, strict=True):
             rig.ram[m.XW_REF] = int(x)
-        self.tuning = cfg.tuning if isinstance(cfg.tuning, Tuning) else tuning(cfg.tuning)
         nominal = default_plant()
-        self.gains = self.tuning.gains(nominal.kp, nominal.f)
-        self.tick = TickNode(self.schema, self.schema.tick_period_ns, seed=cfg.seed)
-        self.host = HostNode(self.schema, PidBank.of(self.tuning, nominal.kp, nominal.f, JOINTS,
-                                                     cfg.anti_windup),
-                             Player(self.trajectory), cfg.meas_bytes, cfg.compute_ns,
-                             local_p=cfg.mode == "local-p")
-        if cfg.keep_records:  # else the latest periods only (bounded memory)
-            self.host.records, self.host.supervisor = PeriodLog(None), Supervisor(history=None)
-        self.boards = [BoardNode(self.bank, k, self.schema, cfg.meas_bytes,
-                                 BOARD_MODES[cfg.mode]) for k in range(JOINTS)]
+        self.gains = pid_gains(joints, nominal.kp, nominal.f)
+        self.tuning_name = tuning_name(joints)
+        self.tick = TickNode(self.schema, rf.period_ns, seed=cfg.seed, name=names["time-trigger"])
+        records = (PeriodLog(None), Supervisor(history=None)) if cfg.keep_records else \
+            (PeriodLog(), Supervisor())  # else the latest periods only (bounded memory)
+        self.host = HostNode(self.schema, PidBank(self.gains, anti_windup=self.anti_windup),
+                             Player(self.trajectory), self.meas_bytes, compute_ns,
+                             local_p=self.mode == "local-p", name=names["host"],
+                             records=records[0], supervisor=records[1])
+        board_of = {j: spec for spec in rf.nodes if spec.kind == "board" for j in spec.joints}
+        self.boards = [BoardNode(self.bank, k, self.schema, self.meas_bytes,
+                                 BOARD_MODES[joints[k].mode], name=board_of[k + 1].name)
+                       for k in range(n)]
+        self._board_ids = {board_of[j].board: board_of[j].name for j in board_of}
         self._delays: list[tuple[int, int]] = []
         self.host.extra_delay = self._host_delay
         self._end_ns = None if cfg.duration_s is None else round(cfg.duration_s * NS_PER_S)
@@ -166,7 +185,7 @@ class Robot:
             self.medium.taps.append(self.meter.tap)
             nodes: list[Node] = [self.tick, *self.boards, self.host]
             self.buses = [attach_sim(n, self.medium) for n in nodes]
-            apply_script(self.medium, bus_faults, self.schema.sent_ids(cfg.meas_bytes),
+            apply_script(self.medium, bus_faults, self.schema.sent_ids(self.meas_bytes),
                          self.schema.tick_period_ns, self._end_ns)
         else:
             if self.engine == "compiled":
@@ -221,7 +240,7 @@ class Robot:
             if first == "node":
                 joint, at, *span = values
                 self._timed.append((line, script_time("fault", line, at), "at"))
-                rest.append(f"silence JOINT_{_joint('fault', line, joint)} at {at}" +
+                rest.append(f"silence {self._board(line, joint)} at {at}" +
                             (f" for {span[0]}" if span else ""))
             elif first == "tick":
                 at_ns = script_time("fault", line, values[0])
@@ -235,6 +254,27 @@ class Robot:
                 self._timed.append((line, at_ns, "at"))
                 self._delays.append((at_ns, script_time("fault", line, delay)))
         return rest
+
+    def _board(self, line: str, arg: str) -> str:
+        """The node name of the board of ID `arg` in a fault line ('node N silent ...')."""
+        if not arg.isdigit() or int(arg) not in self._board_ids:
+            ids = sorted(self._board_ids)
+            span = f"{ids[0]}..{ids[-1]}" if len(ids) == ids[-1] - ids[0] + 1 else \
+                ", ".join(map(str, ids))
+            raise FaultScriptError(f"fault {line!r}: boards are {span}, got {arg!r}")
+        return self._board_ids[int(arg)]
+
+    def _tuning_detail(self, names: list[str]) -> dict[str, Any]:
+        """The tuning and its gains: one named tuning's corner frequencies, loop gain and gains;
+        else each board's gains."""
+        tuning = self.joint_options[0].tuning
+        r_p, r_i, r_d = (float(x) for x in self.gains[0])
+        if self.tuning_name == "per-joint" or not isinstance(tuning, Tuning):
+            return {name: dict(zip(("r_p", "r_i", "r_d"), map(float, row), strict=True))
+                    for name, row in zip(names, self.gains, strict=True)}
+        return {"omega_d": tuning.omega_d, "omega_i": tuning.omega_i,
+                "K_times_KP": tuning.k_kp, "kp": default_plant().kp, "r_p": r_p, "r_i": r_i,
+                "r_d": r_d}
 
     def _check_times(self) -> None:
         """Every robot-level fault at a time before the run's end (a tick drop: the tick it
@@ -258,11 +298,11 @@ class Robot:
         if words[1:2] == ["at"] and verb == "scrub":
             _scrub_fraction(line, "")  # the fraction left out: its error
         if words[1:2] == ["at"] and verb in ("release", "engage", "freeze"):
-            _joint("action", line, "")  # the joint left out: its error
+            _joint("action", line, "", self.joints)  # the joint left out: its error
         *args, at_text = script_words("action", line, ACTIONS)
         host, player = self.host, self.host.player
         if verb in ("release", "engage", "freeze"):
-            joint = 0 if args[0] == "all" else _joint("action", line, args[0])
+            joint = 0 if args[0] == "all" else _joint("action", line, args[0], self.joints)
             action = lambda: getattr(host, verb)(joint)  # noqa: E731
         elif verb == "scrub":
             fraction = _scrub_fraction(line, args[0])
@@ -287,25 +327,23 @@ class Robot:
         """The final report (`servobus run --json` keys); `wall_s` the run's wall time,
         `compile_s` numba's compiles for it (not in `wall_s`)."""
         sup = self.host.supervisor
-        rms, worst = self.host.records.tracking(JOINTS)
+        rms, worst = self.host.records.tracking(self.joints)
+        names = [b.name for b in self.boards]
         sim_s = self.env.now / NS_PER_S
-        trips = {f"JOINT_{k + 1}": int(r.ram[m.STATUS]) for k, r in enumerate(self.bank.rigs)
+        trips = {names[k]: int(r.ram[m.STATUS]) for k, r in enumerate(self.bank.rigs)
                  if r.ram[m.STATUS]}
-        timeouts = {f"JOINT_{k + 1}": int(r.ram[m.ACT_TIMEOUTS])
+        timeouts = {names[k]: int(r.ram[m.ACT_TIMEOUTS])
                     for k, r in enumerate(self.bank.rigs) if r.ram[m.ACT_TIMEOUTS]}
-        timed_out = [f"JOINT_{k + 1}" for k, r in enumerate(self.bank.rigs)
+        timed_out = [names[k] for k, r in enumerate(self.bank.rigs)
                      if board.actuation_timed_out(r.ram)]
-        predicted = busload(self.schema, meas_bytes=self.config.meas_bytes)["exact"]
-        t = self.tuning
+        predicted = busload(self.schema, meas_bytes=self.meas_bytes)["exact"]
         return {
-            "tuning": t.name, "mode": self.config.mode,
-            "tuning_detail": {"omega_d": t.omega_d, "omega_i": t.omega_i, "K_times_KP": t.k_kp,
-                              "kp": default_plant().kp, "r_p": self.gains[0],
-                              "r_i": self.gains[1], "r_d": self.gains[2]},
+            "tuning": self.tuning_name, "mode": self.mode,
+            "tuning_detail": self._tuning_detail(names),
             "sim_time_s": sim_s, "wall_time_s": wall_s,
             "rtf": sim_s / wall_s if wall_s > 0 else 0.0, "compile_s": compile_s,
             "ticks": sup.ticks, "slips": sup.slips,
-            "servo_faults": {f"JOINT_{j}": n for j, n in sorted(sup.servo_faults.items())},
+            "servo_faults": {names[j - 1]: n for j, n in sorted(sup.servo_faults.items())},
             "bus_load_pct": self.meter.report()["load_pct"],
             "bus_load_predicted_pct": predicted["load_pct_mean"],
             "host_window_measured_s": sup.window_stats(),

@@ -1,4 +1,5 @@
-"""The compiled period engine: many fault-free 4 ms periods of the SPEJBL robot per numba call.
+"""The compiled period engine: many fault-free periods of a time-triggered robot (SPEJBL: 4 ms,
+12 joints in 3 actuation groups) per numba call.
 
 One call of ``fast_forward`` computes n whole periods, each exactly as the reference path runs a
 steady period (every time in integer ns).  The frames go through the shared wire
@@ -11,16 +12,16 @@ order the DBC's IDs give), and at each end of frame the receivers do what their 
     TICK         the bank advanced to its end (``run_bank_checked``: the lean kernel, the
                  reference kernel if a board has a zero divisor),
                  every board's ``can_tick``,
-                 12 MEAS queued then (in board order; MEAS6_j: the supply's raw value and the
-                 current PI_MEAS / counts per A clipped to -8..7.99 A, as
+                 a MEAS per board queued then (in board order; MEAS6_j: the supply's raw
+                 value and the current PI_MEAS / counts per A clipped to -8..7.99 A, as
                  ``BoardNode.measurement``); the host opens period k (the player advances to
                  the instant, nothing is fresh)
-    MEAS_j       the host stores the position; the last of the 12 starts the computation: the
+    MEAS_j       the host stores the position; the last of them starts the computation: the
                  trajectory position (or the frozen hold) -> PID bank (``host_step``) -> the
-                 currents of released joints 0 and their PID state reset -> 3 ACTUATION frames
-                 encoded as the DBC's iw signals (round((A - offset) / scale), int16 LE),
-                 queued at done = its end + compute_ns
-    ACTUATION_k  the group's 4 boards: ``can_actuation`` with the Q12 value ``rig.actuate``
+                 currents of released joints 0 and their PID state reset -> an ACTUATION
+                 frame per group encoded as the DBC's iw signals (round((A - offset) /
+                 scale), int16 LE), queued at done = its end + compute_ns
+    ACTUATION_k  the group's boards: ``can_actuation`` with the Q12 value ``rig.actuate``
                  writes for the decoded value; local-P mode: no PID, POSREF_k
                  with x_w = min(max(round(reference), 0), 1023), ``can_posref``
     STATUS_j     the host only notes the board's mode (Python, afterwards)
@@ -109,7 +110,7 @@ def _meas_payload(rams, b, dlc, supply_raw, cpa, signals, out):
 @numba.njit(inline="always")  # a call per period passes ~25 arrays' fields
 def _host_step(i, local_p, player, poses, starts, durations, period_s, hold, engaged, measured,
                r_p, r_i, r_d, i_max, aw_mode, a_aw, integ, e_prev, saturated, reference,
-               position, out, reset, currents, signals, payload, k_act, act_raw):
+               position, out, reset, currents, signals, payload, k_act, act_raw, groups):
     """The host's computation once period i's last MEAS is in: trajectory position (or the
     frozen hold) -> PID bank -> released joints 0 with their PID state reset -> the ACTUATION
     (POSREF) payloads in rows k_act.. of payload and the values the boards take in act_raw;
@@ -132,9 +133,11 @@ def _host_step(i, local_p, player, poses, starts, durations, period_s, hold, eng
                 limit_events += 1
         if any_reset:
             pid_reset(reset, integ, e_prev)
-    for g in range(joints // 4):
-        for q in range(4):
-            j = 4 * g + q
+    for g in range(groups.shape[0]):
+        for q in range(groups.shape[1]):
+            j = groups[g, q]
+            if j < 0:
+                break
             if local_p:  # POSREF: x_w rounded and clamped to the pot's range
                 raw = min(max(round(reference[j]), 0), 1023)
             else:
@@ -153,22 +156,23 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, table, bus, meas_dlc, supply_raw, c
                  poses, starts, durations, period_s, player, paused,
                  hold, engaged, measured, r_p, r_i, r_d, i_max, aw_mode, a_aw, integ, e_prev,
                  saturated, compute_ns, status, status_due, status_at, periods, refs, meas,
-                 currents, frames, data, signals):
+                 currents, frames, data, signals, groups):
     """n steady periods from the tick due at t0 (see the module docstring); table: the message
-    table (``period_loop.message_table``) of TICK, MEAS_1..12 (MEAS6_j when meas_dlc is 6:
-    supply_raw, the DBC's raw supply, and cpa, the counts per ampere, per board), ACTUATION_1..3
-    (POSREF_1..3 when local_p), STATUS_1..12;
+    table (``period_loop.message_table``) of TICK, MEAS_1..N (MEAS6_j when meas_dlc is 6:
+    supply_raw, the DBC's raw supply, and cpa, the counts per ampere, per board), ACTUATION_1..G
+    (POSREF_1..G when local_p), STATUS_1..N; groups[g]: the 0-based joints of ACTUATION_g+1 in
+    frame order, -1 after the last;
     player: [playback time, last wall time] (s); status_due[j]: board j's STATUS timer fires at
     status_at[0] and every STATUS_PERIOD_NS after it, on a tick (its payload, from RAM then, is
     left in status[j]; status_at[0] is advanced past the last one sent); signals: the S_*
     scales, offsets and range."""
     joints = rams.shape[0]
-    groups = joints // 4
-    k_act, k_status = 1 + joints, 1 + joints + groups  # message indices (table's columns)
+    n_groups = groups.shape[0]
+    k_act, k_status = 1 + joints, 1 + joints + n_groups  # message indices (table's columns)
     counts = np.zeros(joints, dtype=np.int64)
-    queue = new_queue(table.shape[1])  # TICK, 12 MEAS, 3 ACTUATION, 12 STATUS
+    queue = new_queue(table.shape[1])  # TICK, N MEAS, G ACTUATION, N STATUS
     payload = np.zeros((table.shape[1], 8), dtype=np.uint8)
-    act_raw = np.zeros((groups, 4), dtype=np.int64)
+    act_raw = np.zeros(groups.shape, dtype=np.int64)
     reference = np.empty(joints)
     position = np.empty(joints)
     out = np.empty(joints)
@@ -214,16 +218,20 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, table, bus, meas_dlc, supply_raw, c
                                                period_s, hold, engaged, measured, r_p, r_i,
                                                r_d, i_max, aw_mode, a_aw, integ, e_prev,
                                                saturated, reference, position, out, reset,
-                                               currents, signals, payload, k_act, act_raw)
-                    for g in range(groups):
+                                               currents, signals, payload, k_act, act_raw,
+                                               groups)
+                    for g in range(n_groups):
                         push(queue, k_act + g, end + compute_ns)
-            elif k < k_status:  # ACTUATION_g (POSREF_g): its four boards
+            elif k < k_status:  # ACTUATION_g (POSREF_g): its boards
                 g = k - k_act
-                for q in range(4):
+                for q in range(groups.shape[1]):
+                    b = groups[g, q]
+                    if b < 0:
+                        break
                     if local_p:
-                        board.can_posref(rams[4 * g + q], act_raw[g, q])
+                        board.can_posref(rams[b], act_raw[g, q])
                     else:
-                        board.can_actuation(rams[4 * g + q], act_raw[g, q])
+                        board.can_actuation(rams[b], act_raw[g, q])
         periods[i, P_LAST_EVENT] = end  # the period's last end of frame
         for j in range(joints):
             refs[i, j] = reference[j]

@@ -1,4 +1,4 @@
-"""The SPEJBL robot described to the period engine (``bus.period_engine``).
+"""A time-triggered robot described to the period engine (``bus.period_engine``).
 
 The nodes are the reference path's own objects (TickNode, BoardNode, HostNode on the same
 Environment), so their timers, supervision, PID and operator commands are the same code; only
@@ -7,7 +7,8 @@ the medium differs.  What runs per frame is a handler on bytes:
     TICK         boards: advance the bank to the end of frame once, firmware can_tick per board,
                  each queues its MEAS; host: its tick handler (one can.Message per period)
     MEAS_j       host: the position, straight into ``HostNode.measurement`` when it is idle
-    ACTUATION_k  boards of group k: ``rig.actuate`` (RAM write, applied at the next tick)
+    ACTUATION_k  boards of group k (``Schema.layout``): ``rig.actuate`` (RAM write, applied at
+                 the next tick)
     POSREF_k     boards of group k: ``board.can_posref``
     COMMAND, STATUS_j, ANNOUNCE_j   the nodes' own ``on_message`` (rare)
 """
@@ -62,7 +63,9 @@ def wire(robot: "Robot") -> LeanBus:
     schema, bank, host, boards = robot.schema, robot.bank, robot.host, robot.boards
     lean = LeanBus(robot.env, schema.bitrate)
     tick_id = int(schema.message(TICK).frame_id)
-    meas_bytes = robot.config.meas_bytes
+    meas_bytes = robot.meas_bytes
+    by_joint = {b.joint: b for b in boards}
+    first_of = {group[0]: (k, group) for k, group in enumerate(schema.layout.groups, start=1)}
     names = [meas_name(b.joint, meas_bytes) for b in boards]
     meas_ids = [int(schema.message(n).frame_id) for n in names]
     meas_codecs = [schema.codec(n) for n in names]
@@ -92,9 +95,9 @@ def wire(robot: "Robot") -> LeanBus:
             int(schema.message("COMMAND").frame_id): python_handler(node)}
         if node is boards[0]:
             handlers[tick_id] = on_tick
-        if (node.joint - 1) % 4 == 0:  # the group's first board serves the group's 4 boards
-            group = (node.joint - 1) // 4 + 1
-            members = [b for b in boards if (b.joint - 1) // 4 + 1 == group]
+        if node.joint in first_of:  # the group's first board serves the group's boards
+            group, joints = first_of[node.joint]
+            members = [by_joint[j] for j in joints]
             for name, handler in ((actuation_name(group), _actuation),
                                   (f"POSREF_{group}", _posref)):
                 handlers[int(schema.message(name).frame_id)] = handler(
@@ -116,7 +119,7 @@ def wire(robot: "Robot") -> LeanBus:
 
 
 def _actuation(codec: FastCodec, members: list[Any]) -> Handler:
-    """ACTUATION_k to its 4 boards (decoded once): each keeps its i_w until the next tick."""
+    """ACTUATION_k to its boards (decoded once): each keeps its i_w until the next tick."""
     signals = [(b.rig, f"iw_{b.joint}") for b in members]
 
     def handler(can_id: int, data: bytes, now: int) -> None:
@@ -127,7 +130,7 @@ def _actuation(codec: FastCodec, members: list[Any]) -> Handler:
 
 
 def _posref(codec: FastCodec, members: list[Any]) -> Handler:
-    """POSREF_k to its 4 boards: local-P position references."""
+    """POSREF_k to its boards: local-P position references."""
     signals = [(b.rig.ram, f"xw_{b.joint}") for b in members]
 
     def handler(can_id: int, data: bytes, now: int) -> None:

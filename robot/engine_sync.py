@@ -38,7 +38,7 @@ from servobus.bus import frame_bits as fb
 from servobus.bus.deferred_signals import deferred_signals
 from servobus.bus.period_engine import LeanBus
 from servobus.bus.scheduler import NS_PER_S
-from servobus.bus.schema import JOINTS, MODE_NAMES, TICK, actuation_name, meas_name
+from servobus.bus.schema import MODE_NAMES, TICK, actuation_name, meas_name
 from servobus.host.host_node import PeriodRecord
 from servobus.host.pid import ANTI_WINDUP, PidBank
 from servobus.plant.board_node import STATUS_PERIOD_NS, BoardNode
@@ -50,43 +50,45 @@ from servobus.robot.period_loop import B_FRAMES, B_FREE, message_table
 if TYPE_CHECKING:
     from servobus.robot.assembly import Robot
 
-ALL_JOINTS = frozenset(range(1, JOINTS + 1))
+def period_names(schema: Any, meas_bytes: int, local_p: bool) -> list[str]:
+    """The period's frames: TICK, a MEAS per joint, an ACTUATION (POSREF) per group."""
+    layout = schema.layout
+    return [TICK, *(meas_name(j, meas_bytes) for j in range(1, layout.joints + 1)),
+            *(f"POSREF_{k}" if local_p else actuation_name(k)
+              for k in range(1, len(layout.groups) + 1))]
 
 
 @cache
 def frame_bits(schema: Any, meas_bytes: int, local_p: bool) -> tuple[int, int]:
-    """The period's frames (TICK, 12 MEAS, 3 ACTUATION or POSREF) and one STATUS frame at
-    their longest (``worst_case_bits``, interframe space included), in bits."""
-    names = [TICK, *(meas_name(j, meas_bytes) for j in range(1, JOINTS + 1)),
-             *(f"POSREF_{k}" if local_p else actuation_name(k)
-               for k in range(1, JOINTS // 4 + 1))]
+    """The period's frames (``period_names``) and one STATUS frame at their longest
+    (``worst_case_bits``, interframe space included), in bits."""
+    names = period_names(schema, meas_bytes, local_p)
     period = sum(fb.worst_case_bits(schema.message(n).length) for n in names)
     return period, max(fb.worst_case_bits(schema.message(f"STATUS_{j}").length)
-                       for j in range(1, JOINTS + 1))
+                       for j in range(1, schema.joints + 1))
 
 
 def frame_budget_ns(robot: "Robot", statuses: int = 0) -> int:
     """How long the period's frames and `statuses` STATUS frames may hold the wire: once the
     computation ends the wire is busy until the last of them, so a period whose computation
     plus this budget ends before the next tick has every frame sent before that TICK."""
-    cfg = robot.config
-    period, status = frame_bits(robot.schema, cfg.meas_bytes, cfg.mode == "local-p")
+    period, status = frame_bits(robot.schema, robot.meas_bytes, robot.mode == "local-p")
     return (period + statuses * status) * (NS_PER_S // robot.schema.bitrate)
 
 
 def _node_faults(robot: "Robot") -> Iterator[str]:
     """What the nodes are not, of what a compiled period needs, lazily (a caller may swap the
     controller or change the host's times after the robot is built: checked at every batch)."""
-    cfg, host, tick = robot.config, robot.host, robot.tick
-    if host.local_p != (cfg.mode == "local-p"):
+    host, tick = robot.host, robot.tick
+    if host.local_p != (robot.mode == "local-p"):
         yield "a host in another mode than its boards"
-    if host.meas_bytes != cfg.meas_bytes:
+    if host.meas_bytes != robot.meas_bytes:
         yield "a host with another MEAS size than its boards"
     if type(host.controller) is not PidBank:
         yield "a controller other than the compiled PID bank"
     elif not _iw_range(robot.schema, host.controller.i_max):
         yield "a current limit outside the ACTUATION signal's range"
-    if host.supervisor.expected != ALL_JOINTS:
+    if host.supervisor.expected != frozenset(range(1, robot.joints + 1)):
         yield "a partial supervisor"
     if tick.jitter_ns != 0 or tick.drift_ppm != 0.0:
         yield "a time trigger with jitter or drift"
@@ -111,18 +113,15 @@ def signals(schema: Any) -> np.ndarray:
 
 
 def message_table_of(robot: "Robot") -> np.ndarray:
-    """The loop's message table (``period_loop.message_table``: TICK, MEAS_1..12 or MEAS6_j,
-    ACTUATION_1..3 or POSREF_k, STATUS_1..12); ValueError unless the DBC's transmitters are the
+    """The loop's message table (``period_loop.message_table``: TICK, MEAS_1..N or MEAS6_j,
+    ACTUATION_1..G or POSREF_k, STATUS_1..N); ValueError unless the DBC's transmitters are the
     nodes that send them (the time trigger, board j, the host, board j)."""
-    cfg = robot.config
-    names = [TICK, *(meas_name(j, cfg.meas_bytes) for j in range(1, JOINTS + 1)),
-             *(f"POSREF_{k}" if cfg.mode == "local-p" else actuation_name(k)
-               for k in range(1, JOINTS // 4 + 1)),
-             *(f"STATUS_{j}" for j in range(1, JOINTS + 1))]
+    n, groups = robot.joints, len(robot.schema.layout.groups)
+    names = [*period_names(robot.schema, robot.meas_bytes, robot.mode == "local-p"),
+             *(f"STATUS_{j}" for j in range(1, n + 1))]
     nodes = [robot.tick.name, *(b.name for b in robot.boards), robot.host.name]
-    boards = list(range(1, JOINTS + 1))
-    return message_table(robot.schema, nodes, names,
-                         [0, *boards, *[JOINTS + 1] * (JOINTS // 4), *boards])
+    boards = list(range(1, n + 1))
+    return message_table(robot.schema, nodes, names, [0, *boards, *[n + 1] * groups, *boards])
 
 
 def _table_error(robot: "Robot") -> str | None:
@@ -137,7 +136,7 @@ def _table_error(robot: "Robot") -> str | None:
 def _status_as_packed(schema: Any) -> bool:
     """Whether STATUS_j encodes as ``_status_payload`` packs it: mode, then over-current,
     over-temperature and watchdog in bits 0..2, then CAN state, TEC and REC (0 here)."""
-    for j in range(1, JOINTS + 1):
+    for j in range(1, schema.joints + 1):
         for mode, flags in ((3, 0), (0, 1), (0, 2), (0, 4), (2, 7)):
             values = {f"mode_{j}": mode, f"over_current_{j}": flags & 1,
                       f"over_temperature_{j}": flags >> 1 & 1, f"watchdog_{j}": flags >> 2,
@@ -153,12 +152,14 @@ def _status_as_packed(schema: Any) -> bool:
 def _same_signals(schema: Any) -> bool:
     """Whether every joint's iw and MEAS6 current signals are the first joint's, and the
     integer signals (seq, position, supply's format, x_w) unscaled."""
+    n, groups = schema.joints, len(schema.layout.groups)
     iw = [(c.scales, c.offsets, c.limits) for c in
-          (schema.codec(actuation_name(k)) for k in range(1, JOINTS // 4 + 1))]
-    meas6 = [schema.codec(meas_name(j, 6)) for j in range(1, JOINTS + 1)]
-    ints = [schema.codec(TICK), *(schema.codec(meas_name(j, 2)) for j in range(1, JOINTS + 1)),
-            *(schema.codec(f"POSREF_{k}") for k in range(1, JOINTS // 4 + 1))]
-    return all(x == (iw[0][0][:1] * 4, iw[0][1][:1] * 4, iw[0][2][:1] * 4) for x in iw) and \
+          (schema.codec(actuation_name(k)) for k in range(1, groups + 1))]
+    meas6 = [schema.codec(meas_name(j, 6)) for j in range(1, n + 1)]
+    ints = [schema.codec(TICK), *(schema.codec(meas_name(j, 2)) for j in range(1, n + 1)),
+            *(schema.codec(f"POSREF_{k}") for k in range(1, groups + 1))]
+    first = (iw[0][0][:1], iw[0][1][:1], iw[0][2][:1])
+    return all(x == tuple(f * len(x[0]) for f in first) for x in iw) and \
         all((c.scales[0], c.offsets[0], c.scales[2], c.offsets[2]) ==
             (1.0, 0.0, meas6[0].scales[2], meas6[0].offsets[2]) for c in meas6) and \
         all(set(c.scales) == {1.0} and set(c.offsets) == {0.0} for c in ints)
@@ -172,25 +173,35 @@ def unsteady(robot: "Robot") -> bool:
 def unsupported(robot: "Robot") -> str | None:
     """Why the compiled engine cannot run this robot's periods (None: it can)."""
     schema = robot.schema
+    groups = schema.layout.groups
     table_error = _table_error(robot)
     checks = [
         (STATUS_PERIOD_NS % robot.tick.period_ns != 0,
          "a tick period that does not divide the STATUS period"),
         (any(node.joint != node.index + 1 for node in robot.boards), "boards out of joint order"),
         (schema.codec(TICK).layout.format != "<B", "the TICK layout"),
-        (any(schema.codec(actuation_name(k)).layout.format != "<hhhh"
-             for k in range(1, JOINTS // 4 + 1)), "the ACTUATION layout"),
+        (any(schema.codec(actuation_name(k)).layout.format != "<" + "h" * len(group)
+             for k, group in enumerate(groups, start=1)), "the ACTUATION layout"),
         (any(schema.codec(meas_name(j, 2)).layout.format != "<H" or
              schema.codec(meas_name(j, 6)).layout.format != "<HHh"
-             for j in range(1, JOINTS + 1)), "the MEAS layout"),
+             for j in range(1, robot.joints + 1)), "the MEAS layout"),
         (not _same_signals(schema), "signals scaled differently per joint"),
         (table_error is not None, str(table_error)),
         (not _status_as_packed(schema), "the STATUS layout"),
-        (any(schema.codec(f"POSREF_{k}").layout.format != "<HHHH"
-             for k in range(1, JOINTS // 4 + 1)), "the POSREF layout"),
+        (any(schema.codec(f"POSREF_{k}").layout.format != "<" + "H" * len(group)
+             for k, group in enumerate(groups, start=1)), "the POSREF layout"),
     ]
     reasons = [*_node_faults(robot), *(why for failed, why in checks if failed)]
     return ", ".join(reasons) + " run on the period engine" if reasons else None
+
+
+def group_table(groups: tuple[tuple[int, ...], ...]) -> np.ndarray:
+    """The actuation groups as ``fast_forward`` takes them: row g the 0-based joints of
+    ACTUATION_g+1 in frame order, -1 after its last."""
+    table = np.full((len(groups), max(map(len, groups))), -1, dtype=np.int64)
+    for g, group in enumerate(groups):
+        table[g, :len(group)] = [j - 1 for j in group]
+    return table
 
 
 def _supply_raw(schema: Any, node: Any) -> int:
@@ -210,9 +221,9 @@ class CompiledEngine:
         self.robot = robot
         self.lean: LeanBus = None  # type: ignore[assignment]
         schema = robot.schema
-        cfg = robot.config
-        self.local_p = cfg.mode == "local-p"
-        self.meas_dlc = cfg.meas_bytes
+        self.local_p = robot.mode == "local-p"
+        self.meas_dlc = robot.meas_bytes
+        self.groups = group_table(schema.layout.groups)
         self.table = message_table_of(robot)
         self.supply_raw = np.array([_supply_raw(schema, b) for b in robot.boards],
                                    dtype=np.int64)
@@ -226,8 +237,8 @@ class CompiledEngine:
         self.bus = np.zeros(ec.B_LIMIT + 1, dtype=np.int64)
         self.player = np.zeros(2)
         self.counts = {"compiled": 0, "period": 0}
-        self.status = np.zeros((JOINTS, 4), dtype=np.uint8)
-        self.status_due = np.zeros(JOINTS, dtype=bool)
+        self.status = np.zeros((robot.joints, 4), dtype=np.uint8)
+        self.status_due = np.zeros(robot.joints, dtype=bool)
         self.status_at = np.zeros(1, dtype=np.int64)
         self._due: list[Any] = []  # boards whose STATUS timer fired at this tick's instant
         self._python_tick = robot.tick._tick
@@ -295,7 +306,7 @@ class CompiledEngine:
         for node in due:
             self.status_due[node.index] = True
         self.status_at[0] = t0 if due else -1
-        refs, meas, currents = (np.empty((n, JOINTS)) for _ in range(3))  # kept by the log
+        refs, meas, currents = (np.empty((n, robot.joints)) for _ in range(3))  # kept by the log
         self.bus[B_FREE] = lean.free_at
         self.player[:] = (player._t, player._last_wall)
         ec.fast_forward_c(
@@ -308,7 +319,7 @@ class CompiledEngine:
             float(ctl.i_max), ANTI_WINDUP.index(ctl.anti_windup), float(ctl.a_aw), ctl.integ,
             ctl.e_prev, ctl.saturated, host.compute_ns, self.status, self.status_due,
             self.status_at, self.periods, refs, meas, currents, self.frames,
-            self.data, self.signals)
+            self.data, self.signals, self.groups)
         count = int(self.bus[B_FRAMES])
         self._deliver(count)
         periods = self.periods[:n]

@@ -12,9 +12,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from servobus.bus.schema import JOINTS
 from servobus.robot.assembly import Robot
-from servobus.robot.description import SPEJBL
 
 # a legend outside its axes, to the right of the top edge: it covers no data point
 LEGEND_OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "borderaxespad": 0.0,
@@ -44,8 +42,9 @@ def plot_run(robot: Robot, path: str, joints: list[int]) -> None:
 
 def run_figure(robot: Robot, joints: list[int]) -> Figure:
     """Four panels over the run, for the chosen joints (1-based)."""
-    if not set(joints) <= set(range(1, JOINTS + 1)):
-        raise ValueError(f"joints {joints}: the SPEJBL robot has joints 1..{JOINTS}")
+    if not set(joints) <= set(range(1, robot.joints + 1)):
+        raise ValueError(f"joints {joints}: {robot.description.name} has joints "
+                         f"1..{robot.joints}")
     recs = robot.host.records
     if not recs:
         raise ValueError("nothing to plot: the run recorded no period")
@@ -79,12 +78,14 @@ def run_figure(robot: Robot, joints: list[int]) -> Figure:
         legend_outside(ax)
     cfg = robot.config
     faults = f", {len(cfg.faults)} fault(s)" if cfg.faults else ""
-    alphas = sorted(set(cfg.alphas))
+    first = robot.joint_options[0]
+    alphas = sorted({o.alpha for o in robot.joint_options})
     alpha = "" if alphas == [1.0] else f"alpha {alphas[0]:g}, " if len(alphas) == 1 else \
         "alpha per joint, "
-    details = (f"tuning {robot.tuning.name}, {cfg.mode}, {cfg.sensing}, {cfg.plant} plant, {alpha}"
+    details = (f"tuning {robot.tuning_name}, {robot.mode}, {first.sensing}, {first.plant} plant, "
+               f"{alpha}"
                f"{'own trajectory' if cfg.trajectory else 'shipped gait'}, "
                f"engine {robot.engine}{faults}")
-    fig.suptitle(run_title(SPEJBL.title, "servobus run", robot.env.now / 1e9, cfg.seed,
+    fig.suptitle(run_title(robot.description.title, "servobus run", robot.env.now / 1e9, cfg.seed,
                            details), fontsize=10)
     return fig

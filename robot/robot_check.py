@@ -16,7 +16,7 @@ from servobus.bus import frame_bits as fb
 from servobus.bus.schema import Schema, SchemaError
 from servobus.robot.file_keys import RobotFileError
 from servobus.robot.node_kinds import MEAS_MESSAGE, sent_by
-from servobus.robot.robot_file import RobotFile
+from servobus.robot.robot_file import RobotFile, load
 
 NS_PER_MS = 1_000_000
 
@@ -41,12 +41,21 @@ def cyclic_messages(robot: RobotFile, db: cantools.database.can.Database
             (robot.schedule == "time-triggered" and m.name.startswith(other))]
 
 
+def checked(robot: str | RobotFile) -> RobotFile:
+    """A description (a shipped name, a path, or one loaded), checked against its DBC."""
+    loaded = robot if isinstance(robot, RobotFile) else load(robot)
+    check(loaded)
+    return loaded
+
+
 def check(robot: RobotFile) -> dict[str, Any]:
     """Check `robot` against its DBC; the summary (`servobus robot check --json`)."""
-    db = schema(robot).db
+    loaded = schema(robot)
+    db = loaded.db
     _senders(robot, db)
     if robot.schedule == "time-triggered":
         _groups_heard(robot, db)
+        _groups_framed(robot, loaded)
     _bitrate(robot, db)
     cyclic = cyclic_messages(robot, db)
     _period(robot, db, cyclic)
@@ -107,6 +116,19 @@ def _groups_heard(robot: RobotFile, db: cantools.database.can.Database) -> None:
                         f"{robot.path}: {robot.where(host)}.groups: group {k} carries joint {j}, "
                         f"but no signal of {name} in {robot.dbc.name} has {board[j]} as a "
                         "receiver")
+
+
+def _groups_framed(robot: RobotFile, loaded: Schema) -> None:
+    """The host's groups are the DBC's ACTUATION_k frames, joint for joint, in frame order."""
+    host = next(k for k, n in enumerate(robot.nodes) if n.kind == "host")
+    try:
+        framed = loaded.layout.groups
+    except SchemaError as err:
+        raise RobotFileError(f"{robot.path}: bus.dbc: {err}") from None
+    if framed != robot.groups:
+        raise RobotFileError(f"{robot.path}: {robot.where(host)}.groups: "
+                             f"{[list(g) for g in robot.groups]}, but the ACTUATION frames of "
+                             f"{robot.dbc.name} carry {[list(g) for g in framed]}")
 
 
 def _bitrate(robot: RobotFile, db: cantools.database.can.Database) -> None:

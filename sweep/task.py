@@ -7,7 +7,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from servobus.bus.schema import JOINTS
 from servobus.sweep import measures
 from servobus.sweep.spec import (
     DEFAULT_DURATION_S,
@@ -93,7 +92,7 @@ def build(task: Task) -> tuple[Any, float]:
     if "alpha" in opts:
         alpha = opts["alpha"]
         given["alphas"] = ([float(a) for a in alpha] if isinstance(alpha, list)
-                           else [float(alpha)] * JOINTS)
+                           else [float(alpha)])
     if task.trajectory_text is not None:
         given["trajectory"] = parse(task.trajectory_text, str(opts["trajectory"]))
     duration = seconds(opts.get("duration", DEFAULT_DURATION_S))

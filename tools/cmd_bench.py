@@ -4,6 +4,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
+from servobus.presets import guroo
 from servobus.tools import units
 from servobus.tools.cli import Commands
 from servobus.tools.output import emit
@@ -67,7 +68,7 @@ def _robot_options(guroo_help: str) -> tuple[tuple[str, dict[str, Any]], ...]:
 
 
 def _do_board(args: argparse.Namespace) -> None:
-    loop = robot_loop(args)
+    loop = robot_loop(args) or guroo.LOOPS[0]
     if args.robot == "guroo":
         from servobus.plant.guroo_bench import bench_guroo_board
 
@@ -87,7 +88,7 @@ def _do_bus(args: argparse.Namespace) -> None:
 
 
 def _do_run(args: argparse.Namespace) -> None:
-    loop = robot_loop(args)
+    loop = robot_loop(args) or guroo.LOOPS[0]
     from servobus.robot.bench import bench_described, bench_run
 
     result = (bench_run(args.seconds, args.reference_seconds) if args.robot == "spejbl" else

@@ -3,6 +3,7 @@ or, with --robot guroo, of the GuRoo high-power board's TMS320F243."""
 
 import argparse
 
+from servobus.presets import guroo
 from servobus.presets.board import DEFAULT_BOARD
 from servobus.tools import units
 from servobus.tools.cli import Commands
@@ -30,7 +31,7 @@ def add_subparser(sub: Commands) -> None:
 def _do_budget(args: argparse.Namespace) -> None:
     if not args.cpu:
         raise ServobusError("say which budget: --cpu")
-    loop = robot_loop(args)
+    loop = robot_loop(args) or guroo.LOOPS[0]
     if args.robot == "guroo":
         from servobus.analysis.guroo_budget import measure as measure_guroo
 

@@ -8,20 +8,21 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from servobus.bus.recorder import LogWriteError
-from servobus.bus.schema import JOINTS
 from servobus.host.host_step import HOST_STEP
 from servobus.host.pid import ANTI_WINDUP
 from servobus.host.trajectory import load
 from servobus.host.tunings import TUNINGS
 from servobus.plant.bank_kernel import run_bank_lean_fast
 from servobus.plant.board_node import can_tick_fast, tick_all
-from servobus.presets import guroo
 from servobus.presets.board import SENSING_CHOICES
+from servobus.presets.guroo import LOOPS
 from servobus.robot.advance import ENGINES
 from servobus.robot.assembly import BOARD_MODES, Robot, RobotConfig
 from servobus.robot.compile_phase import CompileClock, stderr_say, warm_up
 from servobus.robot.described import DescribedConfig, DescribedRobot
-from servobus.robot.description import GUROO, ROBOTS
+from servobus.robot.description import ROBOTS
+from servobus.robot.robot_check import checked
+from servobus.robot.robot_file import RobotFile, shipped
 from servobus.tools import units
 from servobus.tools.bus_options import add_meas_bytes_argument
 from servobus.tools.cli import Commands
@@ -31,33 +32,40 @@ from servobus.tools.output import emit
 from servobus.tools.robot_options import LOOP_OPTION, robot_loop
 
 
+DEFAULT_PLOT_JOINTS = (3, 4, 10)
+
+
 def add_subparser(sub: Commands) -> None:
     """Register the subcommand."""
     parser = sub.add_parser("run")
-    parser.add_argument("--robot", choices=tuple(ROBOTS), default="spejbl",
-                        help="the robot: spejbl (12 joints, 4 ms time-triggered) or guroo "
-                             "(23 joints, 2 ms velocity set-points)")
+    parser.add_argument("--robot", default="spejbl", metavar="NAME|FILE.toml",
+                        help=f"the robot: a shipped one ({', '.join(shipped())}; spejbl: 12 "
+                             "joints, 4 ms time-triggered; guroo: 23 joints, 2 ms velocity "
+                             "set-points) or a description file (docs/robot-file.md)")
     parser.add_argument("--loop", **LOOP_OPTION)
     parser.add_argument("--duration", type=units.RUN_SECONDS, default=10.0,
                         help="simulated seconds (1 ms .. 1 day; '500ms' also works)")
     parser.add_argument("--trajectory", help="trajectory file (default: the shipped gait; "
                                              "guroo: a gait file of moves per joint)")
-    # the SPEJBL robot's own options: absent unless given (another robot refuses them)
+    # a time-triggered robot's options, for every joint: absent unless given (the
+    # description's apply; a cyclic robot refuses them)
     parser.add_argument("--mode", choices=tuple(BOARD_MODES), default=argparse.SUPPRESS,
-                        help=f"board firmware mode (default: {RobotConfig.mode})")
+                        help="board firmware mode (default: the description's; spejbl: "
+                             "cascade)")
     parser.add_argument("--sensing", choices=SENSING_CHOICES, default=argparse.SUPPRESS,
-                        help=f"default: {RobotConfig.sensing}")
+                        help="default: the description's (spejbl: supply-unipolar)")
     parser.add_argument("--plant", choices=("switching", "averaged"), default=argparse.SUPPRESS,
-                        help=f"default: {RobotConfig.plant}")
+                        help="default: the description's (spejbl: switching)")
     parser.add_argument("--alpha", type=parse_alphas, default=argparse.SUPPRESS,
-                        help="inertia factor 0.01..100: one value or 12, comma separated "
-                             "(default: 1)")
+                        help="inertia factor 0.01..100: one value, or one per joint, comma "
+                             "separated (default: the description's; spejbl: 1)")
     parser.add_argument("--tuning", choices=tuple(TUNINGS), default=argparse.SUPPRESS,
-                        help=f"position PID tuning (default: the thesis' {RobotConfig.tuning})")
+                        help="position PID tuning (default: the description's; spejbl: the "
+                             "thesis' R2)")
     parser.add_argument("--anti-windup", choices=ANTI_WINDUP, default=argparse.SUPPRESS,
-                        help=f"default: {RobotConfig.anti_windup}")
+                        help="default: the description's (spejbl: soft)")
     add_meas_bytes_argument(parser, default=argparse.SUPPRESS,
-                            help=f"default: {RobotConfig.meas_bytes}")
+                            help="default: the description's (spejbl: 2)")
     parser.add_argument("--seed", type=units.SEED, default=0)
     parser.add_argument("--fault", action="append", default=[],
                         help='"node 5 silent at 1.0s", "tick drop at 2.0s", '
@@ -68,9 +76,10 @@ def add_subparser(sub: Commands) -> None:
     parser.add_argument("--log", type=units.LOG, help="record the bus to run.blf / .asc / .log")
     parser.add_argument("--plot", type=units.PNG, metavar="FILE.png",
                         help="plot tracking, currents, bus load and host window")
-    parser.add_argument("--plot-joints", type=lambda text: units.joints(text, GUROO.joints),
-                        default="3,4,10",
-                        help="joints to plot (default: left hip pitch, both knees; guroo: DC "
+    parser.add_argument("--plot-joints", type=lambda text: units.joints(text, 128),
+                        default=None,
+                        help="joints to plot (default: 3,4,10, spejbl's left hip pitch and "
+                             "both knees, those the robot has, else its first three; guroo: DC "
                              "joints 1..15)")
     parser.add_argument("--realtime", type=units.REALTIME_FACTOR, nargs="?", const=1.0,
                         default=None, metavar="FACTOR",
@@ -86,17 +95,20 @@ def add_subparser(sub: Commands) -> None:
     parser.set_defaults(func=_do_run)
 
 
+def default_plot_joints(joints: int) -> list[int]:
+    """The joints a plot shows unless --plot-joints says: SPEJBL's left hip pitch and both knees
+    (3, 4, 10; GuRoo's 3, 4, 10 move too) where the robot has them, else its first three."""
+    return [j for j in DEFAULT_PLOT_JOINTS if j <= joints] or list(range(1, min(joints, 3) + 1))
+
+
 def parse_alphas(text: str) -> list[float]:
-    """'2' -> 12 x 2.0; '1,1,2,...' (12 values) -> as given; each within 0.01..100."""
-    fields = text.split(",")
-    if len(fields) not in (1, JOINTS):
-        raise units.Bad(f"{text!r}: give one number or {JOINTS} comma-separated")
-    values = [units.ALPHA(f) for f in fields]
-    return values * JOINTS if len(values) == 1 else values
+    """'2' -> [2.0]; '1,1,2,...' -> as given; each within 0.01..100 (one for every joint, or
+    one per joint: the robot checks the count)."""
+    return [units.ALPHA(f) for f in text.split(",")]
 
 
-# the SPEJBL robot's own options and the RobotConfig fields they set (the parser leaves them
-# out unless given: RobotConfig's defaults apply, another robot refuses them)
+# a time-triggered robot's options and the RobotConfig fields they set (the parser leaves them
+# out unless given: the description's apply, a cyclic robot refuses them)
 SPEJBL_OPTIONS = {"mode": "mode", "sensing": "sensing", "plant": "plant", "alpha": "alphas",
                   "tuning": "tuning", "anti_windup": "anti_windup", "meas_bytes": "meas_bytes",
                   "do": "actions"}
@@ -108,19 +120,24 @@ def _robot(args: argparse.Namespace) -> tuple[Callable[[bool], Robot | Described
     """A maker of the robot the options describe (with True: a throwaway copy for the compile
     phase, no log, not in real time) and the dispatchers its run needs; an option the chosen
     robot does not have is an error."""
-    loop = robot_loop(args)
-    if args.robot == "spejbl":
-        if max(args.plot_joints) > JOINTS:
-            raise ServobusError(f"--plot-joints {args.plot_joints}: the SPEJBL robot has "
-                                f"joints 1..{JOINTS}")
-        return _spejbl(args)
+    robot = checked(args.robot)  # an error names the file, key and problem
+    loop = robot_loop(args, robot)
+    if robot.schedule == "time-triggered":
+        joints = len(robot.joints)
+        args.plot_joints = args.plot_joints or default_plot_joints(joints)
+        if max(args.plot_joints) > joints:
+            raise ServobusError(f"--plot-joints {args.plot_joints}: {robot.name} has "
+                                f"joints 1..{joints}")
+        return _time_triggered(args, robot)
     given = [name for name in SPEJBL_OPTIONS if name in vars(args)]
     if given:
-        raise ServobusError(f"--{given[0].replace('_', '-')} applies to the SPEJBL robot, "
-                            f"not --robot {args.robot}")
-    if max(args.plot_joints) > guroo.DC_JOINTS:
-        raise ServobusError(f"--plot-joints {args.plot_joints}: GuRoo's feedback carries joints "
-                            f"1..{guroo.DC_JOINTS} (the DC joints)")
+        raise ServobusError(f"--{given[0].replace('_', '-')} applies to a time-triggered "
+                            f"robot, not --robot {args.robot} ({robot.schedule})")
+    dc = sum(len(n.joints) for n in robot.nodes if n.kind == "hp-board")
+    args.plot_joints = args.plot_joints or default_plot_joints(dc)
+    if max(args.plot_joints) > dc:
+        raise ServobusError(f"--plot-joints {args.plot_joints}: {robot.name}'s feedback "
+                            f"carries joints 1..{dc} (the DC joints)")
     from servobus.plant.guroo_rig import run_periods_lean_fast
     from servobus.plant.rc_servo import run_steps_fast
     from servobus.robot.guroo_compiled import forward_c
@@ -128,8 +145,9 @@ def _robot(args: argparse.Namespace) -> tuple[Callable[[bool], Robot | Described
     config = DescribedConfig(seed=args.seed, faults=args.fault, duration_s=args.duration,
                              log_path=args.log,
                              realtime_factor=args.realtime, keep_records=bool(args.plot),
-                             loop=loop, gait_path=args.trajectory, engine=args.engine)
-    description = ROBOTS[args.robot]
+                             loop=loop or LOOPS[0], gait_path=args.trajectory,
+                             engine=args.engine)
+    description = ROBOTS[robot.name]
     return (lambda throwaway: DescribedRobot(description, _throwaway(config) if throwaway
                                              else config),
             [run_periods_lean_fast, run_steps_fast, forward_c])
@@ -140,18 +158,18 @@ def _throwaway(config: C) -> C:
     return dataclasses.replace(config, log_path=None, realtime_factor=None)
 
 
-def _spejbl(args: argparse.Namespace) -> tuple[Callable[[bool], Robot], list[Any]]:
-    """The SPEJBL robot on its engines (a maker, as ``_robot``'s)."""
+def _time_triggered(args: argparse.Namespace, robot: RobotFile
+                    ) -> tuple[Callable[[bool], Robot], list[Any]]:
+    """A time-triggered robot on its engines (a maker, as ``_robot``'s)."""
     from servobus.robot.engine_compiled import fast_forward_c
 
     options = {field: getattr(args, name) for name, field in SPEJBL_OPTIONS.items()
                if name in vars(args)}
-    config = RobotConfig(seed=args.seed, faults=args.fault, duration_s=args.duration,
-                         log_path=args.log,
+    trajectory = load(args.trajectory, len(robot.joints)) if args.trajectory else None
+    config = RobotConfig(robot=robot, seed=args.seed, faults=args.fault,
+                         duration_s=args.duration, log_path=args.log,
                          realtime_factor=args.realtime, keep_records=bool(args.plot),
-                         engine=args.engine,
-                         trajectory=load(args.trajectory) if args.trajectory else None,
-                         **options)
+                         engine=args.engine, trajectory=trajectory, **options)
     return (lambda throwaway: Robot(_throwaway(config) if throwaway else config),
             [run_bank_lean_fast, can_tick_fast, tick_all, *HOST_STEP, fast_forward_c])
 

@@ -13,6 +13,8 @@ from servobus.host import supervisor as supervisor_module
 from servobus.host.supervisor import Supervisor
 from servobus.robot.assembly import Robot, RobotConfig
 
+ALL = frozenset(range(1, 13))  # a SPEJBL host's joints
+
 
 class OldMeter:
     """The load meter before streaming: every window's busy time in a dict."""
@@ -112,7 +114,7 @@ windows = st.lists(st.integers(0, 4_000_000), min_size=1, max_size=60)
 
 @given(windows)
 def test_window_stats_are_numpys_over_every_window(values) -> None:
-    sup = Supervisor(history=None)
+    sup = Supervisor(expected=ALL, history=None)
     for v in values:
         sup._add_window(v)
     w = np.array(values) / 1e9
@@ -123,7 +125,7 @@ def test_window_stats_are_numpys_over_every_window(values) -> None:
 def test_past_max_distinct_lengths_the_median_is_quantised_and_min_max_stay_exact(
         monkeypatch) -> None:
     monkeypatch.setattr(supervisor_module, "MAX_DISTINCT", 4)
-    sup = Supervisor()
+    sup = Supervisor(expected=ALL)
     for v in [3_000_001, 3_000_017, 3_000_029, 3_000_043, 3_000_051]:
         sup._add_window(v)
     assert sup.window_quantum_ns == 100 and dict(sup.window_counts) == {3_000_000: 5}
@@ -140,7 +142,7 @@ def test_windows_counted_in_batches_equal_one_by_one(values, data) -> None:
     cuts = sorted(data.draw(st.lists(st.integers(0, len(values)), max_size=6)))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(supervisor_module, "MAX_DISTINCT", 5)
-        one, batched = Supervisor(history=7), Supervisor(history=7)
+        one, batched = (Supervisor(expected=ALL, history=7) for _ in range(2))
         for v in values:
             one._add_window(v)
         for lo, hi in zip([0, *cuts], [*cuts, len(values)], strict=True):

@@ -10,11 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from servobus.bus.schema import JOINTS
 from servobus.host import supervisor as sv
 from servobus.host.supervisor import Supervisor
 
 COMPUTE_NS = 200_000
+
+JOINTS = 12  # a SPEJBL host's
+ALL = frozenset(range(1, JOINTS + 1))
 
 
 def _state(sup: Supervisor) -> tuple:
@@ -30,7 +32,7 @@ def _state(sup: Supervisor) -> tuple:
 def test_steady_periods_equal_the_calls_per_period(seed: int, history: int | None,
                                                    distinct: int, batches: int) -> None:
     rng = random.Random(seed)
-    one, batched = Supervisor(history=history), Supervisor(history=history)
+    one, batched = (Supervisor(expected=ALL, history=history) for _ in range(2))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(sv, "MAX_DISTINCT", 20)  # coarsened counts within a few batches
         at, seq = rng.randrange(10**9), rng.randrange(256)

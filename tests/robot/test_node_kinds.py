@@ -7,7 +7,8 @@ import cantools
 
 from servobus.plant.build import PlantKind
 from servobus.presets.servos import SERVOS
-from servobus.robot.assembly import BOARD_MODES, RobotConfig
+from servobus.host.tunings import TUNINGS
+from servobus.robot.assembly import BOARD_MODES, Robot, RobotConfig
 from servobus.robot.node_kinds import JOINT_OPTIONS, MODES, PLANTS, sent_by
 from servobus.robot.robot_file import load
 
@@ -17,16 +18,20 @@ def test_the_choices_are_the_codes() -> None:
     assert get_args(PlantKind) == PLANTS
 
 
-def test_the_joint_defaults_are_todays_run_defaults() -> None:
-    config = RobotConfig()
-    assert {key: JOINT_OPTIONS[key] for key in ("mode", "sensing", "plant", "tuning",
-                                                "anti_windup")} == \
-        {"mode": config.mode, "sensing": config.sensing, "plant": config.plant,
-         "tuning": config.tuning, "anti_windup": config.anti_windup}
-    assert JOINT_OPTIONS["alpha"] == config.alphas[0] and JOINT_OPTIONS["preset"] in SERVOS
-    spejbl = load("spejbl")
-    assert spejbl.node_keys["HOST"]["compute_ns"] == config.compute_ns
-    assert spejbl.meas_bytes == config.meas_bytes
+def test_the_joint_defaults_are_spejbls_run_defaults() -> None:
+    """The registry's joint defaults are the options `servobus run` gives SPEJBL's joints (the
+    thesis robot: cascade, supply-unipolar sensing, switching plant, R2, soft anti-windup),
+    its host a 200 us computation and 2-byte measurements."""
+    robot = Robot(RobotConfig())
+    for options in robot.joint_options:
+        assert {key: getattr(options, key) for key in ("mode", "sensing", "plant",
+                                                       "anti_windup", "alpha")} == \
+            {key: JOINT_OPTIONS[key] for key in ("mode", "sensing", "plant", "anti_windup",
+                                                 "alpha")}
+        assert options.tuning == TUNINGS[JOINT_OPTIONS["tuning"]]
+        assert options.preset == SERVOS[JOINT_OPTIONS["preset"]]
+    assert robot.host.compute_ns == 200_000 and robot.meas_bytes == 2
+    assert robot.tuning_name == "R2" and robot.mode == "cascade"
 
 
 def test_each_node_sends_what_its_dbc_names_it_the_sender_of() -> None:

@@ -19,10 +19,10 @@ from servobus.robot.limit_cycle import HoldConfig, analyze
 from servobus.robot.limit_cycle_plot import hold_figure
 from servobus.robot.plots import run_figure
 from servobus.robot.plots_described import LOAD_MEAN_S, described_figure
-from servobus.tools.cli import build_parser
+from servobus.tools.cmd_run import DEFAULT_PLOT_JOINTS
 from tests.plot_checks import assert_legends_hide_no_data, data_axes, title
 
-DEFAULT_JOINTS = build_parser("run").parse_args(["run"]).plot_joints
+DEFAULT_JOINTS = list(DEFAULT_PLOT_JOINTS)
 
 
 def test_the_default_plot_joints_move_in_both_shipped_gaits() -> None:

@@ -35,16 +35,16 @@ def test_run_guroo_report_and_plot(capsys, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["--robot", "guroo", "--mode", "local-p"], "--mode applies to the SPEJBL robot"),
-    (["--robot", "guroo", "--alpha", "2"], "--alpha applies to the SPEJBL robot"),
+    (["--robot", "guroo", "--mode", "local-p"], "--mode applies to a time-triggered robot"),
+    (["--robot", "guroo", "--alpha", "2"], "--alpha applies to a time-triggered robot"),
     (["--robot", "guroo", "--engine", "compiled", "--fault", "node 3 silent at 1s"],
      "engine compiled: bus-level faults"),
-    (["--loop", "2khz"], "--loop applies to --robot guroo"),
-    (["--loop", "2002"], "--loop applies to --robot guroo"),  # the default named: still refused
+    (["--loop", "2khz"], "--loop applies to a robot with hp-boards"),
+    (["--loop", "2002"], "--loop applies to a robot with hp-boards"),  # the default named: still refused
     (["--robot", "guroo", "--fault", "node 7 silent at 1s"], "guroo has boards 1..6, not 7"),
     (["--robot", "guroo", "--plot-joints", "20", "--plot", "x.png"], "feedback carries joints"),
-    (["--plot-joints", "13", "--plot", "x.png"], "the SPEJBL robot has joints 1..12"),
-    (["--robot", "guroo", "--plot-joints", "24"], "not a range within 1..23"),
+    (["--plot-joints", "13", "--plot", "x.png"], "spejbl has joints 1..12"),
+    (["--robot", "guroo", "--plot-joints", "24"], "feedback carries joints 1..15"),
 ])
 def test_options_of_the_other_robot_are_errors(capsys, tmp_path: Path, argv: list[str],
                                                message: str) -> None:
@@ -123,10 +123,10 @@ def test_a_short_hp_board_process_sends_its_feedback_from_the_start(capsys) -> N
 @pytest.mark.parametrize("loop", ["2khz", "2002"])
 def test_bench_loop_belongs_to_guroo(capsys, target: str, loop: str) -> None:
     assert main(["bench", target, "--seconds", "0.01", "--loop", loop]) == 2
-    assert "error: --loop applies to --robot guroo" in capsys.readouterr().err
+    assert "error: --loop applies to a robot with hp-boards" in capsys.readouterr().err
 
 
 def test_budget_loop_belongs_to_guroo(capsys) -> None:
     """The SPEJBL budget has no loop modes: --loop is refused, not ignored."""
     assert main(["budget", "--cpu", "--hand-only", "--loop", "2khz"]) == 2
-    assert "error: --loop applies to --robot guroo" in capsys.readouterr().err
+    assert "error: --loop applies to a robot with hp-boards" in capsys.readouterr().err

@@ -1,0 +1,63 @@
+"""A time-triggered description's joints made concrete for one run: each joint's options from
+the description with the run's overrides on top (`servobus run --mode ...` sets every joint),
+and the options the host holds once for all joints (its mode, anti-windup)."""
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from servobus.host.tunings import TUNINGS, Tuning
+from servobus.robot.joint_options import Gains, JointOptions
+from servobus.robot.robot_file import RobotFile
+
+# RobotConfig field -> the JointOptions field it overrides for every joint
+OVERRIDES = {"mode": "mode", "sensing": "sensing", "plant": "plant", "anti_windup": "anti_windup",
+             "tuning": "tuning"}
+HOST_WIDE = ("mode", "anti_windup")  # one host serves every joint: one value for all
+
+
+def joint_options(robot: RobotFile, config: Any) -> list[JointOptions]:
+    """Every joint's options (joint 1 first): the description's, then `config`'s overrides
+    (a field left None keeps the description's; alphas: one for all, or one per joint)."""
+    given = {field: getattr(config, name) for name, field in OVERRIDES.items()
+             if getattr(config, name) is not None}
+    if isinstance(given.get("tuning"), str):
+        given["tuning"] = TUNINGS[given["tuning"]]
+    alphas: Sequence[float] | None = config.alphas
+    if alphas is not None and len(alphas) == 1:
+        alphas = list(alphas) * len(robot.joints)
+    if alphas is not None and len(alphas) != len(robot.joints):
+        raise ValueError(f"alpha: give one number or {len(robot.joints)} (an inertia factor "
+                         f"per joint of {robot.name}), got {len(alphas)}")
+    out = []
+    for k, joint in enumerate(robot.joints):
+        if joint.options is None:
+            raise ValueError(f"joint {joint.number} of {robot.name} is on a "
+                             f"{joint.node}, not a servo board")
+        options = dataclasses.replace(joint.options, **given)
+        if alphas is not None:
+            options = dataclasses.replace(options, alpha=float(alphas[k]))
+        out.append(options)
+    for key in HOST_WIDE:
+        values = {getattr(o, key) for o in out}
+        if len(values) > 1:
+            raise ValueError(f"{robot.path}: {key}: the host runs one {key} for every joint, "
+                             f"the description gives {', '.join(sorted(values))}")
+    return out
+
+
+def pid_gains(options: list[JointOptions], kp: float, f_can: float) -> np.ndarray:
+    """The host's PID gains, a row (r_P, r_I, r_D) per joint: a named or relative tuning on the
+    plant of gain `kp` at the bus rate `f_can`, or the joint's explicit gains."""
+    rows = [(g.r_p, g.r_i, g.r_d) if isinstance(g := o.tuning, Gains) else g.gains(kp, f_can)
+            for o in options]
+    return np.array(rows, dtype=float)
+
+
+def tuning_name(options: list[JointOptions]) -> str:
+    """The tuning's name when every joint has the same named one, else 'per-joint'."""
+    tunings = {o.tuning for o in options}
+    only = next(iter(tunings))
+    return only.name if len(tunings) == 1 and isinstance(only, Tuning) else "per-joint"
