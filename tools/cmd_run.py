@@ -31,7 +31,6 @@ from servobus.tools.interrupts import held_until_reported, interrupted
 from servobus.tools.output import emit
 from servobus.tools.robot_options import LOOP_OPTION, robot_loop
 
-
 DEFAULT_PLOT_JOINTS = (3, 4, 10)
 
 

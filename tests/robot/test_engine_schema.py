@@ -53,6 +53,6 @@ def test_a_moved_status_bit_falls_back_to_the_period_engine(tmp_path: Path) -> N
 
 def test_a_host_message_sent_by_a_board_is_refused(tmp_path: Path) -> None:
     robot = _schema_with(tmp_path, (r"(BO_ 34 ACTUATION_3: 8) HOST", r"\g<1> JOINT_1"))
-    with pytest.raises(RobotFileError, match="sends ACTUATION_3, whose sender in edited.dbc is "
-                                             "JOINT_1"):
+    with pytest.raises(RobotFileError, match=r"sends ACTUATION_3, whose sender in edited\.dbc "
+                                             "is JOINT_1"):
         Robot(RobotConfig(robot=robot))

@@ -40,7 +40,7 @@ def test_run_guroo_report_and_plot(capsys, tmp_path: Path) -> None:
     (["--robot", "guroo", "--engine", "compiled", "--fault", "node 3 silent at 1s"],
      "engine compiled: bus-level faults"),
     (["--loop", "2khz"], "--loop applies to a robot with hp-boards"),
-    (["--loop", "2002"], "--loop applies to a robot with hp-boards"),  # the default named: still refused
+    (["--loop", "2002"], "--loop applies to a robot with hp-boards"),  # the default: refused
     (["--robot", "guroo", "--fault", "node 7 silent at 1s"], "guroo has boards 1..6, not 7"),
     (["--robot", "guroo", "--plot-joints", "20", "--plot", "x.png"], "feedback carries joints"),
     (["--plot-joints", "13", "--plot", "x.png"], "spejbl has joints 1..12"),
