@@ -1,13 +1,15 @@
-"""`servobus robot check|dbc|list`: robot description files (docs/robot-file.md) checked,
-their DBCs generated, the shipped ones listed."""
+"""`servobus robot new|check|dbc|list`: robot description files (docs/robot-file.md) started,
+checked, their DBCs generated, the shipped ones listed."""
 
 import argparse
 import json
 from pathlib import Path
 
+from servobus.bus.dbc_generate import JOINTS_MAX
 from servobus.robot import robot_file
 from servobus.robot.robot_check import check
 from servobus.robot.robot_dbc import dbc_text
+from servobus.robot.robot_new import write_new
 from servobus.tools import units
 from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError
@@ -15,9 +17,22 @@ from servobus.tools.output import emit, emit_rows
 
 
 def add_subparser(sub: Commands) -> None:
-    """Register the subcommand and its three actions."""
+    """Register the subcommand and its four actions."""
     parser = sub.add_parser("robot")
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    new = actions.add_parser("new", help="write a new time-triggered description and its DBC",
+                             description="Write NAME.toml (a time trigger, a servo board per "
+                                         "joint, the host; every option at its default) and "
+                                         "its generated NAME.dbc into --out.")
+    new.add_argument("name", metavar="NAME")
+    new.add_argument("--joints", type=units.integer(1, JOINTS_MAX), required=True,
+                     help=f"1..{JOINTS_MAX}")
+    new.add_argument("--period", type=units.period_ns(1_000_000, 100_000_000), default="4ms",
+                     help="the TICK period, whole ms dividing the boards' 100 ms STATUS "
+                          "(default 4ms)")
+    new.add_argument("--out", default=".", metavar="DIR", help="folder (default: here)")
+    new.add_argument("--force", action="store_true", help="overwrite existing files")
+    new.set_defaults(func=_do_new)
     checker = actions.add_parser("check", help="check a description and its DBC; a summary",
                                  description="Check a description file (or a shipped robot's "
                                              "name) and its DBC; print a summary.")
@@ -36,6 +51,19 @@ def add_subparser(sub: Commands) -> None:
                                 description="The shipped robot descriptions.")
     lister.add_argument("--json", action="store_true")
     lister.set_defaults(func=_do_list)
+
+
+def _do_new(args: argparse.Namespace) -> None:
+    folder = Path(args.out)
+    for path in (folder / f"{args.name}.toml", folder / f"{args.name}.dbc"):
+        if path.exists() and not args.force:
+            raise ServobusError(f"{path} exists: give --force to overwrite it")
+    if args.period % 1_000_000:
+        raise ServobusError(f"--period {args.period / 1e6:g} ms: whole milliseconds")
+    toml, dbc = write_new(args.name, args.joints, folder, args.period // 1_000_000)
+    summary = check(robot_file.load(str(toml)))  # the new robot is a right one
+    print(f"wrote {toml} and {dbc} ({summary['joints']} joints, "
+          f"{summary['period_used_pct']:.0f} % of the period used by its frames)")
 
 
 def _do_check(args: argparse.Namespace) -> None:
