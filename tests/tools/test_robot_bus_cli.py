@@ -57,6 +57,11 @@ def test_busload_of_the_leg_by_name_and_by_path(capsys: pytest.CaptureFixture[st
         by_name
 
 
+def test_busload_of_spejbl_is_the_default_one(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _json(capsys, ["busload", "--robot", "spejbl", "--json"]) == \
+        _json(capsys, ["busload", "--json"])
+
+
 def test_busload_takes_the_descriptions_period_bitrate_and_measurements(
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     report = _json(capsys, ["busload", "--robot", str(five_joint_robot(tmp_path)), "--json"])
