@@ -17,7 +17,7 @@ def add_subparser(sub: Commands) -> None:
     """Register the subcommand."""
     parser = sub.add_parser("bussim")
     parser.add_argument("--dbc", help="schema file (default: the shipped dbc/servobus.dbc)")
-    add_robot_argument(parser, "measurement size (its period and bit rate are its DBC's)")
+    add_robot_argument(parser, "measurement size")
     parser.add_argument("--duration", type=units.RUN_SECONDS, default=1.0,
                         help="simulated seconds (1 ms .. 1 day)")
     add_meas_bytes_argument(parser, None, "measurement frame size (default: --robot's, else 2)")
