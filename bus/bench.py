@@ -231,7 +231,7 @@ def latency(interface: str, channel: Any, samples: int = 200, **kw: Any) -> dict
 
 
 def bench_schedule(seconds: float) -> dict[str, float]:
-    """The full protocol (tick node, 12 joints, host) with cantools coding on every frame."""
+    """SPEJBL's full protocol (tick node, 12 joints, host) with cantools coding on every frame."""
     sim = ScheduleSim(Schema())
     start = time.perf_counter()
     sim.run(seconds)

@@ -1,12 +1,14 @@
-"""Bus load and the host's timing budget of the 4 ms schedule (SPEC 1.2), under three
-frame-length models, with the exact stuffing of the actual payloads and the worst-case
-response time of every message.
+"""Bus load and the host's timing budget of a time-triggered schedule (SPEC 1.2: SPEJBL's
+4 ms), under three frame-length models, with the exact stuffing of the actual payloads and the
+worst-case response time of every message.
 
-Two host windows per model (docs/decisions.md, "Bus load models"):
-  host_window_*        = period - (TICK + 12 measurements + 3 actuations), strict: the time from
+A period carries TICK, the N measurements and the G actuation frames of the DBC's layout
+(``Schema.layout``; N = 12 and G = 3 on SPEJBL).  Two host windows per model
+(docs/decisions.md, "Bus load models"):
+  host_window_*        = period - (TICK + N measurements + G actuations), strict: the time from
                          the end of the last measurement to the next tick, less the actuation
                          frames the host must fit in;
-  host_window_thesis_* = period - (12 measurements + 3 actuations), the thesis' accounting: the
+  host_window_thesis_* = period - (N measurements + G actuations), the thesis' accounting: the
                          tick frame is not subtracted.  The two differ by exactly the tick's bits.
 """
 

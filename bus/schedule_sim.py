@@ -1,10 +1,11 @@
-"""The bus schedule on the simulated bus: time trigger + 12 joints + host, as traffic models.
+"""The bus schedule on the simulated bus: time trigger, one node per joint of the DBC's layout
+(12 on SPEJBL) and host, as traffic models.
 
 Used by `servobus bussim` to check timing, load, logs and faults of the protocol itself, and by
-the bus benchmark (14 nodes).  A tick is *delayed* when it reached the bus later than the TICK's
-worst-case response time (Davis 2007, the schedule's own bound) after the time trigger queued it:
-something outside the schedule (a babbler, a burst of errors) held it back, and the period it
-opens is not counted complete.
+the bus benchmark (SPEJBL's 14 nodes).  A tick is *delayed* when it reached the bus later than
+the TICK's worst-case response time (Davis 2007, the schedule's own bound) after the time
+trigger queued it: something outside the schedule (a babbler, a burst of errors) held it back,
+and the period it opens is not counted complete.
 """
 
 import dataclasses
@@ -21,7 +22,7 @@ from servobus.bus.medium import FrameRecord, Medium
 from servobus.bus.node import Node, attach_sim
 from servobus.bus.recorder import MediumRecorder
 from servobus.bus.scheduler import NS_PER_S, Environment
-from servobus.bus.schema import JOINTS, TICK, Schema
+from servobus.bus.schema import TICK, Schema
 from servobus.bus.sim_interface import SimBus
 from servobus.bus.tick_node import TickNode
 from servobus.bus.traffic import HostTraffic, JointTraffic
@@ -56,7 +57,8 @@ class ScheduleSim:
         self.tick_delay_max_ns = 0
         self.last_tick_on_time = True
         self.medium.taps.append(self._tick_timing)
-        self.joints = [JointTraffic(self.schema, j, self.meas_bytes) for j in range(1, JOINTS + 1)]
+        self.joints = [JointTraffic(self.schema, j, self.meas_bytes)
+                       for j in range(1, self.schema.joints + 1)]
         nodes: list[Node] = [self.tick, *self.joints, self.host]
         self.buses: list[SimBus] = [attach_sim(n, self.medium) for n in nodes]
         apply_script(self.medium, self.faults, period_ns=self.schema.tick_period_ns,

@@ -24,19 +24,20 @@ from pathlib import Path
 import can
 
 from servobus.bus.log_reader import Log, LogWarning, Warn, read_log
-from servobus.bus.schema import JOINTS, TICK, Schema, actuation_name, meas_name, sequence_gap
+from servobus.bus.schema import TICK, Schema, actuation_name, meas_name, sequence_gap
 from servobus.bus.traffic import schema_id
 
-ACTUATIONS = JOINTS // 4  # ACTUATION_1..3, four joints each
 PERIOD_TOLERANCE = 0.1  # a fitted period further off the nominal one is reported
 
 
 @dataclass(frozen=True)
 class Roles:
     """Which frame IDs of a schema are the tick, joint j's measurement (either size) and
-    actuation frame k."""
+    actuation frame k, for the joints and actuation frames of its layout."""
 
     tick: int
+    joints: int
+    actuations: int
     meas: dict[int, int]  # frame ID -> joint
     actuation: dict[int, int]  # frame ID -> k
     lengths: dict[int, int]  # frame ID -> the schema's DLC
@@ -44,10 +45,11 @@ class Roles:
     @classmethod
     def of(cls, schema: Schema) -> "Roles":
         """The roles in `schema`."""
-        return cls(schema_id(schema, TICK),
+        joints, actuations = schema.joints, len(schema.layout.groups)
+        return cls(schema_id(schema, TICK), joints, actuations,
                    {schema_id(schema, meas_name(j, b)): j
-                    for j in range(1, JOINTS + 1) for b in (2, 6)},
-                   {schema_id(schema, actuation_name(k)): k for k in range(1, ACTUATIONS + 1)},
+                    for j in range(1, joints + 1) for b in (2, 6)},
+                   {schema_id(schema, actuation_name(k)): k for k in range(1, actuations + 1)},
                    {int(m.frame_id): int(m.length) for m in schema.db.messages})
 
     def foreign(self, msg: can.Message) -> bool:
@@ -81,7 +83,7 @@ class Period:
     t: float
     index: int
     meas: dict[int, float] = field(default_factory=dict)      # joint -> first arrival
-    actuation: dict[int, float] = field(default_factory=dict)  # frame 1..3 -> first arrival
+    actuation: dict[int, float] = field(default_factory=dict)  # frame k -> first arrival
     repeats: int = 0                                           # a second copy of one frame
 
 
@@ -232,9 +234,9 @@ def analyze(messages: Sequence[can.Message], period_ns: int, schema: Schema | No
     last_meas = [max(p.meas.values()) - p.t for p in ticks if p.meas]
     last_act = [max(p.actuation.values()) - p.t for p in ticks if p.actuation]
     per_joint = {f"MEAS_{j}": stats_us([p.meas[j] - p.t for p in ticks if j in p.meas])
-                 for j in range(1, JOINTS + 1)}
-    missing_meas = [JOINTS - len(p.meas) for p in ticks]
-    missing_act = [ACTUATIONS - len(p.actuation) for p in ticks]
+                 for j in range(1, roles.joints + 1)}
+    missing_meas = [roles.joints - len(p.meas) for p in ticks]
+    missing_act = [roles.actuations - len(p.actuation) for p in ticks]
     return {
         "period_us": period_ns / 1000,
         "ticks": len(ticks),

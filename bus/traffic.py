@@ -1,12 +1,12 @@
 """Protocol traffic models: nodes that produce the SPEC 1.1 frame pattern without firmware.
 
-``JointTraffic`` answers every TICK with its measurement; ``HostTraffic`` waits for all twelve
-measurements of a period and then sends the three actuation frames after a compute delay.  A
-period is complete once, when its twelfth distinct measurement arrives before the next tick, and
-only if its tick came on time (``tick_on_time``, judged by the caller on the wire); a complete
-period behind a delayed tick is counted apart (``late``).  They
-exercise the bus layer (timing, load, logs, faults) with the real schema; the emulated boards and
-the PID host replace them in a full robot run.
+``JointTraffic`` answers every TICK with its measurement; ``HostTraffic`` waits for the
+measurements of every joint of the schema's layout (12 on SPEJBL) and then sends its actuation
+frames (3 on SPEJBL) after a compute delay.  A period is complete once, when its last distinct
+measurement arrives before the next tick, and only if its tick came on time (``tick_on_time``,
+judged by the caller on the wire); a complete period behind a delayed tick is counted apart
+(``late``).  They exercise the bus layer (timing, load, logs, faults) with the real schema; the
+emulated boards and the PID host replace them in a full robot run.
 """
 
 from collections.abc import Callable
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import can
 
 from servobus.bus.node import Clock
-from servobus.bus.schema import JOINTS, TICK, Schema, SchemaError, actuation_name, meas_name
+from servobus.bus.schema import TICK, Schema, SchemaError, actuation_name, meas_name
 
 
 @dataclass
@@ -65,8 +65,11 @@ class HostTraffic:
 
     def __post_init__(self) -> None:
         self._tick_id = schema_id(self.schema, TICK)
+        self._joints = self.schema.joints
         self._meas_ids = {schema_id(self.schema, meas_name(j, self.meas_bytes)): j
-                          for j in range(1, JOINTS + 1)}
+                          for j in range(1, self._joints + 1)}
+        self._actuations = [(actuation_name(k), {f"iw_{j}": 0.0 for j in group})
+                            for k, group in enumerate(self.schema.layout.groups, start=1)]
 
     def start(self, bus: can.BusABC, clock: Clock) -> None:
         """Keep bus and clock."""
@@ -82,9 +85,9 @@ class HostTraffic:
         if msg.arbitration_id == self._tick_id:
             self.periods += 1
             self.seen = set()
-        elif msg.arbitration_id in self._meas_ids and len(self.seen) < JOINTS:
+        elif msg.arbitration_id in self._meas_ids and len(self.seen) < self._joints:
             self.seen.add(self._meas_ids[msg.arbitration_id])
-            if len(self.seen) == JOINTS:
+            if len(self.seen) == self._joints:
                 if self.tick_on_time():
                     self.complete += 1
                 else:
@@ -92,9 +95,9 @@ class HostTraffic:
                 self._clock.call_at(self._clock.now_ns() + self.compute_ns, self._actuate)
 
     def _actuate(self) -> None:
-        for k in range(1, JOINTS // 4 + 1):
-            self._bus.send(self.schema.encode(
-                actuation_name(k), {f"iw_{4 * (k - 1) + j}": 0.0 for j in range(1, 5)}))
+        """Send every actuation frame, zero current references (the layout's groups)."""
+        for name, values in self._actuations:
+            self._bus.send(self.schema.encode(name, values))
 
 
 def schema_id(schema: Schema, name: str) -> int:

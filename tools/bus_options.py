@@ -1,11 +1,17 @@
-"""Command-line options shared by the commands on a bus: which python-can bus, and the
-measurement frame size (light: no plant or kernel imports)."""
+"""Command-line options shared by the commands on a bus: which python-can bus, the
+measurement frame size, and the robot whose DBC and schedule they take (light: no plant or
+kernel imports; the robot description is read only when one is named)."""
 
 import argparse
+from typing import TYPE_CHECKING
 
 from servobus.bus.factory import INTERFACES
 from servobus.bus.schema import MEAS_BYTES
 from servobus.tools import units
+from servobus.tools.errors import ServobusError
+
+if TYPE_CHECKING:
+    from servobus.robot.robot_file import RobotFile
 
 
 def add_bus_arguments(parser: argparse.ArgumentParser, default: str | None = "virtual",
@@ -27,3 +33,35 @@ def add_frames_argument(parser: argparse.ArgumentParser) -> None:
     """--frames N: a live capture ends after N frames (as candump -n does), or at --duration."""
     parser.add_argument("--frames", type=units.FRAMES, default=None,
                         help="stop after this many frames (or at --duration, whichever is first)")
+
+
+def add_robot_argument(parser: argparse.ArgumentParser, takes: str) -> None:
+    """--robot NAME|FILE: a shipped robot or a description file, whose DBC and `takes` are the
+    command's defaults (instead of --dbc)."""
+    parser.add_argument("--robot", metavar="NAME|FILE",
+                        help="a shipped robot (spejbl, spejbl-leg, guroo) or a robot "
+                             f"description .toml: its DBC and {takes} are the defaults "
+                             "(not with --dbc)")
+
+
+def robot_of(args: argparse.Namespace, time_triggered: bool = False) -> "RobotFile | None":
+    """The --robot description, read and checked against its DBC (None: not given); --dbc
+    with it, a bad description, or a cyclic robot where `time_triggered`: a ServobusError."""
+    if args.robot is None:
+        return None
+    if args.dbc is not None:
+        raise ServobusError("--robot names its own DBC (its bus.dbc), --dbc another: give one")
+    from servobus.robot.file_keys import RobotFileError
+    from servobus.robot.robot_check import check
+    from servobus.robot.robot_file import load
+
+    try:
+        robot = load(args.robot)
+        check(robot)
+    except RobotFileError as err:
+        raise ServobusError(f"--robot: {err}") from err
+    if time_triggered and robot.schedule != "time-triggered":
+        raise ServobusError(f"--robot {args.robot}: {robot.name} is a {robot.schedule} robot; "
+                            "this command runs a time-triggered schedule (TICK, measurements, "
+                            "actuations)")
+    return robot

@@ -25,6 +25,7 @@ from servobus.presets.board import DEFAULT_BOARD, SENSING_CHOICES
 from servobus.presets.servos import HSR_5995TG
 from servobus.tools import units
 from servobus.tools.board_options import add_adc_window_argument
+from servobus.tools.bus_options import add_robot_argument, robot_of
 from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError
 from servobus.tools.output import emit, warn
@@ -166,9 +167,10 @@ def add_timing(topics: argparse._SubParsersAction) -> None:
     timing.add_argument("--log", required=True, help="FILE.log / .asc / .blf (servobus log record)")
     timing.add_argument("--dbc", help="schema the log was recorded with (default: the shipped "
                                       "dbc/servobus.dbc)")
+    add_robot_argument(timing, "period")
     timing.add_argument("--period", type=units.period_ns(), default=None,
-                        help="the nominal tick period the log was recorded at (default: the "
-                             "DBC's, 4 ms)")
+                        help="the nominal tick period the log was recorded at (default: "
+                             "--robot's, else the DBC's TICK cycle: 4 ms on SPEJBL)")
     timing.add_argument("--json", action="store_true")
     timing.set_defaults(func=_do_timing)
 
@@ -177,8 +179,9 @@ def _do_timing(args: argparse.Namespace) -> None:
     from servobus.bus.schema import Schema
     from servobus.bus.timing import analyze_log
 
-    schema = Schema(args.dbc)
-    period = args.period or schema.tick_period_ns
+    robot = robot_of(args, time_triggered=True)
+    schema = Schema(robot.dbc if robot else args.dbc)
+    period = args.period or (robot.period_ns if robot else schema.tick_period_ns)
     emit(analyze_log(args.log, period, schema, warn), args.json,
          title=f"bus timing of {args.log} at a {period / 1e6:g} ms period")
 

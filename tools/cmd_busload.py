@@ -12,6 +12,8 @@ from servobus.tools.bus_options import (
     add_bus_arguments,
     add_frames_argument,
     add_meas_bytes_argument,
+    add_robot_argument,
+    robot_of,
 )
 from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError
@@ -24,13 +26,15 @@ def add_subparser(sub: Commands) -> None:
     parser.add_argument("--dbc", help="schema file, or the name of a shipped one (guroo.dbc); "
                                       "a DBC with no TICK is analysed as a cyclic schedule "
                                       "(default: the shipped dbc/servobus.dbc)")
+    add_robot_argument(parser, "period, bit rate and measurement size")
     parser.add_argument("--period", type=units.period_ns(), default=None,
-                        help="tick period 100us .. 10s, e.g. 4ms (default: DBC); it must hold "
-                             "one period's frames")
+                        help="tick period 100us .. 10s, e.g. 4ms (default: --robot's, else "
+                             "the DBC's); it must hold one period's frames")
     parser.add_argument("--bitrate", type=units.bitrate, default=None,
-                        help="10k .. 1M, e.g. 500k (default: DBC Baudrate)")
+                        help="10k .. 1M, e.g. 500k (default: --robot's, else the DBC's "
+                             "Baudrate)")
     add_meas_bytes_argument(parser, None, "measurement frame size of the predicted schedule "
-                                          "(default 2)")
+                                          "(default: --robot's, else 2)")
     parser.add_argument("--log", help="measure the load of a recorded .log/.asc/.blf instead")
     add_bus_arguments(parser, None, "measure the load of a live bus instead (with --channel)")
     parser.add_argument("--duration", type=units.RUN_SECONDS, default=None,
@@ -76,8 +80,9 @@ def _schema(dbc: str | None) -> tuple[Schema, bool]:
 
 def _do_busload(args: argparse.Namespace) -> None:
     _conflicts(args)
-    schema, is_cyclic = _schema(args.dbc)
-    rate = args.bitrate or schema.bitrate
+    robot = robot_of(args)
+    schema, is_cyclic = _schema(str(robot.dbc) if robot else args.dbc)
+    rate = args.bitrate or (robot.bitrate if robot else schema.bitrate)
     if args.log or args.interface:
         from servobus.bus.load_meter import LoadMeter
         from servobus.bus.log_reader import read_log
@@ -105,7 +110,8 @@ def _do_busload(args: argparse.Namespace) -> None:
     if is_cyclic:
         _cyclic(args, schema, rate)
         return
-    report = busload(schema, args.period, rate, args.meas_bytes or 2)
+    period = args.period or (robot.period_ns if robot else None)
+    report = busload(schema, period, rate, args.meas_bytes or (robot.meas_bytes if robot else 2))
     if args.json:
         emit(report, True)
         return

@@ -6,7 +6,7 @@ from servobus.bus.recorder import LogWriteError
 from servobus.bus.schedule_sim import ScheduleSim
 from servobus.bus.schema import Schema
 from servobus.tools import units
-from servobus.tools.bus_options import add_meas_bytes_argument
+from servobus.tools.bus_options import add_meas_bytes_argument, add_robot_argument, robot_of
 from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError
 from servobus.tools.interrupts import held_until_reported, interrupted
@@ -16,10 +16,11 @@ from servobus.tools.output import emit
 def add_subparser(sub: Commands) -> None:
     """Register the subcommand."""
     parser = sub.add_parser("bussim")
-    parser.add_argument("--dbc", help="schema file")
+    parser.add_argument("--dbc", help="schema file (default: the shipped dbc/servobus.dbc)")
+    add_robot_argument(parser, "measurement size")
     parser.add_argument("--duration", type=units.RUN_SECONDS, default=1.0,
                         help="simulated seconds (1 ms .. 1 day)")
-    add_meas_bytes_argument(parser)
+    add_meas_bytes_argument(parser, None, "measurement frame size (default: --robot's, else 2)")
     parser.add_argument("--seed", type=units.SEED, default=0)
     parser.add_argument("--fault", action="append", default=[],
                         help='e.g. "corrupt 0x101 at 0.5s count 3", "silence JOINT_5 at 1s", '
@@ -33,8 +34,10 @@ def add_subparser(sub: Commands) -> None:
 
 
 def _do_bussim(args: argparse.Namespace) -> None:
-    sim = ScheduleSim(Schema(args.dbc), args.meas_bytes, args.seed, args.realtime, args.fault,
-                      args.log, duration_s=args.duration)
+    robot = robot_of(args, time_triggered=True)
+    meas_bytes = args.meas_bytes or (robot.meas_bytes if robot else 2)
+    sim = ScheduleSim(Schema(robot.dbc if robot else args.dbc), meas_bytes, args.seed,
+                      args.realtime, args.fault, args.log, duration_s=args.duration)
     log_error = None
     with held_until_reported():  # Ctrl-C stops the run between two frames: the report follows
         try:
