@@ -11,6 +11,7 @@ absolute grid, so the host sees the gap as slips and the trigger stops with its 
 """
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import can
@@ -45,6 +46,9 @@ class TickNode:
         self._jitter = 0
         self._bus: can.BusABC | None = None
         self._clock: Clock | None = None
+        # what the tick timer calls: `fire` unless an engine takes the ticks over (it then
+        # sends some itself and reports them with `sent_by_engine`)
+        self.on_due: Callable[[], None] = self.fire
 
     def due(self, k: int) -> int:
         """Nominal time of tick k on this node's crystal (ns), before jitter."""
@@ -64,7 +68,7 @@ class TickNode:
         self._jitter = jitter
         # at its own instant even if that has passed (a slow send): the clock fires a past timer
         # at once, and a real-time run that ends meanwhile still fires it if it was due within
-        self._clock.call_at(self.due(self._k) + jitter, self._tick)
+        self._clock.call_at(self.due(self._k) + jitter, lambda: self.on_due())
 
     def _newest_due(self, t: int) -> int:
         """The newest tick k >= the armed one whose nominal time is not after t."""
@@ -76,7 +80,23 @@ class TickNode:
             k += 1
         return k
 
-    def _tick(self) -> None:
+    def next_due(self) -> int:
+        """When the armed tick's timer fires (its nominal time and jitter)."""
+        return self.due(self._k) + self._jitter
+
+    @property
+    def armed(self) -> int:
+        """The number of the tick armed next (k: its sequence number is k mod 256)."""
+        return self._k
+
+    def sent_by_engine(self, n: int) -> None:
+        """An engine sent the next n ticks on this node's behalf: count them, arm the next."""
+        self._k += n
+        self.sent += n
+        self._arm()
+
+    def fire(self) -> None:
+        """The tick timer: send the tick due (or skip a faulted one), arm the next."""
         assert self._bus is not None and self._clock is not None
         now = self._clock.now_ns()
         behind = self._newest_due(now - self._jitter) - self._k

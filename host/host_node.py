@@ -142,6 +142,30 @@ class HostNode:
         """Whether a frame arriving at `now` is handled at once (not kept in the backlog)."""
         return now >= self._busy_until and not self._backlog
 
+    def between_periods(self, now: int) -> bool:
+        """Whether the host is idle and done with its period at `now`: its actuation computed,
+        no skipped ticks being drained, a tick seen (the state an engine may run whole
+        periods from)."""
+        return self.idle(now) and self._pending == self._period and \
+            self._period_end is None and self.supervisor.seq is not None and \
+            self.player.clock[1] is not None
+
+    def ran_periods(self, seq: int, tick_end: np.ndarray, last_meas: np.ndarray,
+                    refs: np.ndarray, meas: np.ndarray, currents: np.ndarray,
+                    limit_events: int) -> None:
+        """An engine ran n whole periods as this host would have (tick i heard at
+        tick_end[i] with sequence number seq + i, its last measurement at last_meas[i], the
+        references, measurements and currents of row i): the supervisor's and the records'
+        figures, the period count, the busy time and the limit events, as n periods here."""
+        n = len(tick_end)
+        self.supervisor.steady_periods(seq, tick_end, last_meas, self.compute_ns)
+        self.records.extend(tick_end.tolist(), refs, meas, currents, PeriodRecord)
+        self._period += n
+        self._pending = self._period
+        self._busy_until = int(last_meas[-1]) + self.compute_ns
+        self._fresh[:] = True
+        self.limit_events += limit_events
+
     def _timeout(self, period: int) -> None:
         if period == self._period and self.supervisor.sent_ns is None and \
                 self._pending != period:

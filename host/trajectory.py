@@ -179,6 +179,20 @@ class Player(PlayerNumpy):
         self._period_s = trajectory.period_s
         self.position()  # load the machine code now, not in a real-time first period
 
+    @property
+    def clock(self) -> tuple[float, float | None]:
+        """(playback time, the wall or simulated time it was last moved at), in s."""
+        return self._t, self._last_wall
+
+    @clock.setter
+    def clock(self, value: tuple[float, float | None]) -> None:
+        self._t, self._last_wall = value
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+        """(poses, line start times, durations, period) as the compiled interpolation reads
+        them."""
+        return self._poses, self._starts, self._durations, self._period_s
+
     def position(self) -> np.ndarray:
         """Interpolated pose (a float per joint, LSB) at the playback time; wraps to the first
         line."""

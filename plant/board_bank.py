@@ -81,6 +81,11 @@ class BoardBank:
     def __len__(self) -> int:
         return len(self.rigs)
 
+    def advanced_to(self, t_ns: int) -> None:
+        """An engine ran every board up to `t_ns` in its own call (``advance_to(t_ns)`` is then
+        nothing to do)."""
+        self._last_t = t_ns
+
     def advance_to(self, t_ns: int) -> None:
         """Run every board through all its PWM periods that start before t_ns."""
         if t_ns == self._last_t:

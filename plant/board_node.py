@@ -13,6 +13,7 @@ boards idle until the first tick and never simulate more than that span at a tic
 does not decode is counted (``rx_faults``), never raised.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import can
@@ -71,6 +72,8 @@ class BoardNode:
     def __post_init__(self) -> None:
         self.joint = self.joint or self.index + 1
         self.name = self.name or f"JOINT_{self.joint}"
+        # what the STATUS timer calls: `send_status` unless an engine takes it over
+        self.on_status_due: Callable[[], None] = self.send_status
         self.rig = self.bank.rigs[self.index]
         group, _ = self.schema.layout.group_of(self.joint)
         ids = {name: int(self.schema.message(name).frame_id) for name in
@@ -91,7 +94,11 @@ class BoardNode:
             f"fw_version_{self.joint}": FIRMWARE_VERSION,
             f"board_mode_{self.joint}": int(self.rig.ram[m.MODE]),
             f"sensing_{self.joint}": int(self.rig.rom[m.SIGNED_SENSE])}), self)
-        clock.call_at(clock.now_ns() + STATUS_PERIOD_NS, self._status)
+        self.arm_status(clock.now_ns() + STATUS_PERIOD_NS)
+
+    def arm_status(self, at: int) -> None:
+        """Arm the STATUS timer for `at` (ns)."""
+        self.clock.call_at(at, lambda: self.on_status_due())
 
     def on_message(self, msg: can.Message) -> None:
         """Run the firmware's CAN handler for an accepted frame."""
@@ -142,7 +149,8 @@ class BoardNode:
     def _send_measurement(self) -> None:
         send_or_count(self.bus, self.schema.encode(*self.measurement()), self)
 
-    def _status(self) -> None:
+    def send_status(self) -> None:
+        """STATUS_j from RAM and the controller's error state; the next one 100 ms later."""
         j, ram = self.joint, self.rig.ram
         ctrl = getattr(self.bus, "controller", None)
         send_or_count(self.bus, self.schema.encode(f"STATUS_{j}", {
@@ -153,4 +161,4 @@ class BoardNode:
             f"can_state_{j}": CAN_STATES.get(self.bus.state, 0),
             f"tec_{j}": min(ctrl.tec, 255) if ctrl else 0,
             f"rec_{j}": min(ctrl.rec, 255) if ctrl else 0}), self)
-        self.clock.call_at(self.clock.now_ns() + STATUS_PERIOD_NS, self._status)
+        self.arm_status(self.clock.now_ns() + STATUS_PERIOD_NS)

@@ -13,7 +13,7 @@ Robot-level fault lines (besides the bus faults of ``bus.faults``):
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from servobus.bus.busload import busload
 from servobus.bus.fault_runner import apply_script
@@ -24,31 +24,23 @@ from servobus.bus.node import Node, attach_sim
 from servobus.bus.period_engine import LeanBus
 from servobus.bus.scheduler import NS_PER_S, Environment
 from servobus.bus.schema import SPEJBL_REQUIRED, Schema
-from servobus.bus.tick_node import TickNode
 from servobus.firmware import board
 from servobus.firmware import memory as m
-from servobus.host.host_node import HostNode
 from servobus.host.period_log import PeriodLog
-from servobus.host.pid import AntiWindup, PidBank
-from servobus.host.position_loop import PositionPlant
+from servobus.host.pid import AntiWindup
 from servobus.host.supervisor import Supervisor
-from servobus.host.trajectory import Player, Trajectory, default_gait, load
-from servobus.host.tunings import DEFAULT_ROBOT_KP, DEFAULT_ROBOT_Q, Tuning
-from servobus.plant.board_bank import BoardBank
-from servobus.plant.board_node import BoardNode
-from servobus.plant.build import PlantOptions
+from servobus.host.trajectory import Trajectory
+from servobus.host.tunings import Tuning
 from servobus.presets.board import DEFAULT_BOARD, Sensing
 from servobus.robot.advance import ENGINES, chunk_for, engine_fields, run_and_close
 from servobus.robot.engine_run import wire
 from servobus.robot.engine_sync import CompiledEngine, unsupported
-from servobus.robot.joint_setup import joint_options, pid_gains, tuning_name
+from servobus.robot.joint_setup import default_plant, joint_options, pid_gains, tuning_name
+from servobus.robot.node_build import board_nodes, host_node, tick_node, trajectory_of
 from servobus.robot.robot_check import checked
 from servobus.robot.robot_file import RobotFile
 from servobus.robot.run_log import RunLog
 from servobus.robot.script_lines import script_time, script_words
-
-BOARD_MODES = {"cascade": m.MODE_CURRENT, "local-p": m.MODE_LOCAL_P}
-
 
 # verb -> its words (upper case: a value); `fit_words` names a word that does not fit
 ACTIONS = {"release": "release N at T", "engage": "engage N at T", "freeze": "freeze N at T",
@@ -105,17 +97,6 @@ class RobotConfig:
     duration_s: float | None = None  # the run's length, when known: every fault and action in it
 
 
-def plant_seed(seed: int, joint: int) -> int:
-    """The noise seed of joint j's hardware in a robot of seed `seed` (every node command
-    uses the same, so a board on a real bus matches its twin in `servobus run`)."""
-    return seed * 100 + joint - 1
-
-
-def default_plant() -> PositionPlant:
-    """The identified P(z) of the default robot's joints (host.tunings)."""
-    return PositionPlant(DEFAULT_ROBOT_KP, DEFAULT_ROBOT_Q, float(DEFAULT_BOARD.can_hz))
-
-
 @dataclass
 class Robot:
     """A ready-to-run robot; `run` advances it and `report` summarises."""
@@ -131,14 +112,13 @@ class Robot:
             raise ValueError(f"{rf.name} is a {rf.schedule} robot (robot.described runs it)")
         self.joint_options = joints = joint_options(rf, cfg)
         self.joints = n = len(joints)
-        self.mode, self.anti_windup = joints[0].mode, joints[0].anti_windup
+        self.mode = joints[0].mode
+        self.anti_windup = cast(AntiWindup, joints[0].anti_windup)  # one of ANTI_WINDUP (read)
         self.meas_bytes = cfg.meas_bytes if cfg.meas_bytes is not None else rf.meas_bytes
-        names = {spec.kind: spec.name for spec in rf.nodes}
-        host_keys = rf.node_keys[names["host"]]
+        host_keys = rf.node_keys[next(s.name for s in rf.nodes if s.kind == "host")]
         compute_ns = cfg.compute_ns if cfg.compute_ns is not None else host_keys["compute_ns"]
         self.schema = Schema(rf.dbc, required=SPEJBL_REQUIRED)
-        self.trajectory = cfg.trajectory or (load(rf.trajectory, n) if rf.trajectory
-                                             else default_gait(n))
+        self.trajectory = cfg.trajectory or trajectory_of(rf)
         if self.trajectory.poses.shape[1] != n:
             raise ValueError(f"the trajectory has {self.trajectory.poses.shape[1]} joints, "
                              f"{rf.name} {n}")
@@ -146,31 +126,22 @@ class Robot:
         self.meter = LoadMeter(self.schema.bitrate, rf.period_ns / NS_PER_S,
                                keep_windows=cfg.keep_records)
         start = self.trajectory.poses[0]
-        theta0 = (start - 512.0) / DEFAULT_BOARD.pot_lsb_per_rad
-        options = [PlantOptions(sensing=o.sensing, plant=o.plant,  # type: ignore[arg-type]
-                                rotor="free", alpha=o.alpha, theta0=float(t),
-                                seed=plant_seed(cfg.seed, j + 1))
-                   for j, (o, t) in enumerate(zip(joints, theta0, strict=True))]
-        self.bank = BoardBank(options, [BOARD_MODES[o.mode] for o in joints], seed=cfg.seed,
-                              servos=[o.preset for o in joints])
+        self.boards = board_nodes(rf, range(1, n + 1), joints, self.schema, cfg.seed,
+                                  self.meas_bytes,
+                                  theta0=(start - 512.0) / DEFAULT_BOARD.pot_lsb_per_rad)
+        self.bank = self.boards[0].bank
         for rig, x in zip(self.bank.rigs, start, strict=True):
             rig.ram[m.XW_REF] = int(x)
-        nominal = default_plant()
-        self.gains = pid_gains(joints, nominal.kp, nominal.f)
         self.tuning_name = tuning_name(joints)
-        self.tick = TickNode(self.schema, rf.period_ns, seed=cfg.seed, name=names["time-trigger"])
+        self.tick = tick_node(rf, self.schema, cfg.seed)
         records = (PeriodLog(None), Supervisor(history=None)) if cfg.keep_records else \
             (PeriodLog(), Supervisor())  # else the latest periods only (bounded memory)
-        self.host = HostNode(self.schema, PidBank(self.gains, anti_windup=self.anti_windup),
-                             Player(self.trajectory), self.meas_bytes, compute_ns,
-                             local_p=self.mode == "local-p", name=names["host"],
-                             records=records[0], supervisor=records[1])
-        board_of = {j: spec for spec in rf.nodes if spec.kind == "board" for j in spec.joints}
-        self.boards = [BoardNode(self.bank, k, self.schema, self.meas_bytes,
-                                 BOARD_MODES[joints[k].mode], name=board_of[k + 1].name)
-                       for k in range(n)]
-        self._board_ids = {board_of[j].board: board_of[j].name for j in board_of}
-        self._delays: list[tuple[int, int]] = []
+        self.host = host_node(rf, self.schema, joints, self.trajectory, self.meas_bytes,
+                              compute_ns, records=records[0], supervisor=records[1])
+        nominal = default_plant()
+        self.gains = pid_gains(joints, nominal.kp, nominal.f)  # the host's, for the report
+        self._board_ids = {spec.board: spec.name for spec in rf.nodes if spec.kind == "board"}
+        self.host_delays: list[tuple[int, int]] = []
         self.host.extra_delay = self._host_delay
         self._end_ns = None if cfg.duration_s is None else round(cfg.duration_s * NS_PER_S)
         self._timed: list[tuple[str, int, str]] = []  # (line, at, what): checked against the end
@@ -220,9 +191,9 @@ class Robot:
         return self.medium.frames if self.medium is not None else self.lean.frames  # type: ignore[union-attr]
 
     def _host_delay(self, now: int) -> int:
-        for k, (at, extra) in enumerate(self._delays):
+        for k, (at, extra) in enumerate(self.host_delays):
             if now >= at:
-                del self._delays[k]
+                del self.host_delays[k]
                 return extra
         return 0
 
@@ -252,7 +223,7 @@ class Robot:
                 delay, at = values
                 at_ns = script_time("fault", line, at)
                 self._timed.append((line, at_ns, "at"))
-                self._delays.append((at_ns, script_time("fault", line, delay)))
+                self.host_delays.append((at_ns, script_time("fault", line, delay)))
         return rest
 
     def _board(self, line: str, arg: str) -> str:

@@ -15,7 +15,7 @@ from servobus.plant.board_bank import BoardBank
 from servobus.plant.board_node import BoardNode
 from servobus.plant.build import PlantOptions
 from servobus.presets.board import Sensing
-from servobus.robot.assembly import BOARD_MODES, plant_seed
+from servobus.robot.joint_setup import BOARD_MODES, plant_seed
 
 TICK_PERIOD_NS = 4_000_000  # SPEJBL's 250 Hz time trigger
 

@@ -1,7 +1,8 @@
 """The hand-over between the robot's Python nodes and the compiled period engine.
 
 The robot runs on the period engine's bus (``robot.engine_run``); the time trigger's timer calls
-``CompiledEngine.on_tick`` instead of ``TickNode._tick``.  At a tick due now it decides how many
+``CompiledEngine.on_tick`` instead of ``TickNode.fire`` (its ``on_due`` hook), the boards' STATUS
+timers ``on_status`` (their ``on_status_due``).  At a tick due now it decides how many
 whole periods may run compiled (``fast_forward``): none unless this instant is a steady period
 boundary, and then only up to the next event Python must handle.  Otherwise the tick runs in
 Python on the LeanBus (``engine_periods["period"]`` counts those).
@@ -39,9 +40,8 @@ from servobus.bus.deferred_signals import deferred_signals
 from servobus.bus.period_engine import LeanBus
 from servobus.bus.scheduler import NS_PER_S
 from servobus.bus.schema import MODE_NAMES, TICK, actuation_name, meas_name
-from servobus.host.host_node import PeriodRecord
 from servobus.host.pid import ANTI_WINDUP, PidBank
-from servobus.plant.board_node import STATUS_PERIOD_NS, BoardNode
+from servobus.plant.board_node import STATUS_PERIOD_NS
 from servobus.robot import engine_compiled as ec
 from servobus.robot.advance import CHUNK_S
 from servobus.robot.frame_rows import COLUMNS, hand_over
@@ -241,19 +241,17 @@ class CompiledEngine:
         self.status_due = np.zeros(robot.joints, dtype=bool)
         self.status_at = np.zeros(1, dtype=np.int64)
         self._due: list[Any] = []  # boards whose STATUS timer fired at this tick's instant
-        self._python_tick = robot.tick._tick
-        robot.tick._tick = self.on_tick  # type: ignore[method-assign]  # its next timers
+        robot.tick.on_due = self.on_tick  # its timers from now on
         for node in robot.boards:
-            node._status = partial(self.on_status, node)  # type: ignore[method-assign]
+            node.on_status_due = partial(self.on_status, node)
 
     def on_status(self, node: Any) -> None:
         """A board's STATUS timer: at a tick's instant the frame waits for that tick's decision
         (compiled, or sent first on the LeanBus); else it goes out now."""
-        tick = self.robot.tick
-        if tick.due(tick._k) + tick._jitter == self.robot.env.now:
+        if self.robot.tick.next_due() == self.robot.env.now:
             self._due.append(node)
         else:
-            BoardNode._status(node)
+            node.send_status()
 
     def on_tick(self) -> None:
         """The time trigger's timer: a compiled batch from here, or this period in Python."""
@@ -262,8 +260,8 @@ class CompiledEngine:
             self.counts["period"] += 1
             due, self._due = self._due, []
             for node in due:  # in timer order, as they fired (each re-arms)
-                BoardNode._status(node)
-            self._python_tick()
+                node.send_status()
+            self.robot.tick.fire()
             return
         with deferred_signals():  # a batch and its write-back are one step for an interrupt
             self.counts["compiled"] += n
@@ -272,12 +270,10 @@ class CompiledEngine:
     def _batch(self) -> int:
         """How many periods from now may run compiled (see the module docstring)."""
         robot, lean = self.robot, self.lean
-        env, tick, host, sup = robot.env, robot.tick, robot.host, robot.host.supervisor
+        env, tick, host = robot.env, robot.tick, robot.host
         now, period = env.now, tick.period_ns
-        if unsteady(robot) or tick.due(tick._k) != now or not lean.idle(now) or \
-                not host.idle(now) or host._pending != host._period or \
-                host._period_end is not None or sup.seq is None or \
-                host.player._last_wall is None:
+        if unsteady(robot) or tick.due(tick.armed) != now or not lean.idle(now) or \
+                not host.between_periods(now):
             return 0
         # every event of a period comes before the next tick: a period may end at until + 1
         bounds = [x for x in (env.peek(), None if env.until is None else env.until + 1)
@@ -286,7 +282,7 @@ class CompiledEngine:
         for at in tick.skip_at_ns:
             if at + period > now:
                 limit = min(limit, at - period)
-        for at, _ in robot._delays:
+        for at, _ in robot.host_delays:
             limit = min(limit, at)
         if self._due and host.compute_ns + frame_budget_ns(robot, len(self._due)) >= period:
             return 0  # STATUS frames that may end after the next tick: this period in Python
@@ -299,8 +295,7 @@ class CompiledEngine:
         env, tick, host, bank = robot.env, robot.tick, robot.host, robot.bank
         ctl: Any = host.controller
         player: Any = host.player
-        sup = host.supervisor
-        k0, t0 = tick._k, env.now
+        k0, t0 = tick.armed, env.now
         due, self._due = self._due, []
         self.status_due[:] = False
         for node in due:
@@ -308,13 +303,13 @@ class CompiledEngine:
         self.status_at[0] = t0 if due else -1
         refs, meas, currents = (np.empty((n, robot.joints)) for _ in range(3))  # kept by the log
         self.bus[B_FREE] = lean.free_at
-        self.player[:] = (player._t, player._last_wall)
+        self.player[:] = player.clock
         ec.fast_forward_c(
             n, t0, tick.period_ns, k0, lean.bit_ns, self.table, self.bus, self.meas_dlc,
             self.supply_raw, self.cpa, self.local_p,
             bank.rams, bank.roms, bank.params, bank.states, bank.istates, bank.tables,
             bank.phase_ns, bank.done, bank.period_ns,
-            player._poses, player._starts, player._durations, player._period_s, self.player,
+            *player.arrays(), self.player,
             player.paused, host.hold, host.engaged, host.measured, ctl.r_p, ctl.r_i, ctl.r_d,
             float(ctl.i_max), ANTI_WINDUP.index(ctl.anti_windup), float(ctl.a_aw), ctl.integ,
             ctl.e_prev, ctl.saturated, host.compute_ns, self.status, self.status_due,
@@ -324,24 +319,17 @@ class CompiledEngine:
         self._deliver(count)
         periods = self.periods[:n]
         tick_end, last = periods[:, ec.P_TICK_END], periods[:, ec.P_LAST_MEAS]
-        sup.steady_periods(k0 & 0xFF, tick_end, last, host.compute_ns)
-        host.records.extend(tick_end.tolist(), refs, meas, currents, PeriodRecord)
-        host._period += n
-        host._pending = host._period
-        host._busy_until = int(last[-1]) + host.compute_ns
-        host._fresh[:] = True
-        host.limit_events += int(self.bus[ec.B_LIMIT])
-        player._t, player._last_wall = float(self.player[0]), float(self.player[1])
-        bank._last_t = int(tick_end[-1])
+        host.ran_periods(k0 & 0xFF, tick_end, last, refs, meas, currents,
+                         int(self.bus[ec.B_LIMIT]))
+        player.clock = (float(self.player[0]), float(self.player[1]))
+        bank.advanced_to(int(tick_end[-1]))
         lean.free_at = int(self.bus[B_FREE])
         lean.frames += count
         env.advance(int(periods[-1, ec.P_LAST_EVENT]))
-        for node in due:  # as BoardNode._status re-arms, before the tick's timer
+        for node in due:  # as BoardNode.send_status re-arms, before the tick's timer
             host.board_modes[node.index] = MODE_NAMES[int(self.status[node.index, 0])]
-            env.call_at(int(self.status_at[0]), node._status)
-        tick._k += n
-        tick.sent += n
-        tick._arm()
+            node.arm_status(int(self.status_at[0]))
+        tick.sent_by_engine(n)
 
     def _deliver(self, count: int) -> None:
         """The batch's frames to the load meter and the taps, in order (as LeanBus._deliver;

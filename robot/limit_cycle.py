@@ -28,7 +28,7 @@ from servobus.plant.build import OffsetStage, PlantOptions, zero_offset
 from servobus.plant.rig import TF_I_WINDING, TI_IREF, TI_MEAS, BoardRig
 from servobus.presets.board import DEFAULT_BOARD, Sensing
 from servobus.presets.firmware_image import Q12_AMP
-from servobus.robot.assembly import default_plant
+from servobus.robot.joint_setup import default_plant
 
 Mode = Literal["cascade", "voltage-pid"]
 HOLD_MODES: tuple[Mode, ...] = ("cascade", "voltage-pid")

@@ -18,8 +18,8 @@ from servobus.host.trajectory import Player, default_gait, load
 from servobus.host.tunings import DEFAULT_TUNING, TUNINGS
 from servobus.plant.board_node import BoardNode
 from servobus.presets.board import SENSING_CHOICES
-from servobus.robot.assembly import BOARD_MODES, default_plant
 from servobus.robot.emulated import board_nodes
+from servobus.robot.joint_setup import BOARD_MODES, default_plant
 from servobus.tools import units
 from servobus.tools.bus_options import add_bus_arguments, add_meas_bytes_argument
 from servobus.tools.cli import Commands

@@ -17,10 +17,11 @@ from servobus.plant.board_node import can_tick_fast, tick_all
 from servobus.presets.board import SENSING_CHOICES
 from servobus.presets.guroo import LOOPS
 from servobus.robot.advance import ENGINES
-from servobus.robot.assembly import BOARD_MODES, Robot, RobotConfig
+from servobus.robot.assembly import Robot, RobotConfig
 from servobus.robot.compile_phase import CompileClock, stderr_say, warm_up
 from servobus.robot.described import DescribedConfig, DescribedRobot
 from servobus.robot.description import ROBOTS
+from servobus.robot.joint_setup import BOARD_MODES
 from servobus.robot.robot_check import checked
 from servobus.robot.robot_file import RobotFile, shipped
 from servobus.tools import units

@@ -8,7 +8,8 @@ import cantools
 from servobus.host.tunings import TUNINGS
 from servobus.plant.build import PlantKind
 from servobus.presets.servos import SERVOS
-from servobus.robot.assembly import BOARD_MODES, Robot, RobotConfig
+from servobus.robot.assembly import Robot, RobotConfig
+from servobus.robot.joint_setup import BOARD_MODES
 from servobus.robot.node_kinds import JOINT_OPTIONS, MODES, PLANTS, sent_by
 from servobus.robot.robot_file import load
 
