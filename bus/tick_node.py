@@ -95,6 +95,12 @@ class TickNode:
         self.sent += n
         self._arm()
 
+    def report(self) -> dict[str, int]:
+        """Ticks sent, skipped (behind: a time trigger never bursts; or dropped by a fault) and
+        frames it could not send."""
+        return {"ticks_sent": self.sent, "ticks_skipped": self.ticks_skipped,
+                "ticks_dropped": self.skipped, "tx_faults": self.tx_faults}
+
     def fire(self) -> None:
         """The tick timer: send the tick due (or skip a faulted one), arm the next."""
         assert self._bus is not None and self._clock is not None

@@ -216,6 +216,17 @@ class HostNode:
         for msg, arrived in backlog[start:]:
             self._handle(msg, arrived)
 
+    def report(self) -> dict:
+        """The supervisor's figures (ticks, slips, old ticks, deadline misses, servo faults by
+        joint, host window) and the frames it could not read or send."""
+        sup = self.supervisor
+        return {"ticks": sup.ticks, "slips": sup.slips,
+                "ticks_out_of_order": sup.ticks_out_of_order,
+                "deadline_misses": sup.deadline_misses,
+                "servo_faults": {f"joint_{j}": n for j, n in sorted(sup.servo_faults.items())},
+                "host_window_measured_s": sup.window_stats(), "rx_faults": self.rx_faults,
+                "tx_faults": self.tx_faults}
+
     def command(self, joint: int, command: str, mode: str = "float") -> None:
         """Send a joint command (joint 0: all joints); `mode` (a name of schema.MODES) is
         the board mode set by set_mode."""

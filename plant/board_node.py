@@ -137,6 +137,13 @@ class BoardNode:
         else:
             self.rx_faults += 1
 
+    def report(self) -> dict[str, float | int]:
+        """Frames it could not read or send, its PWM periods and the time its bank has not
+        simulated (before the first tick, beyond one tick period per tick on a real bus)."""
+        return {"rx_faults": self.rx_faults, "tx_faults": self.tx_faults,
+                "pwm_periods": int(self.bank.done[self.index]),
+                "skipped_s": self.bank.skipped_ns / 1e9}
+
     def measurement(self) -> tuple[str, dict[str, float]]:
         """The MEAS frame the firmware sends at a tick: its name and values."""
         j, ram = self.joint, self.rig.ram

@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bussim": ("cmd_bussim", "simulated bus carrying the 4 ms schedule"),
     "log": ("cmd_log", "record or replay a CAN bus"),
     "remote-server": ("cmd_remote", "serve a bus to python-can 'remote' clients"),
+    "node": ("cmd_node", "any nodes of a robot on a real bus, in real time"),
     "board": ("cmd_nodes", "one emulated servo board on a real bus"),
     "boards": ("cmd_nodes", "several emulated servo boards (one compiled bank) on a real bus"),
     "tick": ("cmd_nodes", "the time-trigger node on a real bus"),

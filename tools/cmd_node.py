@@ -1,0 +1,77 @@
+"""`servobus node NODE... [--robot NAME|FILE]`: nodes of any robot as one process on a real bus,
+in real time -- built from its description exactly as `servobus run` builds them.
+
+One node per process, or any of a time-triggered robot's boards together (one compiled bank):
+
+    servobus node time-trigger --interface socketcan --channel vcan0
+    servobus node board --interface socketcan --channel vcan0       (every board)
+    servobus node JOINT_3 JOINT_5 --interface socketcan --channel vcan0
+    servobus node host --interface socketcan --channel vcan0 [--trajectory FILE]
+    servobus node HP_2 --robot guroo --interface socketcan --channel vcan0
+"""
+
+import argparse
+
+from servobus.robot.robot_file import RobotFile
+from servobus.tools import units
+from servobus.tools.bus_options import add_bus_arguments
+from servobus.tools.cli import Commands
+from servobus.tools.errors import ServobusError
+from servobus.tools.interrupts import interrupted
+from servobus.tools.node_runner import serve
+from servobus.tools.output import emit
+
+
+def add_subparser(sub: Commands) -> None:
+    """Register the subcommand."""
+    parser = sub.add_parser("node")
+    parser.add_argument("nodes", nargs="+", metavar="NODE",
+                        help="a node's name in the DBC (JOINT_3, HOST, HP_2, ...) or a kind "
+                             "(time-trigger, board, host, central, hp-board, servo-board): all "
+                             "of its nodes")
+    parser.add_argument("--robot", default="spejbl", metavar="NAME|FILE.toml",
+                        help="the robot the nodes belong to (default: spejbl)")
+    parser.add_argument("--seed", type=units.SEED, default=0,
+                        help="the run's seed: board j's plant noise is its twin's in "
+                             "`servobus run --seed S`")
+    parser.add_argument("--trajectory", help="the host's trajectory, or the central's gait "
+                                             "(default: the description's)")
+    add_bus_arguments(parser)
+    parser.add_argument("--duration", type=units.RUN_SECONDS, default=None,
+                        help="seconds (default: until Ctrl-C or SIGTERM)")
+    parser.add_argument("--json", action="store_true")
+    parser.set_defaults(func=_do_node)
+
+
+def _names(robot: RobotFile, asked: list[str]) -> list[str]:
+    """The node names `asked` stands for, each once, in the description's order: a name as
+    it is, a kind as all its nodes."""
+    chosen: set[str] = set()
+    for word in asked:
+        named = [n.name for n in robot.nodes if word in (n.name, n.kind)]
+        if not named:
+            raise ServobusError(f"{word}: {robot.name} has no such node or kind (its nodes: "
+                                f"{', '.join(n.name for n in robot.nodes)})")
+        chosen.update(named)
+    return [n.name for n in robot.nodes if n.name in chosen]
+
+
+def _do_node(args: argparse.Namespace) -> None:
+    from servobus.plant.board_node import BoardNode
+    from servobus.robot.node_build import NodeOptions, real_bus_nodes
+    from servobus.robot.robot_check import checked
+
+    robot = checked(args.robot)
+    names = _names(robot, args.nodes)
+    nodes = real_bus_nodes(robot, names, NodeOptions(args.seed, args.trajectory))
+    boards = all(isinstance(n, BoardNode) for n in nodes)
+    if len(nodes) > 1 and not boards:  # nodes of one process hear each other only via the bus
+        raise ServobusError(f"{', '.join(names)}: one node per process, or boards together "
+                            "(one compiled bank): a process's nodes do not hear each other's "
+                            "frames")
+    runner = serve(args, *nodes, filters=[f for n in nodes for f in n.filters]
+                   if boards and len(nodes) > 1 else None)
+    emit({"robot": robot.name, "nodes": {name: node.report()
+                                         for name, node in zip(names, nodes, strict=True)},
+          "frames_received": runner.received, "timers_late": runner.late,
+          "interrupted": interrupted()}, args.json, title=f"{robot.name}: {', '.join(names)}")
