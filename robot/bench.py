@@ -1,12 +1,14 @@
 """Speed of `servobus run` at full fidelity on the compiled engine, the period engine and the
-reference path.  The boards' kernel time is measured where the bank is advanced from Python
-(``BoardBank.advance_to``): on the compiled engine only its LeanBus periods go through there, so
-its kernel figure comes from the period engine's run."""
+reference path, for any time-triggered robot (SPEJBL by default) or a cyclic one.  The boards'
+kernel time is measured where the bank is advanced from Python (``BoardBank.advance_to``): on
+the compiled engine only its LeanBus periods go through there, so its kernel figure comes from
+the period engine's run."""
 
 import time
 
 from servobus.robot.advance import engine_fields
 from servobus.robot.assembly import Robot, RobotConfig
+from servobus.robot.robot_file import RobotFile
 
 # whole STATUS periods (100 ms): the measured run's chunks (``advance.CHUNK_S``) then start
 # on a STATUS instant, as `servobus run`'s do from 0, and each chunk is one compiled batch
@@ -14,11 +16,12 @@ from servobus.robot.assembly import Robot, RobotConfig
 WARM_UP_S = 0.1
 
 
-def _measure(engine: str, seconds: float, kernel: bool = True) -> dict:
+def _measure(engine: str, seconds: float, kernel: bool = True,
+             robot_name: str | RobotFile = "spejbl") -> dict:
     """One engine: simulated s per wall s and per CPU s, the tick periods run, and where the
     time goes (`kernel`: the boards' kernel share, which on the compiled engine would be its
     LeanBus periods' only, so not asked for there)."""
-    robot = Robot(RobotConfig(engine=engine))
+    robot = Robot(RobotConfig(robot=robot_name, engine=engine))
     robot.run(WARM_UP_S)  # compile or load the numba cache
     ticks = robot.tick.sent
     kernel_s = [0.0]
@@ -46,15 +49,17 @@ def _measure(engine: str, seconds: float, kernel: bool = True) -> dict:
             "frames_per_wall_s": (robot.frames - frames) / wall}
 
 
-def bench_run(seconds: float = 10.0, reference_seconds: float = 2.0) -> dict:
-    """The default robot (12 switching boards, time trigger, host): `seconds` simulated on the
-    compiled engine, `reference_seconds` on the period engine and on the reference path, in one
-    process."""
-    compiled = _measure("compiled", seconds, kernel=False)
-    period = _measure("period", reference_seconds)
-    reference = _measure("reference", reference_seconds)
+def bench_run(seconds: float = 10.0, reference_seconds: float = 2.0,
+              robot: str | RobotFile = "spejbl") -> dict:
+    """A time-triggered robot (default SPEJBL: 12 switching boards, time trigger, host):
+    `seconds` simulated on the compiled engine, `reference_seconds` on the period engine and on
+    the reference path, in one process."""
+    compiled = _measure("compiled", seconds, kernel=False, robot_name=robot)
+    period = _measure("period", reference_seconds, robot_name=robot)
+    reference = _measure("reference", reference_seconds, robot_name=robot)
     compiled["us_per_period"] = 1e6 * compiled["wall_s"] / compiled["periods"]
-    return {"compiled": compiled, "period": period, "reference": reference,
+    name = robot.name if isinstance(robot, RobotFile) else robot
+    return {"robot": name, "compiled": compiled, "period": period, "reference": reference,
             "ratio_compiled_to_reference": compiled["sim_s_per_wall_s"] /
             reference["sim_s_per_wall_s"],
             "ratio_compiled_to_reference_cpu": compiled["sim_s_per_cpu_s"] /

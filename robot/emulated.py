@@ -1,49 +1,45 @@
-"""Emulated SPEJBL nodes for a host you write yourself: boards and the time trigger on a bus.
-
-The same boards serve `servobus board`/`boards` on a real bus (in real time) and, through
-`emulate`, a simulated ``can.Bus(interface="servobus", channel=…)`` of this process (in
-simulated time: the simulation runs forward while your code waits in ``recv``).
+"""Emulated boards of a time-triggered robot (SPEJBL's by default, or any description) for a host
+you write yourself: its boards and time trigger on a simulated ``can.Bus(interface="servobus",
+channel=…)`` of this process (in simulated time: the simulation runs forward while your code
+waits in ``recv``).  The same nodes serve `servobus node` on a real bus (in real time).
 """
 
 from collections.abc import Sequence
 
 from servobus.bus.node import attach_sim
-from servobus.bus.schema import Schema
+from servobus.bus.schema import SPEJBL_REQUIRED, Schema
 from servobus.bus.sim_interface import shared_medium
-from servobus.bus.tick_node import TickNode
-from servobus.plant.board_bank import BoardBank
 from servobus.plant.board_node import BoardNode
-from servobus.plant.build import PlantOptions
-from servobus.presets.board import Sensing
-from servobus.robot.joint_setup import BOARD_MODES, plant_seed
+from servobus.robot.joint_setup import joint_options
+from servobus.robot.node_build import board_nodes, tick_node
+from servobus.robot.robot_check import checked
+from servobus.robot.robot_file import RobotFile
 
 TICK_PERIOD_NS = 4_000_000  # SPEJBL's 250 Hz time trigger
 
 
-def board_nodes(joints: Sequence[int], mode: str = "cascade",
-                sensing: Sensing = "supply-unipolar", alpha: float = 1.0, meas_bytes: int = 2,
-                seed: int = 0, period_ns: int = TICK_PERIOD_NS) -> list[BoardNode]:
-    """Boards `joints` (1..12) as one compiled bank that idles until the first tick and then
-    simulates up to one `period_ns` per tick; board j's plant seed is ``seed * 100 + j - 1``, as
-    in `servobus run`."""
-    engage = BOARD_MODES[mode]
-    options = [PlantOptions(sensing=sensing, rotor="free", alpha=alpha,
-                            seed=plant_seed(seed, j)) for j in joints]
-    bank = BoardBank(options, [engage] * len(joints), seed=seed, max_step_ns=period_ns)
-    return [BoardNode(bank, k, Schema(), meas_bytes, engage, joint=j,
-                      filter_bus=len(joints) == 1)
-            for k, j in enumerate(joints)]
-
-
-def emulate(channel: str, joints: Sequence[int], tick: bool = True, seed: int = 0,
-            mode: str = "cascade") -> list[BoardNode]:
-    """Put boards `joints` (and, with `tick`, the 4 ms time trigger) on the simulated bus
-    `channel` of this process; your own ``can.Bus(interface="servobus", channel=channel)`` is
-    then the host.  The boards are returned for inspection (their reports, their RAM)."""
+def emulate(channel: str, joints: Sequence[int] | None = None, tick: bool = True,
+            seed: int = 0, robot: str | RobotFile = "spejbl") -> list[BoardNode]:
+    """Put the boards of `joints` (None: every joint) of `robot` (a shipped name, a
+    description file) and, with `tick`, its time trigger on the simulated bus `channel` of this
+    process; your own ``can.Bus(interface="servobus", channel=channel)`` is then the host.  The
+    boards are returned for inspection (their reports, their RAM); board j's plant seed is
+    ``seed * 100 + j - 1``, as in `servobus run`."""
+    described = checked(robot)
+    if described.schedule != "time-triggered":
+        raise ValueError(f"{described.name} is a {described.schedule} robot: emulate takes a "
+                         "time-triggered one")
+    chosen = list(joints) if joints is not None else list(range(1, len(described.joints) + 1))
+    every = joint_options(described)
+    if bad := [j for j in chosen if not 1 <= j <= len(every)]:
+        raise ValueError(f"joint {bad[0]}: {described.name} has joints 1..{len(every)}")
+    schema = Schema(described.dbc, required=SPEJBL_REQUIRED)
     medium = shared_medium(channel)
-    boards = board_nodes(joints, mode=mode, seed=seed)
+    boards = board_nodes(described, chosen, [every[j - 1] for j in chosen], schema, seed,
+                         described.meas_bytes, max_step_ns=described.period_ns,
+                         filter_bus=len(chosen) == 1)
     for board in boards:
         attach_sim(board, medium)
     if tick:
-        attach_sim(TickNode(Schema(), TICK_PERIOD_NS), medium)
+        attach_sim(tick_node(described, schema, seed), medium)
     return boards

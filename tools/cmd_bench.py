@@ -1,4 +1,5 @@
-"""`servobus bench board | bus | run | memory | startup`: speed, memory and start-up figures."""
+"""`servobus bench board | bus | run | scaling | memory | startup`: speed, memory and start-up
+figures."""
 
 import argparse
 from collections.abc import Callable
@@ -7,7 +8,7 @@ from typing import Any
 from servobus.presets import guroo
 from servobus.tools import units
 from servobus.tools.cli import Commands
-from servobus.tools.output import emit
+from servobus.tools.output import emit, emit_rows
 from servobus.tools.robot_options import LOOP_OPTION, robot_loop
 
 
@@ -42,7 +43,18 @@ def add_subparser(sub: Commands) -> None:
            ("--reference-seconds", {"type": units.EXPERIMENT_SECONDS, "default": 2.0,
                                     "help": "simulated seconds on the reference path in the "
                                             "same run"}),
-           *_robot_options("guroo: the 23-joint robot on the period engine (--seconds)"))
+           ("--robot", {"default": "spejbl", "metavar": "NAME|FILE.toml",
+                        "help": "a shipped robot or a description (a cyclic one, e.g. guroo: "
+                                "its default engine only, --seconds)"}),
+           ("--loop", LOOP_OPTION))
+    target("scaling", "cost against joint count: described robots of N joints", _do_scaling,
+           ("--joints", {"type": lambda text: units.joints(text, 128),
+                         "default": "1,3,7,12,16,23",
+                         "help": "the joint counts, 1..128 (default 1,3,7,12,16,23)"}),
+           ("--seconds", {"type": units.EXPERIMENT_SECONDS, "default": 5.0,
+                          "help": "simulated seconds per measurement"}),
+           ("--runs", {"type": units.integer(1, 100), "default": 3,
+                       "help": "measurements per robot (min / median / max), 1 .. 100"}))
     target("memory", "RSS of a long default run vs simulated time", _do_memory,
            ("--minutes", {"type": units.real(0.01, 1440.0), "default": 10.0,
                           "help": "simulated minutes, 0.01 .. 1440"}),
@@ -88,12 +100,32 @@ def _do_bus(args: argparse.Namespace) -> None:
 
 
 def _do_run(args: argparse.Namespace) -> None:
-    loop = robot_loop(args) or guroo.LOOPS[0]
     from servobus.robot.bench import bench_described, bench_run
+    from servobus.robot.robot_check import checked
 
-    result = (bench_run(args.seconds, args.reference_seconds) if args.robot == "spejbl" else
-              bench_described(args.robot, args.seconds, loop))
+    robot = checked(args.robot)
+    loop = robot_loop(args, robot)
+    result = (bench_run(args.seconds, args.reference_seconds, robot)
+              if robot.schedule == "time-triggered" else
+              bench_described(robot.name, args.seconds, loop or guroo.LOOPS[0]))
     emit(result, args.json, title="robot run benchmark")
+
+
+def _do_scaling(args: argparse.Namespace) -> None:
+    from servobus.robot.bench_scaling import bench_scaling
+
+    result = bench_scaling(tuple(args.joints), args.seconds, args.runs)
+    if args.json:
+        emit(result, True)
+        return
+    rows = [{"robot": r["robot"], "joints": r["joints"],
+             **{f"{key} (min/median/max)": "/".join(f"{r[key][k]:.3g}" for k in
+                                                    ("min", "median", "max"))
+                for key in ("sim_s_per_wall_s", "sim_s_per_cpu_s", "us_per_period",
+                            "us_per_period_per_joint")},
+             "compiled_pct": f"{r['compiled_pct']['median']:.1f}"} for r in result["rows"]]
+    emit_rows(f"bench scaling: {result['sim_s']:g} s simulated, {result['runs']} runs each, "
+              "compiled engine", rows)
 
 
 def _do_memory(args: argparse.Namespace) -> None:

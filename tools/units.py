@@ -14,7 +14,7 @@ from typing import Any
 
 from servobus.bus.faults import FaultScriptError, parse_duration
 from servobus.bus.log_reader import SUFFIXES
-from servobus.bus.schema import BITRATE_MAX, BITRATE_MIN, JOINTS, whole_ns_bit_time
+from servobus.bus.schema import BITRATE_MAX, BITRATE_MIN, whole_ns_bit_time
 
 # classic CAN: ISO 11898 runs from 10 kbit/s to 1 Mbit/s
 # the shortest period / window of the analyses (about one CAN frame at 1 Mbit/s) and of the nodes
@@ -111,8 +111,8 @@ def bitrate(text: str) -> int:
     return round(value)
 
 
-def joints(text: str, top: int = JOINTS) -> list[int]:
-    """'1,3,4', '1-12' or '1,3,5-7' -> sorted joint numbers 1..top (12), each once."""
+def joints(text: str, top: int) -> list[int]:
+    """'1,3,4', '1-12' or '1,3,5-7' -> sorted joint numbers 1..top, each once."""
     values: list[int] = []
     for part in text.split(","):
         if not part.strip():
