@@ -68,10 +68,10 @@ def bench_described(name: str, seconds: float = 10.0, loop: str = "2002") -> dic
     """A described robot (`--robot NAME`) at full fidelity on its default engine (GuRoo's
     compiled engine): simulated s per wall s and per CPU s, frames per wall s, the periods
     each engine ran (`engine_periods`, warm-up included)."""
+    from servobus.robot import robot_file
     from servobus.robot.described import DescribedConfig, DescribedRobot
-    from servobus.robot.description import ROBOTS
 
-    robot = DescribedRobot(ROBOTS[name], DescribedConfig(loop=loop))
+    robot = DescribedRobot(robot_file.load(name), DescribedConfig(loop=loop))
     robot.run(0.05)  # compile or load the numba cache
     frames = robot.frames
     start, cpu = time.perf_counter(), time.process_time()

@@ -43,14 +43,15 @@ def add_subparser(sub: Commands) -> None:
 
 def _do_node(args: argparse.Namespace) -> None:
     """Build the node as `run --robot guroo` does, serve it until --duration, report."""
-    from servobus.robot.described import DescribedConfig, build_node
-    from servobus.robot.description import GUROO
+    from servobus.robot import robot_file
+    from servobus.robot.described import DescribedConfig, build_node, robot_schema
 
+    robot = robot_file.load("guroo")
     board = getattr(args, "board", None)
-    spec = next(s for s in GUROO.nodes if s.kind == args.kind and board in (None, s.board))
+    spec = next(s for s in robot.nodes if s.kind == args.kind and board in (None, s.board))
     config = DescribedConfig(seed=getattr(args, "seed", 0), loop=getattr(args, "loop", "2002"),
                              gait_path=getattr(args, "trajectory", None))
-    node = build_node(spec, GUROO.schema(), config)
+    node = build_node(spec, robot, robot_schema(robot), config)
     runner = serve(args, node)
     emit({"node": spec.name, "frames_received": runner.received, "timers_late": runner.late,
           **node.report(), "interrupted": interrupted()},  # type: ignore[attr-defined]

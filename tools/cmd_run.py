@@ -123,14 +123,16 @@ def _robot(args: argparse.Namespace) -> tuple[Callable[[bool], Robot | Described
                             f"1..{guroo.DC_JOINTS} (the DC joints)")
     from servobus.plant.guroo_rig import run_periods_lean_fast
     from servobus.plant.rc_servo import run_steps_fast
+    from servobus.robot import robot_file
     from servobus.robot.guroo_compiled import forward_c
 
     config = DescribedConfig(seed=args.seed, faults=args.fault, duration_s=args.duration,
                              log_path=args.log,
                              realtime_factor=args.realtime, keep_records=bool(args.plot),
-                             loop=loop, gait_path=args.trajectory, engine=args.engine)
-    description = ROBOTS[args.robot]
-    return (lambda throwaway: DescribedRobot(description, _throwaway(config) if throwaway
+                             loop=loop if "loop" in vars(args) else None,
+                             gait_path=args.trajectory, engine=args.engine)
+    described = robot_file.load(args.robot)
+    return (lambda throwaway: DescribedRobot(described, _throwaway(config) if throwaway
                                              else config),
             [run_periods_lean_fast, run_steps_fast, forward_c])
 

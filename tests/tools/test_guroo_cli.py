@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from servobus.bus import factory
-from servobus.robot.described import DescribedConfig, build_node
-from servobus.robot.description import GUROO
+from servobus.robot.described import DescribedConfig, build_node, robot_schema
+from servobus.robot.robot_file import load as load_robot
 from servobus.tools.cli import main
 from tests.processes import when_opened
 
@@ -66,8 +66,9 @@ def test_a_bad_gait_file_is_an_error(capsys, tmp_path: Path) -> None:
 def test_central_and_boards_as_node_commands_on_one_bus(capsys, monkeypatch) -> None:
     """The four commands' code on one virtual channel, each in its own thread (as processes on
     a real bus would be); the central listens first, so it hears the boards announce."""
-    for spec in GUROO.nodes:  # compile or load the kernels first: threads share the GIL
-        build_node(spec, GUROO.schema(), DescribedConfig())
+    guroo = load_robot("guroo")
+    for spec in guroo.nodes:  # compile or load the kernels first: threads share the GIL
+        build_node(spec, guroo, robot_schema(guroo), DescribedConfig())
     opened = when_opened(monkeypatch, factory)
     common = ["--interface", "virtual", "--channel", "guroo-nodes", "--json"]
     central = threading.Thread(target=main, args=(["central", "--duration", "1.5", *common],))
