@@ -61,8 +61,6 @@ class DescribedConfig:
 
 
 KIND_ORDER = ("central", "hp-board", "servo-board")  # the order the nodes are built in
-REQUIRED = {"hp-board": ("VEL_SP_{n}", "FEEDBACK_{n}", "ANNOUNCE_{n}"),
-            "servo-board": ("SERVO_STATUS", "ANNOUNCE_{n}")}  # what a kind's node needs
 
 
 def _board(spec: NodeSpec) -> Any:
@@ -101,21 +99,12 @@ def build_node(spec: NodeSpec, robot: RobotFile, schema: Schema, config: Describ
 
 
 def robot_schema(robot: RobotFile) -> Schema:
-    """The robot's DBC with the messages its nodes cannot run without (RobotFileError: missing
-    or without them)."""
-    from servobus.bus.schema import SchemaError
+    """The robot's DBC, checked against its description (``robot_check``: RobotFileError naming
+    what is wrong), with the messages its nodes cannot run without."""
+    from servobus.robot.robot_check import check, cyclic_signals
 
-    required = [t.format(n=n.board) for n in robot.nodes for t in REQUIRED.get(n.kind, ())]
-    servo = [n for n in robot.nodes if n.kind == "servo-board"]
-    required += [f"SERVO_SP_{k}" for k in range(1, -(-len(servo[0].joints) // 4) + 1)] \
-        if servo else []
-    if not robot.dbc.is_file():
-        raise RobotFileError(f"{robot.path}: bus.dbc: {robot.dbc}: no such file (generate it: "
-                             f"servobus robot dbc {robot.path} --out {robot.dbc})")
-    try:
-        return Schema(robot.dbc, required=tuple(required))
-    except SchemaError as err:
-        raise RobotFileError(f"{robot.path}: bus.dbc: {err}") from err
+    check(robot)
+    return Schema(robot.dbc, required=tuple(cyclic_signals(robot)))
 
 
 class DescribedRobot:
