@@ -1,7 +1,8 @@
 """Cyclic robots of any shape, described in a file with a generated DBC, run end to end on the
 compiled engine: 1 board of 1 joint and no servo board, 4 boards and 8 servos, IDs and joints
-out of order, the shipped arm; the compiled engine and the reference path give the same log
-frame by frame; the central supervises, and reports, only the boards the robot has."""
+out of order, the shipped arm; the compiled engine, the period engine and the reference path
+give the same log frame by frame; the central supervises, and reports, only the boards the
+robot has."""
 
 from pathlib import Path
 
@@ -76,7 +77,7 @@ def test_a_described_shape_runs_clean_on_the_compiled_engine(tmp_path: Path, nam
             assert len(servo["positions_rad"]) == len(node.joints) and servo["frames"] > 0
 
 
-@settings(max_examples=3, deadline=None)  # each: two runs (and perhaps a compile)
+@settings(max_examples=4, deadline=None)  # each: three runs (and perhaps a compile)
 @given(st.integers(1, 3).flatmap(lambda hp: st.tuples(
     st.permutations(range(1, 16)), st.lists(st.integers(1, 3), min_size=hp, max_size=hp),
     st.integers(0, 8), st.integers(0, 2**16))))
@@ -90,10 +91,20 @@ def test_compiled_equals_reference_frame_by_frame(tmp_path_factory, drawn) -> No
     servo = (ids[len(sizes)], list(range(joint, joint + servos))) if servos else None
     robot = describe(tmp, (boards, servo))
     compiled, frames_c = run(robot, 0.3, tmp / "c.log", seed=seed, engine="compiled")
+    period, frames_p = run(robot, 0.3, tmp / "p.log", seed=seed, engine="period")
     reference, frames_r = run(robot, 0.3, tmp / "r.log", seed=seed, engine="reference")
-    assert compiled["engine"] == "compiled" and reference["engine"] == "reference"
-    assert frames_c == frames_r and len(frames_c) > 150
-    assert compiled["nodes"] == reference["nodes"]
+    assert [r["engine"] for r in (compiled, period, reference)] == \
+        ["compiled", "period", "reference"]
+    assert frames_c == frames_p == frames_r and len(frames_c) > 150
+    assert compiled["nodes"] == period["nodes"] == reference["nodes"]
+
+
+def test_each_board_runs_the_files_loop_unless_the_run_overrides_it() -> None:
+    arm = load("guroo-arm")
+    report, _ = run(arm, 0.01)
+    assert [report["nodes"][n]["loop"] for n in ("HP_1", "HP_2")] == ["2002", "2khz"]
+    report, _ = run(arm, 0.01, loop="2khz")
+    assert [report["nodes"][n]["loop"] for n in ("HP_1", "HP_2")] == ["2khz", "2khz"]
 
 
 def test_the_central_supervises_only_the_boards_it_has(tmp_path: Path) -> None:
