@@ -9,7 +9,8 @@ it applies: frames as bytes, the same arbitration, bit times and delivery order 
 medium; each node hears the frames the DBC names it a receiver of, its hot frames as bytes
 through its ``byte_handlers``, the rare ones as can.Message), and the reference path's python-can
 Medium (``engine="reference"``, and every run with a bus fault script: error frames, silent
-nodes).  Both give the same log frame by frame (tests/robot/test_guroo_run.py).
+nodes).  Both give the same log frame by frame (tests/robot/test_guroo_run.py,
+tests/robot/test_cyclic_shapes.py), and so does the compiled engine (``guroo_sync``).
 
 Robot-level fault lines (besides the bus faults of ``bus.faults``):
 
@@ -29,6 +30,7 @@ from servobus.bus.node import Node, attach_sim
 from servobus.bus.period_engine import LeanBus
 from servobus.bus.scheduler import NS_PER_S, Environment
 from servobus.bus.schema import Schema
+from servobus.presets.guroo import Board
 from servobus.robot.advance import ENGINES, chunk_for, engine_fields, run_and_close
 from servobus.robot.charge_batch import BatchedCharges
 from servobus.robot.description import NodeSpec
@@ -63,10 +65,8 @@ class DescribedConfig:
 KIND_ORDER = ("central", "hp-board", "servo-board")  # the order the nodes are built in
 
 
-def _board(spec: NodeSpec) -> Any:
-    """A board of the central's shape (presets.guroo.Board) from its spec."""
-    from servobus.presets.guroo import Board
-
+def _board(spec: NodeSpec) -> Board:
+    """A board of the central's shape from its spec."""
     return Board(spec.name, spec.board, spec.joints)
 
 
@@ -121,11 +121,9 @@ class DescribedRobot:
         self.env = Environment(config.realtime_factor)
         self.meter = LoadMeter(self.schema.bitrate, robot_file.period_ns / NS_PER_S,
                                keep_windows=config.keep_records)
-        specs = sorted(robot_file.nodes, key=lambda n: (
-            KIND_ORDER.index(n.kind) if n.kind in KIND_ORDER else len(KIND_ORDER)))
-        self.specs = tuple(specs)
+        self.specs = tuple(sorted(robot_file.nodes, key=lambda n: KIND_ORDER.index(n.kind)))
         self.nodes = {spec.name: node_factory(spec, robot_file, self.schema, config)
-                      for spec in specs}
+                      for spec in self.specs}
         self._timed: list[tuple[str, int]] = []  # (line, at): checked against the run's end
         bus_faults = [self._robot_fault(line) for line in config.faults]
         self.engine, self.engine_fallback = self._choose_engine(bus_faults)
