@@ -4,7 +4,7 @@ boards, at most one servo board) and its compiled period engine (``guroo_compile
 The robot runs on the period engine's LeanBus; the central's broadcast timer calls
 ``GurooEngine.on_broadcast`` instead of ``CentralNode._broadcast``, and the boards' and the servo
 board's timers are armed through a ``TimerClock`` that keeps their handles.  At a broadcast
-due now, n whole 2 ms periods run in one compiled call when
+due now, n whole periods (GuRoo's 2 ms) run in one compiled call when
 
 * the bus is idle (nothing queued or in flight, no arbitration pending, the wire free by now);
 * the broadcast is on the central's grid (none late) and every node timer is on that grid;
