@@ -131,3 +131,13 @@ def test_budget_loop_belongs_to_guroo(capsys) -> None:
     """The SPEJBL budget has no loop modes: --loop is refused, not ignored."""
     assert main(["budget", "--cpu", "--hand-only", "--loop", "2khz"]) == 2
     assert "error: --loop applies to --robot guroo" in capsys.readouterr().err
+
+
+def test_a_node_command_takes_another_description_and_refuses_a_board_it_lacks(capsys) -> None:
+    bus = ["--interface", "virtual", "--channel", "nodes-of-the-arm", "--duration", "0.02"]
+    assert main(["hp-board", "--robot", "guroo-arm", "--board", "2", *bus, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["node"] == "HP_2" and report["loop"] == "2khz"  # the arm file's loop
+    assert main(["hp-board", "--board", "7", *bus]) == 2
+    assert capsys.readouterr().err == "error: guroo has no hp-board 7 (its hp-boards: 1, 2, 3, " \
+                                      "4, 5)\n"
