@@ -1,6 +1,7 @@
 """Cyclic robots of any shape, described in a file with a generated DBC, run end to end on the
 compiled engine: 1 board of 1 joint and no servo board, 4 boards and 8 servos, IDs and joints
-out of order, the shipped arm; the compiled engine, the period engine and the reference path
+out of order, all 15 boards, the shipped arm; any shape's generated DBC passes its check; the
+compiled engine, the period engine and the reference path
 give the same log frame by frame; the central supervises, and reports, only the boards the
 robot has."""
 
@@ -14,6 +15,7 @@ from servobus.bus.faults import FaultScriptError
 from servobus.bus.log_reader import read_log
 from servobus.robot.described import DescribedConfig, DescribedRobot
 from servobus.robot.file_keys import RobotFileError
+from servobus.robot.robot_check import check
 from servobus.robot.robot_dbc import dbc_text
 from servobus.robot.robot_file import RobotFile, load
 
@@ -23,15 +25,18 @@ SHAPES: dict[str, Shape] = {
     "four-and-eight": ([(1, [1, 2, 3]), (2, [4, 5]), (3, [6]), (4, [7, 8, 9])],
                        (5, list(range(10, 18)))),
     "out-of-order": ([(9, [5, 2]), (3, [1])], (4, [7, 3, 4, 6, 8])),
+    "fifteen-boards": ([(b, [3 * b - 2, 3 * b - 1, 3 * b]) for b in range(1, 15)],
+                       (15, list(range(43, 51)))),
 }
+PERIOD_MS = {"fifteen-boards": 5}  # 16 set-point frames take more than 2 ms at worst
 
 
-def describe(folder: Path, shape: Shape, name: str = "shape") -> RobotFile:
+def describe(folder: Path, shape: Shape, name: str = "shape", period_ms: int = 2) -> RobotFile:
     """The description of `shape` (board ID and joints per hp-board; the servo board's) in
     `folder`, its DBC generated beside it; loaded."""
     boards, servo = shape
     joints = sum(len(j) for _, j in boards) + (len(servo[1]) if servo else 0)
-    lines = [f'name = "{name}"', f"joints = {joints}", 'period = "2ms"', "nodes = [",
+    lines = [f'name = "{name}"', f"joints = {joints}", f'period = "{period_ms}ms"', "nodes = [",
              '    { kind = "central", name = "CENTRAL" },']
     lines += [f'    {{ kind = "hp-board", name = "HP_{b}", id = {b}, joints = {j} }},'
               for b, j in boards]
@@ -57,13 +62,15 @@ def run(robot: RobotFile, seconds: float, log: Path | None = None, **config) -> 
 
 @pytest.mark.parametrize("name", [*SHAPES, "guroo-arm"])
 def test_a_described_shape_runs_clean_on_the_compiled_engine(tmp_path: Path, name: str) -> None:
-    robot = load(name) if name == "guroo-arm" else describe(tmp_path, SHAPES[name])
+    period_ms = PERIOD_MS.get(name, 2)
+    robot = load(name) if name == "guroo-arm" else describe(tmp_path, SHAPES[name],
+                                                            period_ms=period_ms)
     report, _ = run(robot, 1.0)
     assert report["engine"] == "compiled" and "engine_fallback" not in report
     assert report["rx_faults"] == report["tx_faults"] == report["error_frames"] == 0
     central = report["nodes"]["CENTRAL"]
     boards = [n for n in robot.nodes if n.joints]
-    assert central["broadcasts"] == 501
+    assert central["broadcasts"] == 1 + 1000 // period_ms
     assert central["boards_announced"] == sorted(n.board for n in boards)
     assert central["servo_faults"] == {n.name: 0 for n in boards if n.kind == "hp-board"} | \
         {n.name: 0 for n in boards if n.kind == "servo-board"}
@@ -105,6 +112,26 @@ def test_each_board_runs_the_files_loop_unless_the_run_overrides_it() -> None:
     assert [report["nodes"][n]["loop"] for n in ("HP_1", "HP_2")] == ["2002", "2khz"]
     report, _ = run(arm, 0.01, loop="2khz")
     assert [report["nodes"][n]["loop"] for n in ("HP_1", "HP_2")] == ["2khz", "2khz"]
+
+
+@settings(max_examples=25, deadline=None)  # each: a DBC written, parsed, checked
+@given(st.booleans().flatmap(lambda servo: st.tuples(
+    st.just(servo), st.permutations(range(1, 16)), st.integers(1, 15 - servo).flatmap(
+        lambda hp: st.lists(st.integers(1, 3), min_size=hp, max_size=hp)),
+    st.integers(1, 8))))
+def test_any_cyclic_shape_generates_a_dbc_its_check_accepts(tmp_path_factory, drawn) -> None:
+    servo, ids, sizes, servos = drawn
+    joint, boards = 1, []
+    for b, n in zip(ids[:len(sizes)], sizes, strict=True):
+        boards.append((b, list(range(joint, joint + n))))
+        joint += n
+    period_ms = 2 if len(sizes) + servo * 2 <= 12 else 5
+    robot = describe(tmp_path_factory.mktemp("dbc"), (boards, (
+        ids[len(sizes)], list(range(joint, joint + servos))) if servo else None),
+        period_ms=period_ms)
+    summary = check(robot)
+    assert summary["schedule"] == "cyclic" and summary["period_s"] == period_ms / 1e3
+    assert summary["frames_per_period"] == len(sizes) + (-(-servos // 4) if servo else 0)
 
 
 def test_the_central_supervises_only_the_boards_it_has(tmp_path: Path) -> None:
