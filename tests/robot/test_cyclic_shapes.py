@@ -1,9 +1,8 @@
 """Cyclic robots of any shape, described in a file with a generated DBC, run end to end on the
 compiled engine: 1 board of 1 joint and no servo board, 4 boards and 8 servos, IDs and joints
 out of order, all 15 boards, the shipped arm; any shape's generated DBC passes its check; the
-compiled engine, the period engine and the reference path
-give the same log frame by frame; the central supervises, and reports, only the boards the
-robot has."""
+compiled engine, the period engine and the reference path give the same log frame by frame; the
+central supervises, and reports, only the boards the robot has."""
 
 from pathlib import Path
 
