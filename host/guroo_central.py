@@ -1,11 +1,14 @@
 """GuRoo's central computer as a CAN node (SPEC 5): open-loop velocity broadcast, supervision.
 
-Every ``period_ns`` (2 ms) on an absolute grid from its start it sends VEL_SP_1..5 (joints 1..15:
-the gait's velocity at the broadcast instant in motor encoder counts per second, 2000 counts per
-motor revolution x 156, rounded to the 16 cnt/s LSB) and SERVO_SP_1..2 (joints 16..23: the
-gait's position, the integral of omega, rounded to 1 mrad); every VEL_SP carries the broadcast
-count mod 2^16.  A broadcast that fires late (a stalled process) goes out once and the grid
-instants it overran are skipped (``late``), never sent in a burst.
+The robot's shape is its boards (``hp``: the high-power boards, ``servo``: the RC servo board or
+None; GuRoo's five boards of three joints and one of eight servos by default).  Every
+``period_ns`` (2 ms) on an absolute grid from its start it sends VEL_SP_b to each high-power
+board b (its joints: the gait's velocity at the broadcast instant in motor encoder counts per
+second, 2000 counts per motor revolution x 156, rounded to the 16 cnt/s LSB) and SERVO_SP_1..
+(four servo joints each: the gait's position, the integral of omega, rounded to 1 mrad); every
+VEL_SP carries the broadcast count mod 2^16.  Joint j follows the gait's joint (j - 1) mod 23 + 1
+(GuRoo's joints their own).  A broadcast that fires late (a stalled process) goes out once and
+the grid instants it overran are skipped (``late``), never sent in a burst.
 
 It listens to ANNOUNCE_b (the boards that booted), FEEDBACK_b (positions, status word: bit 0
 over-current trip latched, bit 1 current limit active, bits 4..7 board ID) and SERVO_STATUS.
@@ -33,14 +36,14 @@ import numpy as np
 
 from servobus.bus.node import Clock, decode_or_count, send_bytes_or_count
 from servobus.bus.schema import Schema
-from servobus.host.guroo_trajectory import DC_JOINTS, JOINTS, Gait
+from servobus.host.guroo_trajectory import JOINTS, Gait
 from servobus.presets import guroo as pre
 
 COUNTS_PER_RAD = pre.COUNTS_PER_REV * pre.GEAR_RATIO / (2 * math.pi)  # joint rad to motor counts
 COUNTS_PER_DEG = pre.COUNTS_PER_JOINT_DEG  # 866.67 (SPEC 5: "about 867")
 LOOKAHEAD = 125  # broadcasts whose commands are evaluated at once (0.25 s at 2 ms)
-HP_BOARDS = DC_JOINTS // 3
-SERVO_BOARD = HP_BOARDS + 1  # board 6 (its ANNOUNCE_6, its SERVO_STATUS)
+SLOTS = pre.MOTORS_PER_BOARD  # velocity slots per high-power board (its motors)
+SERVO_WORDS = 4  # servo words per SERVO_SP frame
 TRIP_BIT, LIMIT_BIT = 0x1, 0x2
 
 
@@ -49,59 +52,79 @@ def _degrees(counts: list[float | None]) -> list[float | None]:
     return [None if x is None else x / COUNTS_PER_DEG for x in counts]
 
 
-def board_name(b: int) -> str:
-    """HP_1..HP_5, SERVO_BOARD (board 6)."""
-    return "SERVO_BOARD" if b == SERVO_BOARD else f"HP_{b}"
-
-
 class CentralNode:
-    """The central computer: set-point broadcast every 2 ms and what it reads back."""
+    """The central computer: set-point broadcast every 2 ms and what it reads back.
 
-    name = "CENTRAL"
+    The DC joints sit in velocity slots, SLOTS per high-power board in its order (slot 3k + m:
+    board k's motor m + 1; a board of fewer joints leaves slots that are never sent and always
+    0), the servo joints in servo slots, four per SERVO_SP frame."""
 
-    def __init__(self, schema: Schema, gait: Gait, *, silent_after: int = 3,
-                 keep_samples: bool = False) -> None:
+    def __init__(self, schema: Schema, gait: Gait, *, hp: tuple[pre.Board, ...] = pre.HP_SHAPE,
+                 servo: pre.Board | None = pre.SERVO_SHAPE, name: str = "CENTRAL",
+                 silent_after: int = 3, keep_samples: bool = False) -> None:
         if silent_after < 1:
             raise ValueError(f"silent_after {silent_after} must be positive")
-        self.schema, self.gait = schema, gait
-        self.period_ns = schema.cycle_ns("VEL_SP_1")  # the DBC's cycle times
-        self.feedback_period_ns = schema.cycle_ns("FEEDBACK_1")
+        if not hp:
+            raise ValueError("the central needs at least one high-power board")
+        self.schema, self.gait, self.name, self.hp, self.servo = schema, gait, name, hp, servo
+        first = hp[0].board
+        self.period_ns = schema.cycle_ns(f"VEL_SP_{first}")  # the DBC's cycle times
+        self.feedback_period_ns = schema.cycle_ns(f"FEEDBACK_{first}")
         self.silent_after = silent_after
         self.broadcasts = self.late = self.rx_faults = self.tx_faults = 0
-        boards = range(1, SERVO_BOARD + 1)
+        hp_ids = [b.board for b in hp]
+        boards = [*hp_ids, *([servo.board] if servo else [])]
+        self._names = {b.board: b.name for b in (*hp, *([servo] if servo else []))}
+        self.servo_id = servo.board if servo else None
         self.servo_faults = {b: 0 for b in boards}
         self.announced: set[int] = set()
-        self.trips = {b: 0 for b in range(1, HP_BOARDS + 1)}
-        self.limit_frames = {b: 0 for b in range(1, HP_BOARDS + 1)}
+        self.trips = {b: 0 for b in hp_ids}
+        self.limit_frames = {b: 0 for b in hp_ids}
         self.id_mismatches = 0
         self.servo_updates: int | None = None
         self.servo_status: int | None = None
         self._last_seen: dict[int, int] = {}
         self._silent = {b: False for b in boards}
-        self._tripped = {b: False for b in range(1, HP_BOARDS + 1)}
-        self._commanded = [0.0] * DC_JOINTS  # counts, at the last broadcast
-        self._sent_w = [0.0] * DC_JOINTS  # cnt/s of the last broadcast
+        self._tripped = {b: False for b in hp_ids}
+        # the slots: each velocity slot's joint (0: none), each board's first slot
+        self.slot_joints = [b.joints[m] if m < len(b.joints) else 0 for b in hp
+                            for m in range(SLOTS)]
+        self._first_slot = {b.board: SLOTS * k for k, b in enumerate(hp)}
+        servo_joints = servo.joints if servo else ()
+        self.servo_frames = -(-len(servo_joints) // SERVO_WORDS)
+        self.servo_joints = len(servo_joints)
+        # gait columns of the velocity and servo slots (joint j: the gait's (j - 1) mod 23)
+        self._vel_cols = [(j - 1) % JOINTS for j in self.slot_joints]
+        self._servo_cols = [(j - 1) % JOINTS for j in servo_joints] + \
+            [0] * (SERVO_WORDS * self.servo_frames - len(servo_joints))
+        self._vel_pad = [k for k, j in enumerate(self.slot_joints) if j == 0]
+        self._servo_pad = list(range(len(servo_joints), len(self._servo_cols)))
+        dc = len(self.slot_joints)
+        self._commanded = [0.0] * dc  # counts, at the last broadcast
+        self._sent_w = [0.0] * dc  # cnt/s of the last broadcast
         self._t_sent = 0
-        self._err_n = [0] * DC_JOINTS
-        self._err_sq = [0.0] * DC_JOINTS
-        self._err_max = [0.0] * DC_JOINTS
-        ids = {f"FEEDBACK_{b}": b for b in range(1, HP_BOARDS + 1)}
-        self._feedback = {int(schema.message(n).frame_id): b for n, b in ids.items()}
+        self._err_n = [0] * dc
+        self._err_sq = [0.0] * dc
+        self._err_max = [0.0] * dc
+        self._feedback = {int(schema.message(f"FEEDBACK_{b}").frame_id): b for b in hp_ids}
         self._announce = {int(schema.message(f"ANNOUNCE_{b}").frame_id): b for b in boards}
-        self._servo_status = int(schema.message("SERVO_STATUS").frame_id)
-        self._vel_ids = [int(schema.message(f"VEL_SP_{b}").frame_id)
-                         for b in range(1, HP_BOARDS + 1)]
-        self._servo_ids = [int(schema.message(f"SERVO_SP_{k}").frame_id) for k in (1, 2)]
+        self._servo_status = int(schema.message("SERVO_STATUS").frame_id) if servo else None
+        self._vel_ids = [int(schema.message(f"VEL_SP_{b}").frame_id) for b in hp_ids]
+        self._servo_ids = [int(schema.message(f"SERVO_SP_{k}").frame_id)
+                           for k in range(1, self.servo_frames + 1)]
         # the words' layouts and LSBs (VEL_SP: 16 cnt/s, FEEDBACK: 8 cnt, SERVO_SP: 1 mrad) from
-        # the DBC's generated struct codecs
-        self._vel, self._fb, self._servo, self._status = (schema.codec(n) for n in (
-            "VEL_SP_1", "FEEDBACK_1", "SERVO_SP_1", "SERVO_STATUS"))
-        self._vel_lsb, self._fb_lsb = self._vel.scales[0], self._fb.scales[0]
+        # the DBC's generated struct codecs, per board and per frame (their joints' words)
+        self._vel = [schema.codec(f"VEL_SP_{b}") for b in hp_ids]
+        self._fb = {b: schema.codec(f"FEEDBACK_{b}") for b in hp_ids}
+        self._servo = [schema.codec(f"SERVO_SP_{k}") for k in range(1, self.servo_frames + 1)]
+        self._status = schema.codec("SERVO_STATUS") if servo else None
+        self._vel_lsb, self._fb_lsb = self._vel[0].scales[0], self._fb[first].scales[0]
+        self._servo_lsb = self._servo[0].scales[0] if self._servo else 0.001
         self._send_data: Callable[[int, bytes], None] | None = None
         self._k = 0
         self._t0 = 0
         self._plan_k = 0
-        no_plan = np.empty((0, DC_JOINTS))
+        no_plan = np.empty((0, dc))
         self._plans: tuple[np.ndarray, np.ndarray, np.ndarray] = (no_plan, no_plan, no_plan)
         self._rows: tuple[list, ...] = ([], [], [])  # the same chunk as lists
         # (arrival ns, joint, measured, commanded counts) per feedback position, for a plot
@@ -117,24 +140,26 @@ class CentralNode:
         clock.call_at(self._t0, self._broadcast)
 
     def commands(self, t_s: float) -> tuple[np.ndarray, np.ndarray]:
-        """The DC joints' velocity set-points (cnt/s, LSB-rounded) and the servo joints'
-        positions (mrad) at gait time t_s."""
+        """The velocity slots' set-points (cnt/s, LSB-rounded) and the servo slots' positions
+        (mrad) at gait time t_s."""
         return self._setpoints(*self.gait.state(t_s))
 
     def _setpoints(self, omega: np.ndarray, theta: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:
-        """clip(round(omega C / LSB) LSB) and clip(round(theta / 1 mrad)) of the last axis (one
-        row per instant), in place: rint is round's decimals=0, clip is min(max()) for finite
-        values."""
-        w = omega[..., :DC_JOINTS] * COUNTS_PER_RAD
+        """clip(round(omega C / LSB) LSB) and clip(round(theta / 1 mrad)) of the slots' gait
+        columns (one row per instant), in place: rint is round's decimals=0, clip is
+        min(max()) for finite values; the slots without a joint 0."""
+        w = omega[..., self._vel_cols] * COUNTS_PER_RAD
         lsb = self._vel_lsb
         np.divide(w, lsb, out=w)
         np.rint(w, out=w)
         np.multiply(w, lsb, out=w)
         np.minimum(np.maximum(w, -32768 * lsb, out=w), 32767 * lsb, out=w)
-        p = theta[..., DC_JOINTS:JOINTS] / self._servo.scales[0]
+        p = theta[..., self._servo_cols] / self._servo_lsb
         np.rint(p, out=p)
         np.minimum(np.maximum(p, -32768, out=p), 32767, out=p)
+        w[..., self._vel_pad] = 0.0
+        p[..., self._servo_pad] = 0.0
         return w, p
 
     def _plan(self, k: int) -> tuple[list[float], list[int], list[int]]:
@@ -176,13 +201,16 @@ class CentralNode:
                                                              strict=True)]
         w, raw_w, raw_p = self._plan(self._k)
         seq = self.broadcasts % 65536
-        for b, can_id in enumerate(self._vel_ids):
-            j = 3 * b
-            data = self._vel.layout.pack(raw_w[j], raw_w[j + 1], raw_w[j + 2], seq)
+        for b, (board, can_id, codec) in enumerate(zip(self.hp, self._vel_ids, self._vel,
+                                                       strict=True)):
+            j = SLOTS * b
+            data = codec.layout.pack(*raw_w[j:j + len(board.joints)], seq)
             send_bytes_or_count(self.bus, self._send_data, can_id, data, self)
-        for half, can_id in enumerate(self._servo_ids):
-            send_bytes_or_count(self.bus, self._send_data, can_id,
-                                self._servo.layout.pack(*raw_p[4 * half:4 * half + 4]), self)
+        for k, (can_id, codec) in enumerate(zip(self._servo_ids, self._servo, strict=True)):
+            j = SERVO_WORDS * k
+            words = raw_p[j:min(j + SERVO_WORDS, self.servo_joints)]
+            send_bytes_or_count(self.bus, self._send_data, can_id, codec.layout.pack(*words),
+                                self)
         self._sent_w, self._t_sent = w, now
         self.broadcasts += 1
         self._k += 1
@@ -209,10 +237,11 @@ class CentralNode:
         can_id = msg.arbitration_id
         if can_id in self._feedback:
             b = self._feedback[can_id]
-            self._on_feedback(b, [float(values[f"x_{3 * b - 2 + i}"]) for i in range(3)],
+            joints = self.slot_joints[self._first_slot[b]:self._first_slot[b] + SLOTS]
+            self._on_feedback(b, [float(values[f"x_{j}"]) for j in joints if j],
                               int(values[f"status_{b}"]), now)
-        elif can_id == self._servo_status:
-            self._heard(SERVO_BOARD, now)
+        elif can_id == self._servo_status and self.servo_id is not None:
+            self._heard(self.servo_id, now)
             self.servo_updates = int(values["updates"])
             self.servo_status = int(values["servo_status"])
         elif can_id in self._announce:
@@ -225,21 +254,27 @@ class CentralNode:
     def byte_handlers(self) -> dict[int, Callable[[int, bytes, int], None]]:
         """FEEDBACK_b and SERVO_STATUS on raw payloads, per CAN ID (a bus of bytes)."""
         def feedback(can_id: int, data: bytes, now: int) -> None:
-            if len(data) != self._fb.layout.size:
+            b = self._feedback[can_id]
+            layout = self._fb[b].layout
+            if len(data) != layout.size:
                 self.rx_faults += 1
                 return
-            x1, x2, x3, status = self._fb.layout.unpack(data)
+            *xs, status = layout.unpack(data)
             lsb = self._fb_lsb
-            self._on_feedback(self._feedback[can_id], [float(x1 * lsb), float(x2 * lsb),
-                                                       float(x3 * lsb)], status, now)
+            self._on_feedback(b, [float(x * lsb) for x in xs], status, now)
 
         def servo_status(can_id: int, data: bytes, now: int) -> None:
-            if len(data) != self._status.layout.size:
+            layout = self._status.layout  # type: ignore[union-attr]  # a servo board's
+            if len(data) != layout.size:
                 self.rx_faults += 1
                 return
-            self._heard(SERVO_BOARD, now)
-            self.servo_updates, self.servo_status = self._status.layout.unpack(data)
-        return {**dict.fromkeys(self._feedback, feedback), self._servo_status: servo_status}
+            self._heard(self.servo_id, now)  # type: ignore[arg-type]
+            self.servo_updates, self.servo_status = layout.unpack(data)
+        handlers: dict[int, Callable[[int, bytes, int], None]] = dict.fromkeys(self._feedback,
+                                                                              feedback)
+        if self._servo_status is not None:
+            handlers[self._servo_status] = servo_status
+        return handlers
 
     def _on_feedback(self, b: int, xs: list[float], status: int, now: int) -> None:
         self._heard(b, now)
@@ -249,21 +284,24 @@ class CentralNode:
         self.limit_frames[b] += bool(status & LIMIT_BIT)
         self.id_mismatches += (status >> 4) & 0xF != b
         dt = now - self._t_sent
-        for i in range(3):
-            j = 3 * (b - 1) + i
+        first = self._first_slot[b]
+        for i in range(len(xs)):
+            j = first + i
             commanded = self._commanded[j] + self._sent_w[j] * dt / 1e9
             err = xs[i] - commanded
             if self.samples is not None:
-                self.samples.append((now, j + 1, xs[i], commanded))
+                self.samples.append((now, self.slot_joints[j], xs[i], commanded))
             self._err_n[j] += 1
             self._err_sq[j] += err * err
             self._err_max[j] = max(self._err_max[j], abs(err))
 
     def tracking(self) -> dict[str, list[float | None]]:
-        """Per DC joint: RMS and max |FEEDBACK - commanded| in counts and joint degrees."""
-        rms = [math.sqrt(s / n) if n else None for s, n in zip(self._err_sq, self._err_n,
-                                                                 strict=True)]
-        peak = [float(m) if n else None for m, n in zip(self._err_max, self._err_n, strict=True)]
+        """Per DC joint (in slot order): RMS and max |FEEDBACK - commanded| in counts and joint
+        degrees."""
+        real = [k for k, j in enumerate(self.slot_joints) if j]
+        rms = [math.sqrt(self._err_sq[k] / self._err_n[k]) if self._err_n[k] else None
+               for k in real]
+        peak = [float(self._err_max[k]) if self._err_n[k] else None for k in real]
         return {"rms_counts": rms, "max_counts": peak, "rms_deg": _degrees(rms),
                 "max_deg": _degrees(peak)}
 
@@ -271,10 +309,10 @@ class CentralNode:
         """Broadcasts, faults per board, tracking per joint, announces, trips."""
         return {"broadcasts": self.broadcasts, "late_broadcasts": self.late,
                 "tx_faults": self.tx_faults, "rx_faults": self.rx_faults,
-                "servo_faults": {board_name(b): n for b, n in self.servo_faults.items()},
+                "servo_faults": {self._names[b]: n for b, n in self.servo_faults.items()},
                 "boards_announced": sorted(self.announced),
-                "trips_seen": {board_name(b): n for b, n in self.trips.items()},
-                "current_limit_frames": {board_name(b): n for b, n in self.limit_frames.items()},
+                "trips_seen": {self._names[b]: n for b, n in self.trips.items()},
+                "current_limit_frames": {self._names[b]: n for b, n in self.limit_frames.items()},
                 "board_id_mismatches": self.id_mismatches,
                 "servo_board": {"updates_mod_256": self.servo_updates,
                                 "status": self.servo_status},

@@ -1,8 +1,11 @@
-"""A GuRoo high-power board (3 DC joints) as a CAN node: the firmware's CAN side on guroo.dbc.
+"""A GuRoo high-power board (1..3 DC joints) as a CAN node: the firmware's CAN side on the
+robot's DBC (guroo.dbc, or one generated for its shape).  A board of fewer joints runs the same
+three-motor firmware: its VEL_SP_b and FEEDBACK_b carry its joints' words only, the motors it
+has no joint on are sent 0 and not reported.
 
     boot         ANNOUNCE_b (11-bit ID BOARD | 0x20, from the firmware's MSGIDH register), payload
                  the DIP-switch ID; the acceptance filter admits VEL_SP_b only
-    VEL_SP_b     the CAN receive interrupt: the three words (16 cnt/s per LSB) into the mailbox
+    VEL_SP_b     the CAN receive interrupt: the joints' words (16 cnt/s per LSB) into the mailbox
     error frame  the CAN error interrupt: flags cleared, counted (``report()["can_errors"]``)
     every 4 ms   FEEDBACK_b: the unwrapped positions (8 cnt per LSB, saturated) and the status word
                  (bit 0 PDPINT trip latched, bit 1 current check active in the last loop, bit 2
@@ -36,17 +39,24 @@ PERIOD_NS = 1_000_000_000 // pre.PWM_HZ  # one timer-1 period, 10 us
 
 
 class GurooBoardNode:
-    """High-power board `board` (1..5): joints 3*board-2 .. 3*board."""
+    """High-power board `board` (DIP-switch ID 1..15) driving `joints` (GuRoo's: joints
+    3*board-2 .. 3*board) on its motors 1, 2, 3 in order."""
 
-    def __init__(self, schema: Schema, board: int, *, loop: str = "2002", seed: int = 0,
+    def __init__(self, schema: Schema, board: int, *, joints: tuple[int, ...] | None = None,
+                 name: str | None = None, loop: str = "2002", seed: int = 0,
                  filter_bus: bool = True) -> None:
-        if not 1 <= board <= pre.HP_BOARDS:
-            raise ValueError(f"board must be 1..{pre.HP_BOARDS}, not {board}")
+        lo, hi = pre.BOARD_IDS
+        if not lo <= board <= hi:
+            raise ValueError(f"board must be {lo}..{hi}, not {board}")
+        self.joints = list(joints if joints is not None else
+                           (3 * (board - 1) + 1 + k for k in range(g.MOTORS)))
+        if not 1 <= len(self.joints) <= g.MOTORS:
+            raise ValueError(f"a board drives 1..{g.MOTORS} joints, not {len(self.joints)}")
         self.schema, self.board, self.filter_bus = schema, board, filter_bus
-        self.name = f"HP_{board}"
+        self.name = name or f"HP_{board}"
         self.rig = GurooRig(board, loop, seed)
         self.rig.run(0)  # load the compiled kernel now, not in the first timer period
-        self.joints = [3 * (board - 1) + 1 + k for k in range(g.MOTORS)]
+        self._pad = (0,) * (g.MOTORS - len(self.joints))  # the motors without a joint
         self._sp_name = f"VEL_SP_{board}"
         self._sp_id = int(schema.message(self._sp_name).frame_id)
         # VEL_SP_b's and FEEDBACK_b's words (three int16, one uint16) and VEL_SP's LSB (16
@@ -96,7 +106,7 @@ class GurooBoardNode:
             return
         v = decoded.values
         self.advance()
-        words = [round(float(v[f"w_{j}"]) / self._w_lsb) for j in self.joints]
+        words = (*(round(float(v[f"w_{j}"]) / self._w_lsb) for j in self.joints), *self._pad)
         self.rig.set_velocity((words[0], words[1], words[2]), int(v[f"seq_{self.board}"]))
 
     def byte_handlers(self) -> dict[int, Callable[[int, bytes, int], None]]:
@@ -106,15 +116,18 @@ class GurooBoardNode:
                 self.rx_faults += 1
                 return
             self.advance()
-            w1, w2, w3, seq = self._sp_words.unpack(data)
-            self.rig.set_velocity((w1, w2, w3), seq)
+            *words, seq = self._sp_words.unpack(data)
+            words += self._pad
+            self.rig.set_velocity((words[0], words[1], words[2]), seq)
         return {self._sp_id: handler}
 
-    def feedback_words(self) -> tuple[int, int, int, int]:
-        """FEEDBACK_b's raw words from the firmware's RAM: positions / 8 (saturated), status."""
+    def feedback_words(self) -> tuple[int, ...]:
+        """FEEDBACK_b's raw words from the firmware's RAM: its joints' positions / 8
+        (saturated), status."""
         ram = self.rig.ram
-        p1, p2, p3 = (max(min(x >> 3, 32767), -32768) for x in ram[g.POS:g.POS + 3].tolist())
-        return p1, p2, p3, int(ram[g.STATUS]) & 0xFFFF
+        n = len(self.joints)
+        return (*(max(min(x >> 3, 32767), -32768) for x in ram[g.POS:g.POS + n].tolist()),
+                int(ram[g.STATUS]) & 0xFFFF)
 
     def _feedback(self) -> None:
         # the state at the feedback's own instant: a process that runs late delays the frame,

@@ -1,6 +1,8 @@
-"""GuRoo's RC servo board as a CAN node: the firmware's receive interrupt and 8 servo models.
+"""GuRoo's RC servo board as a CAN node: the firmware's receive interrupt and its servo models
+(1..8: GuRoo's board drives 8, joints 16..23; SERVO_SP_k carries servos 4k-3..4k, the last frame
+only the servos the board has).
 
-    boot          ANNOUNCE_6 (payload: the DIP-switch ID 6)
+    boot          ANNOUNCE_b (payload: the DIP-switch ID b; GuRoo's: 6)
     SERVO_SP_k    advance the servos to now; firmware can_setpoints: each changed word updates
                   its servo's pulse width (counted)
     every 4 ms    SERVO_STATUS: updates mod 256, status byte (bit i-1: servo i's set-point clamped)
@@ -34,31 +36,35 @@ POWER_UP_SPREAD_RAD = 0.020
 # the report's angles in rad to 6 decimals: 1 urad, 1/1000 of a set-point LSB (a held servo's
 # PD decays geometrically towards its reference and never reaches it: 1e-143 rad reads 0)
 REPORT_DECIMALS = 6
-FIRST_JOINT = 16  # SERVO_SP_1 carries p_16..p_19, SERVO_SP_2 p_20..p_23
 
 
 class ServoBoardNode:
-    """The RC servo board (DIP-switch ID 6) on a CAN bus."""
+    """The RC servo board (`shape`: its name, DIP-switch ID and joints; GuRoo's by default) on
+    a CAN bus."""
 
-    name = "SERVO_BOARD"
-
-    def __init__(self, schema: Schema, *, seed: int = 0, filter_bus: bool = True) -> None:
+    def __init__(self, schema: Schema, *, shape: preset.Board = preset.SERVO_SHAPE,
+                 seed: int = 0, filter_bus: bool = True) -> None:
+        if not 1 <= len(shape.joints) <= fw.SERVOS:
+            raise ValueError(f"a servo board drives 1..{fw.SERVOS} servos, not "
+                             f"{len(shape.joints)}")
         self.schema, self.seed, self.filter_bus = schema, seed, filter_bus
+        self.name, self.board_id, self.joints = shape.name, shape.board, shape.joints
         self.status_period_ns = schema.cycle_ns("SERVO_STATUS")
-        self.board_id = preset.SERVO_BOARD_ID
         self.ram = fw.ServoBoardRam()
         self.updates = 0  # every changed word (the firmware's counter wraps at 16 bits)
         self.frames = 0
         self.rx_faults = self.tx_faults = 0
         rng = random.Random(seed)
-        self.servos = RCServoBank(fw.SERVOS, theta0=np.array([
-            rng.uniform(-POWER_UP_SPREAD_RAD, POWER_UP_SPREAD_RAD) for _ in range(fw.SERVOS)]))
-        self._frames = {int(schema.message(f"SERVO_SP_{k}").frame_id): k for k in (1, 2)}
+        n = len(self.joints)
+        self.servos = RCServoBank(n, theta0=np.array([
+            rng.uniform(-POWER_UP_SPREAD_RAD, POWER_UP_SPREAD_RAD) for _ in range(n)]))
+        frames = range(1, -(-n // fw.WORDS_PER_FRAME) + 1)
+        self._frames = {int(schema.message(f"SERVO_SP_{k}").frame_id): k for k in frames}
         self.filters: list[CanFilter] = [
             {"can_id": i, "can_mask": 0x7FF, "extended": False} for i in self._frames]
         self._status_id = int(schema.message("SERVO_STATUS").frame_id)
-        # SERVO_SP_k's four int16 words (1 mrad), SERVO_STATUS's two bytes: the DBC's codecs
-        self._sp_words = schema.codec("SERVO_SP_1").layout
+        # SERVO_STATUS's two bytes (SERVO_SP_k's int16 words, 1 mrad: byte_handlers): the
+        # DBC's codecs
         self._status_bytes = schema.codec("SERVO_STATUS").layout
         self._send_data: Callable[[int, bytes], None] | None = None
 
@@ -83,17 +89,20 @@ class ServoBoardNode:
         if decoded is None:
             return
         values = decoded.values
-        first = FIRST_JOINT + 4 * (frame - 1)
-        self._setpoints(frame, [round(values[f"p_{first + i}"] * 1000)
-                                for i in range(fw.WORDS_PER_FRAME)])
+        first = fw.WORDS_PER_FRAME * (frame - 1)
+        self._setpoints(frame, [round(values[f"p_{j}"] * 1000) for j in
+                                self.joints[first:first + fw.WORDS_PER_FRAME]])
 
     def byte_handlers(self) -> dict[int, Callable[[int, bytes, int], None]]:
         """The receive interrupt on raw payloads, per accepted CAN ID (a bus of bytes)."""
+        layouts = {i: self.schema.codec(f"SERVO_SP_{k}").layout for i, k in self._frames.items()}
+
         def handler(can_id: int, data: bytes, now: int) -> None:
-            if len(data) != self._sp_words.size:
+            layout = layouts[can_id]
+            if len(data) != layout.size:
                 self.rx_faults += 1
                 return
-            self._setpoints(self._frames[can_id], list(self._sp_words.unpack(data)))
+            self._setpoints(self._frames[can_id], list(layout.unpack(data)))
         return dict.fromkeys(self._frames, handler)
 
     def _setpoints(self, frame: int, words: list[int]) -> None:
@@ -101,7 +110,7 @@ class ServoBoardNode:
         self.servos.advance_to(self.clock.now_ns())
         self.frames += 1
         self.updates += fw.can_setpoints(self.ram, frame, words)
-        for i in range(fw.WORDS_PER_FRAME):
+        for i in range(len(words)):
             k = 4 * (frame - 1) + i
             self.servos.set_pulse(k, self.ram.pulse_us[k])
 
@@ -120,7 +129,7 @@ class ServoBoardNode:
         return {"updates": self.updates, "frames": self.frames, "rx_faults": self.rx_faults,
                 "tx_faults": self.tx_faults,
                 "positions_rad": [_rad(x) for x in self.servos.theta],
-                "pulse_us": list(self.ram.pulse_us),
+                "pulse_us": self.ram.pulse_us[:len(self.joints)],
                 "max_tracking_error_rad": _rad(self.servos.max_error.max())}
 
 

@@ -3,8 +3,11 @@
 Sections: the high-power board (TMS320F243 DSP, PWM, timers), its motors and sensors (Maxon RE 36
 with the 156:1 gearhead, HEDS5540 encoders, current sense), the RC servo board (Hitec HS-705MG),
 and the bus and the central computer.  Values read from a datasheet name it; values derived from
-others say how.
+others say how.  ``Board``, ``HP_SHAPE`` and ``SERVO_SHAPE``: GuRoo's boards as its description
+(robots/guroo.toml) names them, the nodes' defaults when built alone.
 """
+
+from dataclasses import dataclass
 
 # --- the robot (SPEC 5) -------------------------------------------------------------------------
 HP_BOARDS = 5  # high-power boards, 3 DC motors each: joints 1..15 (legs, abdomen)
@@ -13,6 +16,21 @@ SERVO_BOARD_ID = 6  # the RC servo board's DIP-switch ID: joints 16..23 (arms, h
 SERVOS = 8
 DC_JOINTS = HP_BOARDS * MOTORS_PER_BOARD
 JOINTS = DC_JOINTS + SERVOS  # 23
+
+
+@dataclass(frozen=True)
+class Board:
+    """A board of a cyclic robot: its node name (the DBC's BU_), DIP-switch ID and joints."""
+
+    name: str
+    board: int
+    joints: tuple[int, ...]
+
+
+HP_SHAPE = tuple(Board(f"HP_{b}", b, tuple(range(3 * b - 2, 3 * b + 1)))
+                 for b in range(1, HP_BOARDS + 1))
+SERVO_SHAPE = Board("SERVO_BOARD", SERVO_BOARD_ID, tuple(range(DC_JOINTS + 1, JOINTS + 1)))
+BOARD_IDS = (1, 15)  # a DIP-switch ID: four bits of the feedback status word, 0 unused
 
 # --- the high-power board: TMS320F243 (SPEC 5; TI SPRS064 data sheet) ----------------------------
 CPU_HZ = 20_000_000  # 20 MHz clock, 20 MIPS (one instruction cycle per clock)

@@ -69,14 +69,15 @@ def bench_run(seconds: float = 10.0, reference_seconds: float = 2.0,
             "kernel_ns_per_pwm_period": period["kernel_ns_per_pwm_period"]}
 
 
-def bench_described(name: str, seconds: float = 10.0, loop: str = "2002") -> dict:
-    """A described robot (`--robot NAME`) at full fidelity on its default engine (GuRoo's
-    compiled engine): simulated s per wall s and per CPU s, frames per wall s, the periods
-    each engine ran (`engine_periods`, warm-up included)."""
+def bench_described(described: RobotFile, seconds: float = 10.0, loop: str | None = None
+                    ) -> dict:
+    """A cyclic robot at full fidelity on its default engine (the compiled one): simulated s
+    per wall s and per CPU s, frames per wall s, the periods each engine ran
+    (`engine_periods`, warm-up included); `loop` None: each board's own."""
     from servobus.robot.described import DescribedConfig, DescribedRobot
-    from servobus.robot.description import ROBOTS
 
-    robot = DescribedRobot(ROBOTS[name], DescribedConfig(loop=loop))
+    robot = DescribedRobot(described, DescribedConfig(loop=loop))
+    name = described.name
     robot.run(0.05)  # compile or load the numba cache
     frames = robot.frames
     start, cpu = time.perf_counter(), time.process_time()

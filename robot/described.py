@@ -1,13 +1,16 @@
-"""A described robot (robot.description) on the simulated bus: its nodes built by kind, the load
-meter, fault scripts, the log, the run loop, the report.  The same node objects run on a real
-bus (`servobus central` / `hp-board` / ...).
+"""A cyclic robot described in a file (robot.robot_file: a central, 1..15 high-power boards, at
+most one servo board) on the simulated bus: its nodes built by kind, the load meter, fault
+scripts, the log, the run loop, the report.  The same node objects run on a real bus
+(`servobus central` / `hp-board` / ...).  The nodes are built central first, then the
+high-power boards, then the servo board, each kind in the file's order.
 
 Two media, one set of nodes: the period engine's LeanBus (``engine="period"``, the default where
 it applies: frames as bytes, the same arbitration, bit times and delivery order as the reference
 medium; each node hears the frames the DBC names it a receiver of, its hot frames as bytes
 through its ``byte_handlers``, the rare ones as can.Message), and the reference path's python-can
 Medium (``engine="reference"``, and every run with a bus fault script: error frames, silent
-nodes).  Both give the same log frame by frame (tests/robot/test_guroo_run.py).
+nodes).  Both give the same log frame by frame (tests/robot/test_guroo_run.py,
+tests/robot/test_cyclic_shapes.py), and so does the compiled engine (``guroo_sync``).
 
 Robot-level fault lines (besides the bus faults of ``bus.faults``):
 
@@ -27,10 +30,13 @@ from servobus.bus.node import Node, attach_sim
 from servobus.bus.period_engine import LeanBus
 from servobus.bus.scheduler import NS_PER_S, Environment
 from servobus.bus.schema import Schema
+from servobus.presets.guroo import Board
 from servobus.robot.advance import ENGINES, chunk_for, engine_fields, run_and_close
 from servobus.robot.charge_batch import BatchedCharges
-from servobus.robot.description import NodeSpec, RobotDescription
+from servobus.robot.description import NodeSpec
 from servobus.robot.engine_run import NodeBus, python_handler
+from servobus.robot.file_keys import RobotFileError
+from servobus.robot.robot_file import RobotFile
 from servobus.robot.run_log import RunLog
 from servobus.robot.script_lines import script_time, script_words
 
@@ -50,45 +56,74 @@ class DescribedConfig:
     log_path: str | None = None
     realtime_factor: float | None = None
     keep_records: bool = False  # keep the load windows and the tracking samples (for a plot)
-    loop: str = "2002"
-    gait_path: str | None = None
+    loop: str | None = None  # every high-power board's loop (None: each board's from the file)
+    gait_path: str | None = None  # the central's gait (None: the file's trajectory)
     engine: str = "auto"
     duration_s: float | None = None  # the run's length, when known: every fault in it
 
 
-def build_node(spec: NodeSpec, schema: Schema, config: DescribedConfig) -> Node:
-    """The node of `spec` (GuRoo's kinds), seeded from the run's seed and its board ID."""
+KIND_ORDER = ("central", "hp-board", "servo-board")  # the order the nodes are built in
+
+
+def _board(spec: NodeSpec) -> Board:
+    """A board of the central's shape from its spec."""
+    return Board(spec.name, spec.board, spec.joints)
+
+
+def build_node(spec: NodeSpec, robot: RobotFile, schema: Schema, config: DescribedConfig
+               ) -> Node:
+    """The node of `spec` in `robot` (GuRoo's kinds), seeded from the run's seed and its board
+    ID."""
     seed = config.seed * 100 + spec.board
     if spec.kind == "central":
         from servobus.host.guroo_central import CentralNode
         from servobus.host.guroo_trajectory import default_walk, load
 
-        gait = load(config.gait_path) if config.gait_path else default_walk()
-        return CentralNode(schema, gait, keep_samples=config.keep_records)
+        gait_path = config.gait_path or robot.trajectory
+        gait = load(gait_path) if gait_path else default_walk()
+        hp = tuple(_board(n) for n in robot.nodes if n.kind == "hp-board")
+        servo = next((_board(n) for n in robot.nodes if n.kind == "servo-board"), None)
+        return CentralNode(schema, gait, hp=hp, servo=servo, name=spec.name,
+                           keep_samples=config.keep_records)
     if spec.kind == "hp-board":
         from servobus.plant.guroo_node import GurooBoardNode
 
-        return GurooBoardNode(schema, spec.board, loop=config.loop, seed=seed)
+        loop = config.loop or robot.node_keys[spec.name]["loop"]
+        return GurooBoardNode(schema, spec.board, joints=spec.joints, name=spec.name, loop=loop,
+                              seed=seed)
     if spec.kind == "servo-board":
         from servobus.plant.servo_board import ServoBoardNode
 
-        return ServoBoardNode(schema, seed=seed)
+        return ServoBoardNode(schema, shape=_board(spec), seed=seed)
     raise ValueError(f"no node of kind {spec.kind!r} on the generic assembly")
+
+
+def robot_schema(robot: RobotFile) -> Schema:
+    """The robot's DBC, checked against its description (``robot_check``: RobotFileError naming
+    what is wrong), with the messages its nodes cannot run without."""
+    from servobus.robot.robot_check import check, cyclic_signals
+
+    check(robot)
+    return Schema(robot.dbc, required=tuple(cyclic_signals(robot)))
 
 
 class DescribedRobot:
     """A ready-to-run described robot; `run` advances it and `report` summarises."""
 
-    def __init__(self, description: RobotDescription, config: DescribedConfig,
-                 node_factory: Callable[[NodeSpec, Schema, DescribedConfig], Node] = build_node
-                 ) -> None:
-        self.description, self.config = description, config
-        self.schema = description.schema()
+    def __init__(self, robot_file: RobotFile, config: DescribedConfig,
+                 node_factory: Callable[[NodeSpec, RobotFile, Schema, DescribedConfig], Node]
+                 = build_node) -> None:
+        if robot_file.schedule != "cyclic":
+            raise RobotFileError(f"{robot_file.path}: a {robot_file.schedule} robot runs on "
+                                 "its own assembly, not as a cyclic described robot")
+        self.robot_file, self.config = robot_file, config
+        self.schema = robot_schema(robot_file)
         self.env = Environment(config.realtime_factor)
-        self.meter = LoadMeter(self.schema.bitrate, description.period_ns / NS_PER_S,
+        self.meter = LoadMeter(self.schema.bitrate, robot_file.period_ns / NS_PER_S,
                                keep_windows=config.keep_records)
-        self.nodes = {spec.name: node_factory(spec, self.schema, config)
-                      for spec in description.nodes}
+        self.specs = tuple(sorted(robot_file.nodes, key=lambda n: KIND_ORDER.index(n.kind)))
+        self.nodes = {spec.name: node_factory(spec, robot_file, self.schema, config)
+                      for spec in self.specs}
         self._timed: list[tuple[str, int]] = []  # (line, at): checked against the run's end
         bus_faults = [self._robot_fault(line) for line in config.faults]
         self.engine, self.engine_fallback = self._choose_engine(bus_faults)
@@ -110,7 +145,7 @@ class DescribedRobot:
             self.buses = [attach_sim(node, self.medium) for node in self.nodes.values()]
             apply_script(self.medium, bus_faults,
                          {int(m.frame_id) for m in self.schema.db.messages},
-                         description.period_ns, end)
+                         robot_file.period_ns, end)
         else:
             self.lean = self._wire()
         self.log = RunLog(config.log_path, self.medium, self.lean) if config.log_path else None
@@ -168,11 +203,22 @@ class DescribedRobot:
         try:
             if not board.isdigit():
                 raise ValueError(f"board {board!r} is not a number")
-            spec = self.description.node(int(board))
+            spec = self._board(int(board))
         except ValueError as err:
             raise FaultScriptError(f"fault {line!r}: {err}") from None
         self._timed.append((line, script_time("fault", line, at)))
         return f"silence {spec.name} at {at}" + (f" for {span[0]}" if span else "")
+
+    def _board(self, board: int) -> NodeSpec:
+        """The node with DIP-switch ID `board` (ValueError: no such board)."""
+        boards = [s for s in self.specs if s.joints]
+        for spec in boards:
+            if spec.board == board:
+                return spec
+        ids = sorted(s.board for s in boards)
+        shown = (f"{ids[0]}..{ids[-1]}" if ids == list(range(ids[0], ids[-1] + 1))
+                 else ", ".join(map(str, ids)))
+        raise ValueError(f"{self.robot_file.name} has boards {shown}, not {board}")
 
     @property
     def frames(self) -> int:
@@ -182,7 +228,7 @@ class DescribedRobot:
     def run(self, duration_s: float, chunk_s: float = 0.1, progress=None) -> None:
         """Advance the simulation; the log is closed even when interrupted.  `progress` hears
         every `chunk_s` (on the compiled engine at least every ``advance.CHUNK_S``)."""
-        run_and_close(self.env, duration_s, self.description.period_ns,
+        run_and_close(self.env, duration_s, self.robot_file.period_ns,
                       chunk_for(chunk_s, self.compiled is not None), progress, self.close)
 
     def close(self) -> None:
@@ -201,7 +247,7 @@ class DescribedRobot:
         nodes = {name: node.report() for name, node in self.nodes.items()}  # type: ignore[attr-defined]
         predicted = busload_cyclic(self.schema)["exact"]
         return {
-            "robot": self.description.name, "sim_time_s": sim_s, "wall_time_s": wall_s,
+            "robot": self.robot_file.name, "sim_time_s": sim_s, "wall_time_s": wall_s,
             "rtf": sim_s / wall_s if wall_s > 0 else 0.0, "compile_s": compile_s,
             "frames": self.frames,
             "bus_load_pct": self.meter.report()["load_pct"],

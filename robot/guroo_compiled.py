@@ -1,11 +1,13 @@
-"""GuRoo's steady 2 ms periods in one compiled call: the central's broadcast, the boards' and
-servos' timers, arbitration with the exact bit times, every delivery's effect, the frames as rows.
+"""A cyclic robot's steady periods (GuRoo's 2 ms) in one compiled call: the central's broadcast,
+the boards' and servos' timers, arbitration with the exact bit times, every delivery's effect,
+the frames as rows.  The robot's shape comes as arrays (H high-power boards, their joint counts
+and IDs, S servos in NS frames, or none): GuRoo is 5 boards of 3 joints and 8 servos.
 
-A period from its broadcast instant T (the bus idle, every timer of the robot on the 2 ms grid):
+A period from its broadcast instant T (the bus idle, every timer of the robot on the period's grid):
 
-    timers at T     the five boards' FEEDBACK_b (board advanced to T, words packed from RAM),
+    timers at T     the boards' FEEDBACK_b (board advanced to T, words packed from RAM),
                     SERVO_STATUS (servos advanced to T), the central's broadcast (supervision,
-                    the commanded integral, VEL_SP_1..5 and SERVO_SP_1..2 from the plan's words)
+                    the commanded integral, every VEL_SP_b and SERVO_SP_k from the plan's words)
     the wire        every frame was queued at T, so ``period_loop.send_next`` (the LeanBus's
                     rules, IDs from the DBC) sends the lowest ID first, back to back (stuffed
                     length, trailer, interframe space), the first at max(T, the wire's free
@@ -27,9 +29,7 @@ from servobus.firmware import guroo_board as fw
 from servobus.firmware import guroo_memory as g
 from servobus.firmware import int16, int32
 from servobus.firmware import servo_board as sfw
-from servobus.host.guroo_central import DC_JOINTS as DC
-from servobus.host.guroo_central import HP_BOARDS as HP
-from servobus.host.guroo_central import LIMIT_BIT, SERVO_BOARD, TRIP_BIT
+from servobus.host.guroo_central import LIMIT_BIT, SLOTS, TRIP_BIT
 from servobus.plant import guroo_rig, rc_servo
 from servobus.plant.kernel_cache import cached_njit
 from servobus.robot import period_loop as wire
@@ -38,8 +38,11 @@ run_periods = guroo_rig.run_periods_lean  # the reference's results, hot state i
 run_steps = register_jitable(rc_servo.run_steps)
 pulse_width = register_jitable(sfw.pulse_width)
 
-# message indices (the table's columns): VEL_SP_1..5, SERVO_SP_1..2, FEEDBACK_1..5, SERVO_STATUS
-K_VEL, K_SERVO, K_FB, K_STATUS = 0, HP, HP + 2, 2 * HP + 2
+# message indices (the table's columns): VEL_SP of the H boards from K_VEL, the NS SERVO_SP
+# frames from H, the H FEEDBACKs from H + NS, SERVO_STATUS last (when there is a servo board)
+K_VEL = 0
+# the shape array: servos, servo frames
+SH_SERVOS, SH_FRAMES = range(2)
 # bus: the wire's free instant and frames written (``period_loop``), samples written, the
 # central's last broadcast instant
 B_SAMPLES = wire.B_FRAMES + 1
@@ -84,10 +87,11 @@ def advance_servos(t, theta, omega, ref, max_error, sint, step_ns, sc):
 
 
 @register_jitable
-def servo_setpoints(frame, data, f, words, pulses, sint, ref):
-    """``ServoBoardNode._setpoints``: ``can_setpoints`` on the frame's words, pulses to refs."""
+def servo_setpoints(frame, count, data, f, words, pulses, sint, ref):
+    """``ServoBoardNode._setpoints``: ``can_setpoints`` on the frame's `count` words, pulses
+    to refs."""
     sint[S_FRAMES] += 1
-    for i in range(sfw.WORDS_PER_FRAME):
+    for i in range(count):
         k = (frame - 1) * sfw.WORDS_PER_FRAME + i
         word = word16(data, f, 2 * i, True)
         if word != words[k]:
@@ -99,34 +103,35 @@ def servo_setpoints(frame, data, f, words, pulses, sint, ref):
                 sint[S_STATUS], 0xFF ^ bit)
             sint[S_UPDATES] = int16.u16(int16.add16(sint[S_UPDATES], 1))
             sint[S_NODE_UPDATES] += 1
-    for i in range(sfw.WORDS_PER_FRAME):
+    for i in range(count):
         k = (frame - 1) * sfw.WORDS_PER_FRAME + i
         ref[k] = (pulses[k] - sfw.CENTER) / sfw.US_PER_RAD
 
 
 @register_jitable
-def on_feedback(b, xs, status, now, cint, cfl, last_seen, silent, tripped, trips, limits,
-                samples_i, samples_f, bus, keep):
-    """``CentralNode._on_feedback`` for board b (1..5); cfl rows: commanded, sent_w, err_sq,
-    err_max, err_n; cint C_*; the last broadcast's instant in bus[B_SENT]."""
-    last_seen[b - 1] = now
-    silent[b - 1] = False
+def on_feedback(b, board_id, n, xs, status, now, cint, cfl, last_seen, silent, tripped, trips,
+                limits, slot_joints, samples_i, samples_f, bus, keep):
+    """``CentralNode._on_feedback`` for the b-th board (0-based; DIP-switch ID `board_id`, n
+    joints); cfl rows: commanded, sent_w, err_sq, err_max, err_n; cint C_*; the last
+    broadcast's instant in bus[B_SENT]."""
+    last_seen[b] = now
+    silent[b] = False
     t = status & TRIP_BIT != 0
-    if t and not tripped[b - 1]:
-        trips[b - 1] += 1
-    tripped[b - 1] = t
+    if t and not tripped[b]:
+        trips[b] += 1
+    tripped[b] = t
     if status & LIMIT_BIT != 0:
-        limits[b - 1] += 1
-    if (status >> 4) & 0xF != b:
+        limits[b] += 1
+    if (status >> 4) & 0xF != board_id:
         cint[C_MISMATCH] += 1
     dt = now - bus[B_SENT]
-    for i in range(3):
-        j = 3 * (b - 1) + i
+    for i in range(n):
+        j = SLOTS * b + i
         commanded = cfl[0, j] + cfl[1, j] * dt / 1e9
         err = xs[i] - commanded
         if keep:
             s = bus[B_SAMPLES]
-            samples_i[s, 0], samples_i[s, 1] = now, j + 1
+            samples_i[s, 0], samples_i[s, 1] = now, slot_joints[j]
             samples_f[s, 0], samples_f[s, 1] = xs[i], commanded
             bus[B_SAMPLES] = s + 1
         cfl[4, j] += 1.0
@@ -138,74 +143,92 @@ def forward(n, t0, period_ns, bit_ns, table, bus, plan_w, plan_raw, plan_p,
             rams, roms, params, states, istates, periods, t0s, pwm_ns, fb_sent, fb_ns,
             theta, omega, ref, max_error, step_ns, sc, words, pulses, sint, status_t0,
             status_ns, cint, cfl, last_seen, silent, faults, tripped, trips, limits,
-            silent_limit, keep, frames, data, samples_i, samples_f):
-    """n steady periods from the broadcast due at t0 (the module docstring); table: FRAME_NAMES'
-    message table (``period_loop.message_table``); bus: B_FREE, B_FRAMES (``period_loop``),
-    B_SAMPLES, B_SENT; the state arrays are the nodes'."""
+            silent_limit, keep, frames, data, samples_i, samples_f, hp_ids, joints, slot_joints,
+            shape):
+    """n steady periods from the broadcast due at t0 (the module docstring); table: the
+    engine's message table (``period_loop.message_table``); bus: B_FREE, B_FRAMES
+    (``period_loop``), B_SAMPLES, B_SENT; the state arrays are the nodes'; hp_ids and joints:
+    each high-power board's ID and joint count, slot_joints each velocity slot's joint (0:
+    none), shape SH_*."""
+    hp = hp_ids.shape[0]
+    servos, nframes = shape[SH_SERVOS], shape[SH_FRAMES]
+    k_servo, k_fb = hp, hp + nframes
+    k_status = k_fb + hp
+    supervised = hp + (1 if servos > 0 else 0)
+    slots = SLOTS * hp
     queue = wire.new_queue(table.shape[1])
     payload = np.zeros((table.shape[1], 8), dtype=np.uint8)
-    xs = np.empty(3)
+    xs = np.empty(SLOTS)
     free = bus[wire.B_FREE]
     f = bus[wire.B_FRAMES]
     for i in range(n):
         t = t0 + i * period_ns
-        for b in range(HP):  # FEEDBACK_b timers due now
+        for b in range(hp):  # FEEDBACK_b timers due now
             if t0s[b] + (fb_sent[b] + 1) * fb_ns == t:
                 advance_board(t, b, rams, roms, params, states, istates, periods, t0s, pwm_ns)
                 ram = rams[b]
-                for m in range(3):
-                    put16(payload[K_FB + b], 2 * m, max(min(ram[g.POS + m] >> 3, 32767), -32768))
-                put16(payload[K_FB + b], 6, ram[g.STATUS] & 0xFFFF)
+                nj = joints[b]
+                for m in range(nj):
+                    put16(payload[k_fb + b], 2 * m, max(min(ram[g.POS + m] >> 3, 32767), -32768))
+                put16(payload[k_fb + b], 2 * nj, ram[g.STATUS] & 0xFFFF)
                 fb_sent[b] += 1
-                wire.push(queue, K_FB + b, t)
-        if status_t0 + sint[S_K] * status_ns == t:  # SERVO_STATUS
+                wire.push(queue, k_fb + b, t)
+        if servos > 0 and status_t0 + sint[S_K] * status_ns == t:  # SERVO_STATUS
             advance_servos(t, theta, omega, ref, max_error, sint, step_ns, sc)
-            payload[K_STATUS, 0] = sint[S_UPDATES] & 0xFF
-            payload[K_STATUS, 1] = sint[S_STATUS]
+            payload[k_status, 0] = sint[S_UPDATES] & 0xFF
+            payload[k_status, 1] = sint[S_STATUS]
             sint[S_K] += 1
-            wire.push(queue, K_STATUS, t)
-        for b in range(SERVO_BOARD):  # the central's broadcast: supervision first
+            wire.push(queue, k_status, t)
+        for b in range(supervised):  # the central's broadcast: supervision first
             if t - last_seen[b] >= silent_limit and not silent[b]:
                 silent[b] = True
                 faults[b] += 1
         dt = t - bus[B_SENT]
-        for j in range(DC):
+        for j in range(slots):
             cfl[0, j] = cfl[0, j] + cfl[1, j] * dt / 1e9
         seq = cint[C_BROADCASTS] % 65536
-        for b in range(HP):
-            for m in range(3):
-                put16(payload[K_VEL + b], 2 * m, plan_raw[i, 3 * b + m])
-            put16(payload[K_VEL + b], 6, seq)
+        for b in range(hp):
+            nj = joints[b]
+            for m in range(nj):
+                put16(payload[K_VEL + b], 2 * m, plan_raw[i, SLOTS * b + m])
+            put16(payload[K_VEL + b], 2 * nj, seq)
             wire.push(queue, K_VEL + b, t)
-        for h in range(2):
-            for m in range(4):
-                put16(payload[K_SERVO + h], 2 * m, plan_p[i, 4 * h + m])
-            wire.push(queue, K_SERVO + h, t)
-        for j in range(DC):
+        for h in range(nframes):
+            for m in range(min(sfw.WORDS_PER_FRAME, servos - sfw.WORDS_PER_FRAME * h)):
+                put16(payload[k_servo + h], 2 * m, plan_p[i, sfw.WORDS_PER_FRAME * h + m])
+            wire.push(queue, k_servo + h, t)
+        for j in range(slots):
             cfl[1, j] = plan_w[i, j]
         bus[B_SENT] = t
         cint[C_BROADCASTS] += 1
         cint[C_K] += 1
         while queue[wire.Q_N] > 0:  # the wire, by the LeanBus's rules
             k, end, free = wire.send_next(queue, table, payload, free, frames, data, f, bit_ns)
-            if k < K_SERVO:  # VEL_SP_b: board b's receive interrupt
+            if k < k_servo:  # VEL_SP_b: board b's receive interrupt
                 b = k - K_VEL
+                nj = joints[b]
                 advance_board(end, b, rams, roms, params, states, istates, periods, t0s,
                               pwm_ns)
-                fw.can_rx(rams[b], word16(data, f, 0, True), word16(data, f, 2, True),
-                          word16(data, f, 4, True), word16(data, f, 6, False))
-            elif k < K_FB:  # SERVO_SP_h
+                w0 = word16(data, f, 0, True)
+                w1 = word16(data, f, 2, True) if nj > 1 else 0
+                w2 = word16(data, f, 4, True) if nj > 2 else 0
+                fw.can_rx(rams[b], w0, w1, w2, word16(data, f, 2 * nj, False))
+            elif k < k_fb:  # SERVO_SP_h
+                h = k - k_servo
                 advance_servos(end, theta, omega, ref, max_error, sint, step_ns, sc)
-                servo_setpoints(k - K_SERVO + 1, data, f, words, pulses, sint, ref)
-            elif k < K_STATUS:  # FEEDBACK_b to the central
-                for m in range(3):
+                servo_setpoints(h + 1, min(sfw.WORDS_PER_FRAME, servos - sfw.WORDS_PER_FRAME * h),
+                                data, f, words, pulses, sint, ref)
+            elif k < k_status:  # FEEDBACK_b to the central
+                b = k - k_fb
+                nj = joints[b]
+                for m in range(nj):
                     xs[m] = float(word16(data, f, 2 * m, True) * 8)
-                on_feedback(k - K_FB + 1, xs, word16(data, f, 6, False), end, cint, cfl,
-                            last_seen, silent, tripped, trips, limits, samples_i, samples_f,
-                            bus, keep)
+                on_feedback(b, hp_ids[b], nj, xs, word16(data, f, 2 * nj, False), end, cint,
+                            cfl, last_seen, silent, tripped, trips, limits, slot_joints,
+                            samples_i, samples_f, bus, keep)
             else:  # SERVO_STATUS to the central
-                last_seen[SERVO_BOARD - 1] = end
-                silent[SERVO_BOARD - 1] = False
+                last_seen[hp] = end
+                silent[hp] = False
                 cint[C_UPDATES] = np.int64(data[f, 0])
                 cint[C_STATUS] = np.int64(data[f, 1])
             f += 1

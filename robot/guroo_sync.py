@@ -1,9 +1,10 @@
-"""The hand-over between GuRoo's Python nodes and its compiled period engine (``guroo_compiled``).
+"""The hand-over between a cyclic robot's Python nodes (GuRoo's kinds: a central, high-power
+boards, at most one servo board) and its compiled period engine (``guroo_compiled``).
 
 The robot runs on the period engine's LeanBus; the central's broadcast timer calls
 ``GurooEngine.on_broadcast`` instead of ``CentralNode._broadcast``, and the boards' and the servo
 board's timers are armed through a ``TimerClock`` that keeps their handles.  At a broadcast
-due now, n whole 2 ms periods run in one compiled call when
+due now, n whole periods (GuRoo's 2 ms) run in one compiled call when
 
 * the bus is idle (nothing queued or in flight, no arbitration pending, the wire free by now);
 * the broadcast is on the central's grid (none late) and every node timer is on that grid;
@@ -11,9 +12,10 @@ due now, n whole 2 ms periods run in one compiled call when
   aside), T_n is within the run's limit (``env.until + 1``): a run's end never cuts a batch;
 
 else this broadcast and its period run in Python on the LeanBus (``counts["period"]``).  The
-configuration must be one the compiled loop models (``unsupported`` says why not): the shipped
-node kinds on guroo.dbc, frames with distinct IDs, a period whose frames at their longest end
-before the next broadcast.  The nodes' objects stay the truth: after a batch their state is
+configuration must be one the compiled loop models (``unsupported`` says why not): a central,
+then its high-power boards in its order, then its servo board (if any), as ``described`` builds
+them; frames with distinct IDs; a period whose frames at their longest end before the next
+broadcast.  The nodes' objects stay the truth: after a batch their state is
 written back, their timers re-armed, the frames charged to the load meter and handed to the
 taps (a log writer) in order, as LeanBus delivers them.
 """
@@ -39,10 +41,26 @@ if TYPE_CHECKING:
     from servobus.robot.described import DescribedRobot
 
 BATCH = 250  # periods per compiled call at most (0.5 s)
-NAMES = ("CENTRAL", *(f"HP_{b}" for b in range(1, gc.HP + 1)), "SERVO_BOARD")
-FRAME_NAMES = (*(f"VEL_SP_{b}" for b in range(1, gc.HP + 1)), "SERVO_SP_1", "SERVO_SP_2",
-               *(f"FEEDBACK_{b}" for b in range(1, gc.HP + 1)), "SERVO_STATUS")
-SENDERS = [0] * (gc.HP + 2) + list(range(1, gc.HP + 2))  # who sends each (NAMES' indices)
+
+
+def names(central: CentralNode) -> tuple[str, ...]:
+    """The nodes in the engine's order: the central, its high-power boards, its servo board."""
+    return (central.name, *(b.name for b in central.hp),
+            *((central.servo.name,) if central.servo else ()))
+
+
+def frame_names(central: CentralNode) -> tuple[str, ...]:
+    """The engine's messages in its order (``guroo_compiled``'s message indices)."""
+    ids = [b.board for b in central.hp]
+    return (*(f"VEL_SP_{b}" for b in ids),
+            *(f"SERVO_SP_{k}" for k in range(1, central.servo_frames + 1)),
+            *(f"FEEDBACK_{b}" for b in ids), *(("SERVO_STATUS",) if central.servo else ()))
+
+
+def senders(central: CentralNode) -> list[int]:
+    """Who sends each of ``frame_names`` (indices into ``names``)."""
+    hp = len(central.hp)
+    return [0] * (hp + central.servo_frames) + list(range(1, hp + 1 + bool(central.servo)))
 
 
 class TimerClock:
@@ -64,61 +82,84 @@ class TimerClock:
 
 def unsupported(robot: "DescribedRobot") -> str | None:
     """Why the compiled engine cannot run this robot's steady periods (None: it can)."""
-    nodes = robot.nodes
-    kinds = (CentralNode, *([GurooBoardNode] * gc.HP), ServoBoardNode)
-    if tuple(nodes) != NAMES or any(type(nodes[n]) is not k for n, k in zip(NAMES, kinds,
-                                                                             strict=True)):
-        return "nodes other than GuRoo's central, five high-power boards and servo board"
+    nodes = list(robot.nodes.values())
+    if not nodes or type(nodes[0]) is not CentralNode:
+        return "no central node first"
+    central: Any = nodes[0]
+    kinds = (CentralNode, *([GurooBoardNode] * len(central.hp)),
+             *([ServoBoardNode] if central.servo else []))
+    order = names(central)
+    if tuple(robot.nodes) != order or any(type(robot.nodes[n]) is not k for n, k in zip(
+            order, kinds, strict=True)):
+        return "nodes other than a central, its high-power boards and its servo board, in order"
+    boards: list[Any] = [robot.nodes[n] for n in order[1:1 + len(central.hp)]]
+    if [(b.board, tuple(b.joints)) for b in boards] != [(b.board, b.joints)
+                                                        for b in central.hp]:
+        return "high-power boards other than the central's"
+    servo: Any = robot.nodes[order[-1]] if central.servo else None
+    if servo is not None and (servo.board_id, servo.joints) != (central.servo.board,
+                                                                central.servo.joints):
+        return "a servo board other than the central's"
     schema = robot.schema
     try:
-        table = message_table(schema, NAMES, FRAME_NAMES, SENDERS)
+        table = message_table(schema, order, frame_names(central), senders(central))
     except ValueError as exc:
         return str(exc)
     if len(set(table[T_ID].tolist())) != table.shape[1]:  # Python nodes tell them apart by ID
         # and the loop by message: not shown equal for GuRoo, so its periods run in Python
         return "frames that share an ID"
-    central: Any = nodes["CENTRAL"]
     period = central.period_ns
     worst = sum(fb.worst_case_bits(int(n)) for n in table[T_DLC])
     if worst * (NS_PER_S // schema.bitrate) >= period:
         return "a period whose frames at their longest may end after the next broadcast"
-    boards: list[Any] = [nodes[n] for n in NAMES[1:-1]]
-    servo: Any = nodes["SERVO_BOARD"]
-    if any(b._feedback_ns % period for b in boards) or servo.status_period_ns % period:
+    if len({b._feedback_ns for b in boards}) != 1 or \
+            central.feedback_period_ns != boards[0]._feedback_ns:
+        return "high-power boards whose feedback periods differ"
+    if any(b._feedback_ns % period for b in boards) or (
+            servo is not None and servo.status_period_ns % period):
         return "node timers off the broadcast grid"
     return None
 
 
 class GurooEngine:
-    """Runs GuRoo's steady periods in compiled batches, the rest on its LeanBus."""
+    """Runs a cyclic robot's steady periods in compiled batches, the rest on its LeanBus."""
 
     def __init__(self, robot: "DescribedRobot") -> None:
         """Take over the central's broadcast timer (before the nodes start); ``bind`` once the
         robot is on its LeanBus."""
         self.robot = robot
         self.env = robot.env
-        self.central: Any = cast(Any, robot.nodes["CENTRAL"])
-        self.boards: list[Any] = [robot.nodes[n] for n in NAMES[1:-1]]
-        self.servo: Any = robot.nodes["SERVO_BOARD"]
-        self.clocks = {n: TimerClock(robot.env) for n in NAMES[1:]}
+        self.central: Any = cast(Any, next(iter(robot.nodes.values())))
+        central = self.central
+        self.names = names(central)
+        hp = len(central.hp)
+        self.boards: list[Any] = [robot.nodes[n] for n in self.names[1:1 + hp]]
+        self.servo: Any = robot.nodes[self.names[-1]] if central.servo else None
+        self.clocks = {n: TimerClock(robot.env) for n in self.names[1:]}
         self.counts = {"compiled": 0, "period": 0}
         self.lean: LeanBus = None  # type: ignore[assignment]
-        self.central._broadcast = self.on_broadcast
+        central._broadcast = self.on_broadcast
         schema = robot.schema
-        self.table = message_table(schema, NAMES, FRAME_NAMES)
+        self.table = message_table(schema, self.names, frame_names(central))
         self.frames = np.zeros((BATCH * self.table.shape[1], COLUMNS), dtype=np.int64)
         self.data = np.zeros((BATCH * self.table.shape[1], 8), dtype=np.uint8)
-        self.samples_i = np.zeros((BATCH * gc.DC, 2), dtype=np.int64)
-        self.samples_f = np.zeros((BATCH * gc.DC, 2))
+        slots = len(central.slot_joints)
+        self.samples_i = np.zeros((BATCH * slots, 2), dtype=np.int64)
+        self.samples_f = np.zeros((BATCH * slots, 2))
+        self.hp_ids = np.array([b.board for b in central.hp], dtype=np.int64)
+        self.joints = np.array([len(b.joints) for b in central.hp], dtype=np.int64)
+        self.slot_joints = np.array(central.slot_joints, dtype=np.int64)
+        self.shape = np.array([central.servo_joints, central.servo_frames], dtype=np.int64)
+        self.supervised = list(central.servo_faults)  # the boards' IDs: high-power, servo
 
     def clock(self, name: str) -> Any:
         """The clock node `name` starts on: the boards' and servo board's keep their timers."""
         return self.clocks.get(name, self.env)
 
     def bind(self, lean: LeanBus) -> None:
-        """The LeanBus the robot runs on (its senders in NAMES order)."""
-        if tuple(lean.names) != NAMES:
-            raise ValueError(f"the compiled engine needs the nodes {NAMES} in that order")
+        """The LeanBus the robot runs on (its senders in ``names`` order)."""
+        if tuple(lean.names) != self.names:
+            raise ValueError(f"the compiled engine needs the nodes {self.names} in that order")
         self.lean = lean
 
     def on_broadcast(self) -> None:
@@ -151,39 +192,53 @@ class GurooEngine:
 
     def _rearm(self) -> None:
         """The boards' and servo board's next timers (as their own code arms them)."""
-        for b, board in enumerate(self.boards):
-            self.clocks[NAMES[1 + b]].call_at(board._t0 + (board.feedback_sent + 1) *
-                                              board._feedback_ns, board._feedback)
+        for board in self.boards:
+            self.clocks[board.name].call_at(board._t0 + (board.feedback_sent + 1) *
+                                            board._feedback_ns, board._feedback)
         servo = self.servo
-        self.clocks["SERVO_BOARD"].call_at(servo._status_t0 + servo._status_k *
-                                           servo.status_period_ns, servo._status)
+        if servo is not None:
+            self.clocks[servo.name].call_at(servo._status_t0 + servo._status_k *
+                                            servo.status_period_ns, servo._status)
+
+    def _servo_state(self) -> tuple[Any, ...]:
+        """The servo board's state as the compiled call takes it (bank arrays, step, constants,
+        firmware words and pulses, integers, status timer); zeros for a robot without one (the
+        call never reaches them)."""
+        servo = self.servo
+        if servo is None:
+            none = np.zeros(1)
+            return (none, none.copy(), none.copy(), none.copy(), 1, np.zeros(6),
+                    np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
+                    np.zeros(6, dtype=np.int64), 0, 1)
+        bank, ram = servo.servos, servo.ram
+        sint = np.array([ram.updates, ram.status, servo.frames, servo.updates, bank.t_ns,
+                         servo._status_k], dtype=np.int64)
+        sc = np.array([bank._kp, bank._kd, bank._j, bank._tau, bank._speed, bank._dt])
+        return (bank.theta, bank.omega, bank.ref, bank.max_error, bank.step_ns, sc,
+                np.array(ram.words, dtype=np.int64), np.array(ram.pulse_us, dtype=np.int64),
+                sint, servo._status_t0, servo.status_period_ns)
 
     def _run(self, n: int, plan_w: np.ndarray, plan_raw: np.ndarray, plan_p: np.ndarray
              ) -> None:
         """n periods compiled; the nodes' state written back, the frames charged and tapped."""
         env, lean, central, servo = self.env, self.lean, self.central, self.servo
-        boards, bank = self.boards, servo.servos
+        boards = self.boards
         t0 = env.now
         rigs = [b.rig for b in boards]
         periods = np.array([r.periods for r in rigs], dtype=np.int64)
         fb_sent = np.array([b.feedback_sent for b in boards], dtype=np.int64)
-        ram = servo.ram
-        words = np.array(ram.words, dtype=np.int64)
-        pulses = np.array(ram.pulse_us, dtype=np.int64)
-        sint = np.array([ram.updates, ram.status, servo.frames, servo.updates, bank.t_ns,
-                         servo._status_k], dtype=np.int64)
-        sc = np.array([bank._kp, bank._kd, bank._j, bank._tau, bank._speed, bank._dt])
+        servo_state = self._servo_state()
+        words, pulses, sint = servo_state[6:9]
         cint = np.array([central.id_mismatches,
                          -1 if central.servo_updates is None else central.servo_updates,
                          -1 if central.servo_status is None else central.servo_status,
                          central.broadcasts, central._k], dtype=np.int64)
         cfl = np.array([central._commanded, central._sent_w, central._err_sq, central._err_max,
                         [float(x) for x in central._err_n]], dtype=float)
-        boards_all = range(1, gc.HP + 2)
-        last_seen = np.array([central._last_seen[b] for b in boards_all], dtype=np.int64)
-        silent = np.array([central._silent[b] for b in boards_all], dtype=np.bool_)
-        faults = np.array([central.servo_faults[b] for b in boards_all], dtype=np.int64)
-        hp = range(1, gc.HP + 1)
+        supervised, hp = self.supervised, self.hp_ids.tolist()
+        last_seen = np.array([central._last_seen[b] for b in supervised], dtype=np.int64)
+        silent = np.array([central._silent[b] for b in supervised], dtype=np.bool_)
+        faults = np.array([central.servo_faults[b] for b in supervised], dtype=np.int64)
         tripped = np.array([central._tripped[b] for b in hp], dtype=np.bool_)
         trips = np.array([central.trips[b] for b in hp], dtype=np.int64)
         limits = np.array([central.limit_frames[b] for b in hp], dtype=np.int64)
@@ -195,19 +250,20 @@ class GurooEngine:
             tuple(r.params for r in rigs), tuple(r.state for r in rigs),
             tuple(r.istate for r in rigs), periods,
             np.array([b._t0 for b in boards], dtype=np.int64), PWM_NS, fb_sent,
-            boards[0]._feedback_ns, bank.theta, bank.omega, bank.ref, bank.max_error,
-            bank.step_ns, sc, words, pulses, sint, servo._status_t0, servo.status_period_ns,
+            boards[0]._feedback_ns, *servo_state,
             cint, cfl, last_seen, silent, faults, tripped, trips, limits,
             (central.silent_after + 1) * central.feedback_period_ns,
             central.samples is not None, self.frames, self.data, self.samples_i,
-            self.samples_f)
+            self.samples_f, self.hp_ids, self.joints, self.slot_joints, self.shape)
         for rig, p in zip(rigs, periods.tolist(), strict=True):
             rig.periods = p
         for board, sent in zip(boards, fb_sent.tolist(), strict=True):
             board.feedback_sent = sent
-        ram.words, ram.pulse_us = words.tolist(), pulses.tolist()
-        ram.updates, ram.status, servo.frames, servo.updates, bank.t_ns, servo._status_k = \
-            sint.tolist()
+        if servo is not None:
+            ram, bank = servo.ram, servo.servos
+            ram.words, ram.pulse_us = words.tolist(), pulses.tolist()
+            ram.updates, ram.status, servo.frames, servo.updates, bank.t_ns, \
+                servo._status_k = sint.tolist()
         (central.id_mismatches, updates, status, central.broadcasts, central._k) = cint.tolist()
         central.servo_updates = None if updates < 0 else updates
         central.servo_status = None if status < 0 else status
@@ -215,7 +271,7 @@ class GurooEngine:
             (row.tolist() for row in cfl[:4])
         central._err_n = [int(x) for x in cfl[4].tolist()]
         central._t_sent = int(bus[gc.B_SENT])
-        for k, b in enumerate(boards_all):
+        for k, b in enumerate(supervised):
             central._last_seen[b] = int(last_seen[k])
             central._silent[b] = bool(silent[k])
             central.servo_faults[b] = int(faults[k])

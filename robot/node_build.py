@@ -117,5 +117,5 @@ def _cyclic(robot: RobotFile, spec: NodeSpec, options: NodeOptions) -> Any:
     """A cyclic robot's node, as its assembly builds it."""
     from servobus.robot.described import DescribedConfig, build_node
 
-    return build_node(spec, Schema(robot.dbc, required=()),
+    return build_node(spec, robot, Schema(robot.dbc, required=()),
                       DescribedConfig(seed=options.seed, gait_path=options.trajectory))

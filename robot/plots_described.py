@@ -1,5 +1,5 @@
-"""The `servobus run --robot guroo --plot` figure: commanded and measured joint positions as the
-central computer reads them back, their difference, and the bus load.
+"""The `servobus run --robot guroo --plot` figure (any cyclic robot's): commanded and measured
+joint positions as the central computer reads them back, their difference, and the bus load.
 
 GuRoo's 2 ms slots alternate between two loads (the 4 ms messages go in every other slot), so
 the load is drawn as its moving mean over `LOAD_MEAN_S` (a whole number of 4 ms hyperperiods:
@@ -33,7 +33,7 @@ def plot_described(robot: DescribedRobot, path: str, joints: list[int]) -> None:
 
 def described_figure(robot: DescribedRobot, joints: list[int]) -> Figure:
     """Three panels over the run for the chosen DC joints (1-based)."""
-    central = robot.nodes["CENTRAL"]
+    central = next(iter(robot.nodes.values()))  # the central is built first
     samples = np.array(central.samples or [], dtype=float).reshape(-1, 4)  # type: ignore[attr-defined]
     if not len(samples):
         raise ValueError("nothing to plot: the central computer heard no feedback")
@@ -71,9 +71,12 @@ def described_figure(robot: DescribedRobot, joints: list[int]) -> Figure:
         legend_outside(ax)
     cfg = robot.config
     faults = f", {len(cfg.faults)} fault(s)" if cfg.faults else ""
-    details = (f"loop {cfg.loop}, {'gait ' + cfg.gait_path if cfg.gait_path else 'shipped walk'}"
+    described = robot.robot_file
+    loops = cfg.loop or "/".join(sorted({k["loop"] for k in described.node_keys.values()
+                                         if "loop" in k}))
+    gait = cfg.gait_path or described.trajectory
+    details = (f"loop {loops}, {f'gait {gait}' if gait else 'shipped walk'}"
                f", engine {robot.engine}{faults}")
-    name = robot.description.name
-    fig.suptitle(run_title(robot.description.title, f"servobus run --robot {name}",
+    fig.suptitle(run_title(described.title, f"servobus run --robot {described.name}",
                            robot.env.now / 1e9, cfg.seed, details), fontsize=10)
     return fig

@@ -3,7 +3,8 @@
 Checked, each failure a RobotFileError naming the description, the key path and the problem:
 the DBC loads (the schema refuses IDs given twice); every node is a DBC node (BU_) and
 every message its kind sends (robot.node_kinds) is in the DBC with that node as a sender; each
-board hears its joint's actuation group; the bit rate is the DBC's Baudrate; the period is the
+board hears its joint's actuation group (time-triggered); each message of a cyclic robot's nodes
+carries their joints' words in order; the bit rate is the DBC's Baudrate; the period is the
 DBC's shortest cycle time (the TICK's, time-triggered) and divides every other; the frames of
 one period (worst-case stuffing, Davis 2007) fit in it.
 """
@@ -56,6 +57,8 @@ def check(robot: RobotFile) -> dict[str, Any]:
     if robot.schedule == "time-triggered":
         _groups_heard(robot, db)
         _groups_framed(robot, loaded)
+    else:
+        _cyclic_layout(robot, db)
     _bitrate(robot, db)
     cyclic = cyclic_messages(robot, db)
     _period(robot, db, cyclic)
@@ -129,6 +132,39 @@ def _groups_framed(robot: RobotFile, loaded: Schema) -> None:
         raise RobotFileError(f"{robot.path}: {robot.where(host)}.groups: "
                              f"{[list(g) for g in robot.groups]}, but the ACTUATION frames of "
                              f"{robot.dbc.name} carry {[list(g) for g in framed]}")
+
+
+def cyclic_signals(robot: RobotFile) -> dict[str, list[str]]:
+    """The signals, by start bit, of every message a cyclic robot's nodes read and write: a
+    board's words in its joints' order (``bus.dbc_generate_cyclic``'s layout)."""
+    out: dict[str, list[str]] = {}
+    for node in robot.nodes:
+        b, joints = node.board, node.joints
+        if node.kind == "hp-board":
+            out[f"VEL_SP_{b}"] = [*(f"w_{j}" for j in joints), f"seq_{b}"]
+            out[f"FEEDBACK_{b}"] = [*(f"x_{j}" for j in joints), f"status_{b}"]
+        if node.kind == "servo-board":
+            for k in range(0, len(joints), 4):
+                out[f"SERVO_SP_{k // 4 + 1}"] = [f"p_{j}" for j in joints[k:k + 4]]
+            out["SERVO_STATUS"] = ["updates", "servo_status"]
+        if node.kind in ("hp-board", "servo-board"):
+            out[f"ANNOUNCE_{b}"] = [f"board_{b}"]
+    return out
+
+
+def _cyclic_layout(robot: RobotFile, db: cantools.database.can.Database) -> None:
+    """Every message of a cyclic robot's nodes has their signals, in order, in whole bytes (the
+    nodes pack and unpack them as words)."""
+    for name, want in cyclic_signals(robot).items():
+        message = db.get_message_by_name(name)  # _senders found it
+        signals = sorted(message.signals, key=lambda s: s.start)
+        have = [s.name for s in signals]
+        if have != want or any(s.start % 8 or s.byte_order != "little_endian" or
+                               s.length not in (8, 16) for s in signals):
+            raise RobotFileError(f"{robot.path}: bus.dbc: {name} in {robot.dbc.name} carries "
+                                 f"{', '.join(have) or 'no signal'}; the nodes need "
+                                 f"{', '.join(want)}, little-endian words in that order "
+                                 "(servobus robot dbc generates them)")
 
 
 def _bitrate(robot: RobotFile, db: cantools.database.can.Database) -> None:

@@ -328,6 +328,11 @@ def _schedule(f: FileKeys, doc: dict[str, Any], nodes: tuple[NodeSpec, ...]) -> 
         have = sum(n.kind == kind for n in nodes)
         if have != 1:
             raise f.error("nodes", f"a {schedule} robot has one {kind} node, this one {have}")
+    if schedule == "cyclic":  # the central drives 1 or more high-power boards, 0 or 1 servo
+        hp, servo = (sum(n.kind == kind for n in nodes) for kind in ("hp-board", "servo-board"))
+        if not hp or servo > 1:
+            raise f.error("nodes", f"a cyclic robot has one or more hp-board nodes and at most "
+                                   f"one servo-board, this one {hp} and {servo}")
     return schedule
 
 

@@ -9,8 +9,10 @@ import sys
 PROBE = """
 import os, servobus
 from servobus.robot.described import DescribedConfig, DescribedRobot
-from servobus.robot.description import GUROO
-DescribedRobot(GUROO, DescribedConfig()).run(0.05)
+from servobus.robot.robot_file import load as load_robot
+
+GUROO_FILE = load_robot("guroo")
+DescribedRobot(GUROO_FILE, DescribedConfig()).run(0.05)
 print(len(os.listdir(f"/proc/{os.getpid()}/task")), os.environ["OPENBLAS_NUM_THREADS"])
 """
 

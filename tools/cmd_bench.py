@@ -107,7 +107,7 @@ def _do_run(args: argparse.Namespace) -> None:
     loop = robot_loop(args, robot)
     result = (bench_run(args.seconds, args.reference_seconds, robot)
               if robot.schedule == "time-triggered" else
-              bench_described(robot.name, args.seconds, loop or guroo.LOOPS[0]))
+              bench_described(robot, args.seconds, loop))
     emit(result, args.json, title="robot run benchmark")
 
 

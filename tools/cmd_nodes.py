@@ -55,7 +55,7 @@ def add_subparser(sub: Commands) -> None:
     _board_arguments(board)
     board.set_defaults(func=_do_board)
     boards = sub.add_parser("boards")
-    boards.add_argument("--nodes", type=units.joints, required=True,
+    boards.add_argument("--nodes", type=lambda text: units.joints(text, JOINTS), required=True,
                         help="joints 1..12 as numbers and ranges, e.g. 1-12 or 1,3,5-7")
     _board_arguments(boards)
     boards.set_defaults(func=_do_boards)
@@ -66,7 +66,7 @@ def add_subparser(sub: Commands) -> None:
     _bus_arguments(tick)
     tick.set_defaults(func=_do_tick)
     host = sub.add_parser("host")
-    host.add_argument("--joints", type=units.joints,
+    host.add_argument("--joints", type=lambda text: units.joints(text, JOINTS),
                       default=",".join(str(j) for j in range(1, JOINTS + 1)),
                       help="joints to expect (comma separated)")
     host.add_argument("--trajectory", help="trajectory file (default: the shipped gait)")

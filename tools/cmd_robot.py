@@ -40,8 +40,9 @@ def add_subparser(sub: Commands) -> None:
     checker.add_argument("--json", action="store_true")
     checker.set_defaults(func=_do_check)
     dbc = actions.add_parser("dbc", help="generate a description's DBC",
-                             description="Generate the DBC of a time-triggered description "
-                                         "(time trigger, boards, host): to stdout, or --out.")
+                             description="Generate the DBC of a description (time-triggered: "
+                                         "time trigger, boards, host; cyclic: central, "
+                                         "hp-boards, servo board): to stdout, or --out.")
     dbc.add_argument("robot", metavar="FILE.toml|NAME")
     dbc.add_argument("--out", type=units.output_file((".dbc",)), metavar="FILE.dbc",
                      help="write the DBC here (an existing file only with --force)")

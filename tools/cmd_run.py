@@ -15,12 +15,10 @@ from servobus.host.tunings import TUNINGS
 from servobus.plant.bank_kernel import run_bank_lean_fast
 from servobus.plant.board_node import can_tick_fast, tick_all
 from servobus.presets.board import SENSING_CHOICES
-from servobus.presets.guroo import LOOPS
 from servobus.robot.advance import ENGINES
 from servobus.robot.assembly import Robot, RobotConfig
 from servobus.robot.compile_phase import CompileClock, stderr_say, warm_up
 from servobus.robot.described import DescribedConfig, DescribedRobot
-from servobus.robot.description import ROBOTS
 from servobus.robot.joint_setup import BOARD_MODES
 from servobus.robot.robot_check import checked
 from servobus.robot.robot_file import RobotFile, shipped
@@ -145,10 +143,8 @@ def _robot(args: argparse.Namespace) -> tuple[Callable[[bool], Robot | Described
     config = DescribedConfig(seed=args.seed, faults=args.fault, duration_s=args.duration,
                              log_path=args.log,
                              realtime_factor=args.realtime, keep_records=bool(args.plot),
-                             loop=loop or LOOPS[0], gait_path=args.trajectory,
-                             engine=args.engine)
-    description = ROBOTS[robot.name]
-    return (lambda throwaway: DescribedRobot(description, _throwaway(config) if throwaway
+                             loop=loop, gait_path=args.trajectory, engine=args.engine)
+    return (lambda throwaway: DescribedRobot(robot, _throwaway(config) if throwaway
                                              else config),
             [run_periods_lean_fast, run_steps_fast, forward_c])
 

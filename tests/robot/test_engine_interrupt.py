@@ -12,7 +12,9 @@ import pytest
 from servobus.bus.log_reader import read_log
 from servobus.robot.assembly import Robot, RobotConfig
 from servobus.robot.described import DescribedConfig, DescribedRobot
-from servobus.robot.description import GUROO
+from servobus.robot.robot_file import load as load_robot
+
+GUROO_FILE = load_robot("guroo")
 
 
 def _spejbl(log: Path) -> tuple[Any, Any]:
@@ -21,7 +23,7 @@ def _spejbl(log: Path) -> tuple[Any, Any]:
 
 
 def _guroo(log: Path) -> tuple[Any, Any]:
-    robot = DescribedRobot(GUROO, DescribedConfig(log_path=str(log)))
+    robot = DescribedRobot(GUROO_FILE, DescribedConfig(log_path=str(log)))
     return robot, lambda: robot.nodes["CENTRAL"].broadcasts  # type: ignore[attr-defined]
 
 

@@ -10,13 +10,15 @@ from hypothesis import strategies as st
 
 from servobus.bus.log_reader import read_log
 from servobus.robot.described import DescribedConfig, DescribedRobot
-from servobus.robot.description import GUROO
+from servobus.robot.robot_file import load as load_robot
+
+GUROO_FILE = load_robot("guroo")
 
 ENGINE_FIELDS = ("engine", "engine_periods", "engine_fallback")
 
 
 def _run(log: Path, durations: list[float], **config) -> tuple[dict, list, DescribedRobot]:
-    robot = DescribedRobot(GUROO, DescribedConfig(log_path=str(log), keep_records=True,
+    robot = DescribedRobot(GUROO_FILE, DescribedConfig(log_path=str(log), keep_records=True,
                                                   **config))
     for seconds in durations[:-1]:
         robot.env.run(until=robot.env.now + round(seconds * 1e9))  # a run in pieces
@@ -48,13 +50,13 @@ def test_compiled_engine_equals_reference_frame_by_frame(tmp_path_factory, seed:
 
 def test_a_period_the_engine_does_not_model_runs_on_the_lean_bus(tmp_path: Path) -> None:
     """Pacing to wall time runs period by period; a fault script on the reference path."""
-    paced = DescribedRobot(GUROO, DescribedConfig(realtime_factor=50.0))
+    paced = DescribedRobot(GUROO_FILE, DescribedConfig(realtime_factor=50.0))
     assert paced.engine == "period" and "--realtime" in paced.engine_fallback  # type: ignore[operator]
-    faulty = DescribedRobot(GUROO, DescribedConfig(faults=["node 2 silent at 0.1s"]))
+    faulty = DescribedRobot(GUROO_FILE, DescribedConfig(faults=["node 2 silent at 0.1s"]))
     assert faulty.engine == "reference"
     with pytest.raises(ValueError, match="engine compiled: a run paced"):
-        DescribedRobot(GUROO, DescribedConfig(engine="compiled", realtime_factor=2.0))
-    period = DescribedRobot(GUROO, DescribedConfig(engine="period"))
+        DescribedRobot(GUROO_FILE, DescribedConfig(engine="compiled", realtime_factor=2.0))
+    period = DescribedRobot(GUROO_FILE, DescribedConfig(engine="period"))
     assert period.engine == "period" and period.compiled is None
 
 

@@ -12,12 +12,14 @@ from hypothesis import strategies as st
 from servobus.bus.faults import FaultScriptError
 from servobus.bus.log_reader import read_log
 from servobus.robot.described import DescribedConfig, DescribedRobot
-from servobus.robot.description import GUROO
+from servobus.robot.robot_file import load as load_robot
+
+GUROO_FILE = load_robot("guroo")
 
 
 def _run(tmp: Path, name: str, seconds: float, **config) -> tuple[dict, list]:
     log = tmp / f"{name}.log"
-    robot = DescribedRobot(GUROO, DescribedConfig(log_path=str(log), **config))
+    robot = DescribedRobot(GUROO_FILE, DescribedConfig(log_path=str(log), **config))
     robot.run(seconds)
     frames = [(round(m.timestamp * 1e9), m.arbitration_id, bytes(m.data)) for m in read_log(log)]
     return robot.report(1.0), frames
@@ -65,11 +67,12 @@ def test_same_seed_same_log_and_a_bad_board_is_an_error(tmp_path: Path) -> None:
     again, frames_again = _run(tmp_path, "b", 0.2, seed=7)
     assert frames == frames_again and first["nodes"] == again["nodes"]
     with pytest.raises(FaultScriptError, match=r"guroo has boards 1\.\.6, not 9"):
-        DescribedRobot(GUROO, DescribedConfig(faults=["node 9 silent at 1s"]))
+        DescribedRobot(GUROO_FILE, DescribedConfig(faults=["node 9 silent at 1s"]))
     with pytest.raises(ValueError, match="engine compiled: bus-level faults"):
-        DescribedRobot(GUROO, DescribedConfig(engine="compiled", faults=["node 3 silent at 1s"]))
+        DescribedRobot(GUROO_FILE, DescribedConfig(engine="compiled",
+                                                   faults=["node 3 silent at 1s"]))
     with pytest.raises(ValueError, match="loop"):
-        DescribedRobot(GUROO, DescribedConfig(loop="1khz"))
+        DescribedRobot(GUROO_FILE, DescribedConfig(loop="1khz"))
 
 
 def test_realtime_paces_the_run_to_wall_time(tmp_path: Path) -> None:

@@ -14,13 +14,15 @@ from servobus.host.guroo_trajectory import default_walk
 from servobus.host.trajectory import default_gait
 from servobus.robot.assembly import Robot, RobotConfig
 from servobus.robot.described import DescribedConfig, DescribedRobot
-from servobus.robot.description import GUROO
 from servobus.robot.limit_cycle import HoldConfig, analyze
 from servobus.robot.limit_cycle_plot import hold_figure
 from servobus.robot.plots import run_figure
 from servobus.robot.plots_described import LOAD_MEAN_S, described_figure
+from servobus.robot.robot_file import load as load_robot
 from servobus.tools.cmd_run import DEFAULT_PLOT_JOINTS
 from tests.plot_checks import assert_legends_hide_no_data, data_axes, title
+
+GUROO_FILE = load_robot("guroo")
 
 DEFAULT_JOINTS = list(DEFAULT_PLOT_JOINTS)
 
@@ -50,7 +52,7 @@ def test_spejbl_run_figure() -> None:
 
 
 def test_guroo_run_figure_shows_the_load_as_mean_and_band() -> None:
-    robot = DescribedRobot(GUROO, DescribedConfig(seed=2, keep_records=True))
+    robot = DescribedRobot(GUROO_FILE, DescribedConfig(seed=2, keep_records=True))
     robot.run(0.2)
     fig = described_figure(robot, DEFAULT_JOINTS)
     try:

@@ -1,6 +1,7 @@
-"""Descriptions' DBCs generated: SPEJBL's is the shipped one, the leg's committed file is a fresh
-generation, GuRoo's is hand-written; descriptions of any shape (1..32 joints, random frame
-groups, periods and measurement sizes) generate DBCs that pass their own check."""
+"""Descriptions' DBCs generated: SPEJBL's and GuRoo's are the shipped ones, the leg's and the
+arm's committed files are fresh generations; time-triggered descriptions of any shape (1..32
+joints, random frame groups, periods and measurement sizes) generate DBCs that pass their own
+check (cyclic shapes: tests/robot/test_cyclic_shapes.py)."""
 
 import tempfile
 from pathlib import Path
@@ -11,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from servobus.bus.schema import default_dbc
-from servobus.robot.file_keys import RobotFileError
 from servobus.robot.robot_check import check
 from servobus.robot.robot_dbc import dbc_text, generated
 from servobus.robot.robot_file import load
@@ -51,12 +51,16 @@ def test_the_committed_leg_dbc_is_a_fresh_generation() -> None:
     assert dbc_text(load("spejbl-leg")) == (ROBOTS / "spejbl-leg.dbc").read_bytes().decode()
 
 
-def test_guroos_dbc_is_hand_written() -> None:
-    with pytest.raises(RobotFileError, match=r"guroo\.toml: bus\.dbc: guroo\.dbc is written by "
-                                             "hand: the generator makes time-triggered robots of "
-                                             "board, host, time-trigger nodes, this one has "
-                                             "central, hp-board, servo-board$"):
-        generated(load("guroo"))
+def test_guroos_description_generates_the_shipped_dbc() -> None:
+    made = cantools.database.load_string(dbc_text(load("guroo")), "dbc", strict=True)
+    shipped = cantools.database.load_file(str(ROBOTS.parent / "dbc" / "guroo.dbc"))
+    assert {m.name: message_key(m) for m in made.messages} == \
+        {m.name: message_key(m) for m in shipped.messages}
+    assert [m.comment for m in made.messages] == [m.comment for m in shipped.messages]
+
+
+def test_the_committed_arm_dbc_is_a_fresh_generation() -> None:
+    assert dbc_text(load("guroo-arm")) == (ROBOTS / "guroo-arm.dbc").read_bytes().decode()
 
 
 @pytest.mark.parametrize("joints", [1, 3, 7, 16])

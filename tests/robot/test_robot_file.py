@@ -50,7 +50,7 @@ def error_of(tmp_path: Path, text: str) -> str:
 
 
 def test_the_shipped_descriptions_are_todays_robots() -> None:
-    assert shipped() == ["guroo", "spejbl", "spejbl-leg"]
+    assert shipped() == ["guroo", "guroo-arm", "spejbl", "spejbl-leg"]
     for robot, today in ((load("spejbl"), SPEJBL), (load("guroo"), GUROO)):
         assert robot.nodes == today.nodes
         assert (robot.name, robot.title, robot.period_ns, len(robot.joints), robot.dbc.name) == \
@@ -214,7 +214,7 @@ def test_a_bases_files_are_found_beside_the_base(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("base", "expected"), [
     ("tri.toml", "base: tri.toml: a description cannot be built on itself"),
     ("nope", "base: nope: no such file beside tri.toml and no shipped robot of that name "
-     "(shipped: guroo, spejbl, spejbl-leg)"),
+     "(shipped: guroo, guroo-arm, spejbl, spejbl-leg)"),
     ("3", "base: must be a non-empty string, got 3"),
 ])
 def test_base_errors(tmp_path: Path, base: str, expected: str) -> None:
@@ -234,7 +234,8 @@ def test_more_groups_than_the_id_rule_has_room_for(tmp_path: Path) -> None:
 
 def test_a_name_that_is_neither_file_nor_shipped(tmp_path: Path) -> None:
     with pytest.raises(RobotFileError, match="^nope: no such file and no shipped robot of that "
-                                             r"name \(shipped: guroo, spejbl, spejbl-leg\)$"):
+                                             r"name \(shipped: guroo, guroo-arm, spejbl, "
+                                             r"spejbl-leg\)$"):
         load("nope")
 
 

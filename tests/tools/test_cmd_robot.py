@@ -17,12 +17,13 @@ def test_list_names_the_shipped_robots(capsys: pytest.CaptureFixture[str]) -> No
     assert main(["robot", "list", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [(r["name"], r["joints"], r["nodes"], r["period_ms"], r["dbc"]) for r in rows] == [
-        ("guroo", 23, 7, 2.0, "guroo.dbc"), ("spejbl", 12, 14, 4.0, "servobus.dbc"),
+        ("guroo", 23, 7, 2.0, "guroo.dbc"), ("guroo-arm", 8, 4, 2.0, "guroo-arm.dbc"),
+        ("spejbl", 12, 14, 4.0, "servobus.dbc"),
         ("spejbl-leg", 6, 8, 4.0, "spejbl-leg.dbc")]
     assert main(["robot", "list"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "shipped robots:" and [line.split()[0] for line in lines[2:]] == \
-        ["guroo", "spejbl", "spejbl-leg"]
+        ["guroo", "guroo-arm", "spejbl", "spejbl-leg"]
 
 
 def test_check_prints_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
@@ -56,12 +57,9 @@ def test_dbc_to_stdout_is_the_committed_leg_dbc(capsys: pytest.CaptureFixture[st
     assert capsys.readouterr().out == (ROBOTS / "spejbl-leg.dbc").read_text()
 
 
-def test_a_hand_written_dbc_is_not_generated(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["robot", "dbc", "guroo"]) == 2
-    assert capsys.readouterr().err == (
-        f"error: {ROBOTS / 'guroo.toml'}: bus.dbc: guroo.dbc is written by hand: the generator "
-        "makes time-triggered robots of board, host, time-trigger nodes, this one has central, "
-        "hp-board, servo-board\n")
+def test_a_cyclic_robots_dbc_is_generated(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["robot", "dbc", "guroo-arm"]) == 0
+    assert capsys.readouterr().out == (ROBOTS / "guroo-arm.dbc").read_text()
 
 
 def test_a_bad_description_is_an_error_naming_file_and_key(

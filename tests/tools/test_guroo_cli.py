@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from servobus.bus import factory
-from servobus.robot.described import DescribedConfig, build_node
-from servobus.robot.description import GUROO
+from servobus.robot.described import DescribedConfig, build_node, robot_schema
+from servobus.robot.robot_file import load as load_robot
 from servobus.tools.cli import main
 from tests.processes import when_opened
 
@@ -66,8 +66,9 @@ def test_a_bad_gait_file_is_an_error(capsys, tmp_path: Path) -> None:
 def test_central_and_boards_as_node_commands_on_one_bus(capsys, monkeypatch) -> None:
     """The four commands' code on one virtual channel, each in its own thread (as processes on
     a real bus would be); the central listens first, so it hears the boards announce."""
-    for spec in GUROO.nodes:  # compile or load the kernels first: threads share the GIL
-        build_node(spec, GUROO.schema(), DescribedConfig())
+    guroo = load_robot("guroo")
+    for spec in guroo.nodes:  # compile or load the kernels first: threads share the GIL
+        build_node(spec, guroo, robot_schema(guroo), DescribedConfig())
     opened = when_opened(monkeypatch, factory)
     common = ["--interface", "virtual", "--channel", "guroo-nodes", "--json"]
     central = threading.Thread(target=main, args=(["central", "--duration", "1.5", *common],))
@@ -130,3 +131,13 @@ def test_budget_loop_belongs_to_guroo(capsys) -> None:
     """The SPEJBL budget has no loop modes: --loop is refused, not ignored."""
     assert main(["budget", "--cpu", "--hand-only", "--loop", "2khz"]) == 2
     assert "error: --loop applies to a robot with hp-boards" in capsys.readouterr().err
+
+
+def test_a_node_command_takes_another_description_and_refuses_a_board_it_lacks(capsys) -> None:
+    bus = ["--interface", "virtual", "--channel", "nodes-of-the-arm", "--duration", "0.02"]
+    assert main(["hp-board", "--robot", "guroo-arm", "--board", "2", *bus, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["node"] == "HP_2" and report["loop"] == "2khz"  # the arm file's loop
+    assert main(["hp-board", "--board", "7", *bus]) == 2
+    assert capsys.readouterr().err == "error: guroo has no hp-board 7 (its hp-boards: 1, 2, 3, " \
+                                      "4, 5)\n"

@@ -1,0 +1,179 @@
+"""The DBC of a cyclic robot of any shape (GuRoo's kinds: a central, 1..15 high-power boards of
+1..3 joints, at most one RC servo board of 1..8 servos), built as cantools objects with the
+signals of dbc/guroo.dbc: scales, ranges, units, senders and receivers, cycle times, the bit
+rate.
+
+A board's frames carry its own joints' words only: VEL_SP_b is 2n + 2 bytes for a board of n
+joints (n velocity words, then the sequence number), FEEDBACK_b likewise (n positions, then the
+status word); SERVO_SP_k carries servos 4k-3..4k, the last frame only the servos there are.
+The set-points go every period, the feedback and the servo status every two periods (GuRoo:
+2 ms and 4 ms).
+
+The ID rule (docs/robot-file.md), for H high-power boards, r = 0..H-1 the rank of a board's ID
+among theirs, and DIP-switch IDs b = 1..15; exactly dbc/guroo.dbc's IDs for GuRoo's shape:
+
+    VEL_SP_b      0x010 + r
+    SERVO_SP_k    0x010 + H + k - 1         k = 1, 2     (H <= 15: at most 0x020)
+    ANNOUNCE_b    0x020 + b                 the firmware's own: (b | 0x20) in its MSGIDH
+    FEEDBACK_b    0x040 + r
+    SERVO_STATUS  0x040 + H
+
+so every ID is unique and priorities keep GuRoo's order: set-points < announces < feedback <
+servo status.
+"""
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from cantools.database.can import Bus, Database, Message, Node, Signal
+from cantools.database.can.formats.dbc import DbcAttribute, DbcAttributeDefinition, DbcSpecifics
+
+from servobus.bus.dbc_generate import _joints_text, _message, _signal
+
+BOARD_IDS = (1, 15)  # a DIP-switch ID: four bits of the feedback status word
+HP_JOINTS = 3  # joints per high-power board at most (its motors)
+SERVOS = 8  # servos per servo board at most
+SERVO_WORDS = 4  # servo set-points per SERVO_SP frame
+VEL_LSB, FB_LSB, SERVO_LSB = 16, 8, 0.001  # cnt/s, cnt, rad per LSB
+ANNOUNCE_COMMENT = ("Boot announce of board {b}: 11-bit ID BOARD | 0x20 (the firmware writes "
+                    "(BOARD | 0x20) << 2 into the mailbox's MSGIDH register), payload the "
+                    "DIP-switch ID.")
+
+
+@dataclass(frozen=True)
+class CyclicBoard:
+    """A board on the bus: its node name (BU_), DIP-switch ID and joints (motor or servo
+    order)."""
+
+    name: str
+    board: int
+    joints: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class CyclicBus:
+    """What the DBC of a cyclic robot is made of."""
+
+    title: str
+    hp: tuple[CyclicBoard, ...]
+    servo: CyclicBoard | None
+    period_ms: int
+    bitrate: int
+    central: str = "CENTRAL"
+
+
+def _ranked(bus: CyclicBus) -> list[CyclicBoard]:
+    """The high-power boards by ID (their rank r of the ID rule)."""
+    return sorted(bus.hp, key=lambda b: b.board)
+
+
+def frame_ids(bus: CyclicBus) -> dict[str, int]:
+    """Every message's CAN ID by the ID rule (module docstring); ValueError beyond its reach."""
+    lo, hi = BOARD_IDS
+    boards = [*bus.hp, *([bus.servo] if bus.servo else [])]
+    if not bus.hp or any(not lo <= b.board <= hi for b in boards) or \
+            len({b.board for b in boards}) != len(boards):
+        raise ValueError(f"boards {[b.board for b in boards]}: the ID rule covers one or more "
+                         f"high-power boards and a servo board of distinct IDs {lo}..{hi}")
+    if any(not 1 <= len(b.joints) <= HP_JOINTS for b in bus.hp) or (
+            bus.servo is not None and not 1 <= len(bus.servo.joints) <= SERVOS):
+        raise ValueError(f"a high-power board carries 1..{HP_JOINTS} joints, a servo board "
+                         f"1..{SERVOS}")
+    h = len(bus.hp)
+    ids: dict[str, int] = {}
+    for r, board in enumerate(_ranked(bus)):
+        ids[f"VEL_SP_{board.board}"], ids[f"FEEDBACK_{board.board}"] = 0x010 + r, 0x040 + r
+        ids[f"ANNOUNCE_{board.board}"] = 0x020 + board.board
+    if bus.servo is not None:
+        for k in range(1, _servo_frames(bus.servo) + 1):
+            ids[f"SERVO_SP_{k}"] = 0x010 + h + k - 1
+        ids[f"ANNOUNCE_{bus.servo.board}"] = 0x020 + bus.servo.board
+        ids["SERVO_STATUS"] = 0x040 + h
+    return ids
+
+
+def _servo_frames(servo: CyclicBoard) -> int:
+    """SERVO_SP frames of a servo board: four servos each."""
+    return -(-len(servo.joints) // SERVO_WORDS)
+
+
+def _word(name: str, start: int, receivers: list[str], scale: float, unit: str) -> Signal:
+    """A signed 16-bit word of `scale` per LSB."""
+    return _signal(name, start, 16, receivers, signed=True, scale=scale, lo=-32768 * scale,
+                   hi=32767 * scale, unit=unit)
+
+
+def _hp_messages(bus: CyclicBus, ids: dict[str, int], board: CyclicBoard) -> list[Message]:
+    """VEL_SP_b, ANNOUNCE_b and FEEDBACK_b of high-power board b."""
+    b, n, me, central = board.board, len(board.joints), [board.name], [bus.central]
+    joints, feedback_ms = _joints_text(board.joints), 2 * bus.period_ms
+    return [
+        _message(ids[f"VEL_SP_{b}"], f"VEL_SP_{b}", [
+            *(_word(f"w_{j}", 16 * m, me, VEL_LSB, "cnt/s") for m, j in enumerate(board.joints)),
+            _signal(f"seq_{b}", 16 * n, 16, me)], bus.central,
+            f"Velocity set-points of {joints} (motor encoder counts per second, {VEL_LSB} cnt/s "
+            f"per LSB) and the broadcast's 16-bit sequence number; every {bus.period_ms} ms.",
+            bus.period_ms, "Cyclic"),
+        _message(ids[f"ANNOUNCE_{b}"], f"ANNOUNCE_{b}", [
+            _signal(f"board_{b}", 0, 8, central, hi=BOARD_IDS[1])], board.name,
+            ANNOUNCE_COMMENT.format(b=b)),
+        _message(ids[f"FEEDBACK_{b}"], f"FEEDBACK_{b}", [
+            *(_word(f"x_{j}", 16 * m, central, FB_LSB, "cnt")
+              for m, j in enumerate(board.joints)),
+            _signal(f"status_{b}", 16 * n, 16, central)], board.name,
+            f"Joint positions of {joints} (motor encoder counts, {FB_LSB} cnt per LSB) and the "
+            f"board's status word; every {feedback_ms} ms.", feedback_ms, "Cyclic"),
+    ]
+
+
+def _servo_messages(bus: CyclicBus, ids: dict[str, int], servo: CyclicBoard) -> list[Message]:
+    """SERVO_SP_k, ANNOUNCE_b and SERVO_STATUS of the servo board."""
+    me, central, status_ms = [servo.name], [bus.central], 2 * bus.period_ms
+    out = []
+    for k in range(1, _servo_frames(servo) + 1):
+        joints = servo.joints[SERVO_WORDS * (k - 1):SERVO_WORDS * k]
+        out.append(_message(ids[f"SERVO_SP_{k}"], f"SERVO_SP_{k}", [
+            _word(f"p_{j}", 16 * m, me, SERVO_LSB, "rad") for m, j in enumerate(joints)],
+            bus.central, f"Position set-points of RC servo {_joints_text(joints)} (rad, 1 mrad "
+                         f"per LSB); every {bus.period_ms} ms.", bus.period_ms, "Cyclic"))
+    return [*out,
+            _message(ids[f"ANNOUNCE_{servo.board}"], f"ANNOUNCE_{servo.board}", [
+                _signal(f"board_{servo.board}", 0, 8, central, hi=BOARD_IDS[1])], servo.name,
+                ANNOUNCE_COMMENT.format(b=servo.board)),
+            _message(ids["SERVO_STATUS"], "SERVO_STATUS", [
+                _signal("updates", 0, 8, central), _signal("servo_status", 8, 8, central)],
+                servo.name, "RC servo board: position updates received mod 256 and status "
+                            f"flags; every {status_ms} ms.", status_ms, "Cyclic")]
+
+
+def generate(bus: CyclicBus) -> Database:
+    """The robot's DBC as a cantools database (ValueError: beyond the ID rule's reach)."""
+    ids = frame_ids(bus)
+    messages = [m for board in bus.hp for m in _hp_messages(bus, ids, board)]
+    if bus.servo is not None:
+        messages += _servo_messages(bus, ids, bus.servo)
+    messages.sort(key=lambda m: m.frame_id)
+    names = [bus.central, *(b.name for b in _ranked(bus)),
+             *([bus.servo.name] if bus.servo else [])]
+    definitions: OrderedDict[str, DbcAttributeDefinition] = OrderedDict(
+        BusType=DbcAttributeDefinition("BusType", default_value="CAN", type_name="STRING"),
+        Baudrate=DbcAttributeDefinition("Baudrate", default_value=1_000_000, type_name="INT",
+                                        minimum=10_000, maximum=1_000_000),
+        GenMsgCycleTime=DbcAttributeDefinition("GenMsgCycleTime", default_value=0, kind="BO_",
+                                               type_name="INT", minimum=0, maximum=65535),
+        GenMsgSendType=DbcAttributeDefinition("GenMsgSendType", default_value="OnEvent",
+                                              kind="BO_", type_name="ENUM",
+                                              choices=["Cyclic", "OnTick", "OnEvent"]))
+    attributes = OrderedDict(BusType=DbcAttribute("CAN", definitions["BusType"]))
+    dc = sum(len(b.joints) for b in bus.hp)
+    servos = f" and an RC servo board of {len(bus.servo.joints)}" if bus.servo else ""
+    comment = (f"servobus: {bus.title}. {bus.central} broadcasts set-points every "
+               f"{bus.period_ms} ms to {len(bus.hp)} high-power board"
+               f"{'s' * (len(bus.hp) > 1)} of {dc} DC joints{servos}; feedback every "
+               f"{2 * bus.period_ms} ms.")
+    db = Database(messages, [Node(n) for n in names], [Bus("", comment, bus.bitrate)],
+                  version="servobus 1",
+                  dbc_specifics=DbcSpecifics(attributes=attributes,
+                                             attribute_definitions=definitions))
+    db.refresh()
+    return db
