@@ -16,13 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from servobus.bus.busload import busload
-from servobus.bus.fault_runner import apply_script
-from servobus.bus.faults import BUS_FAULTS, FaultPlan, FaultScriptError, check_before_end
-from servobus.bus.load_meter import LoadMeter
-from servobus.bus.medium import Medium
-from servobus.bus.node import Node, attach_sim
-from servobus.bus.period_engine import LeanBus
-from servobus.bus.scheduler import NS_PER_S, Environment
+from servobus.bus.faults import BUS_FAULTS, FaultScriptError, check_before_end
+from servobus.bus.scheduler import NS_PER_S
 from servobus.bus.schema import SPEJBL_REQUIRED, Schema
 from servobus.firmware import board
 from servobus.firmware import memory as m
@@ -32,14 +27,14 @@ from servobus.host.supervisor import Supervisor
 from servobus.host.trajectory import Trajectory
 from servobus.host.tunings import Tuning
 from servobus.presets.board import DEFAULT_BOARD, Sensing
-from servobus.robot.advance import ENGINES, chunk_for, engine_fields, run_and_close
+from servobus.robot.advance import ENGINES
 from servobus.robot.engine_run import wire
 from servobus.robot.engine_sync import CompiledEngine, unsupported
 from servobus.robot.joint_setup import default_plant, joint_options, pid_gains, tuning_name
 from servobus.robot.node_build import board_nodes, host_node, tick_node, trajectory_of
 from servobus.robot.robot_check import checked
 from servobus.robot.robot_file import RobotFile
-from servobus.robot.run_log import RunLog
+from servobus.robot.run_base import RobotRun
 from servobus.robot.script_lines import script_time, script_words
 
 # verb -> its words (upper case: a value); `fit_words` names a word that does not fit
@@ -98,8 +93,8 @@ class RobotConfig:
 
 
 @dataclass
-class Robot:
-    """A ready-to-run robot; `run` advances it and `report` summarises."""
+class Robot(RobotRun):
+    """A ready-to-run time-triggered robot; `run` advances it and `report` summarises."""
 
     config: RobotConfig = field(default_factory=RobotConfig)
 
@@ -122,9 +117,7 @@ class Robot:
         if self.trajectory.poses.shape[1] != n:
             raise ValueError(f"the trajectory has {self.trajectory.poses.shape[1]} joints, "
                              f"{rf.name} {n}")
-        self.env = Environment(cfg.realtime_factor)
-        self.meter = LoadMeter(self.schema.bitrate, rf.period_ns / NS_PER_S,
-                               keep_windows=cfg.keep_records)
+        self._start(rf, self.schema, cfg.realtime_factor, cfg.keep_records)
         start = self.trajectory.poses[0]
         self.boards = board_nodes(rf, range(1, n + 1), joints, self.schema, cfg.seed,
                                   self.meas_bytes,
@@ -140,24 +133,18 @@ class Robot:
                               compute_ns, records=records[0], supervisor=records[1])
         nominal = default_plant()
         self.gains = pid_gains(joints, nominal.kp, nominal.f)  # the host's, for the report
-        self._board_ids = {spec.board: spec.name for spec in rf.nodes if spec.kind == "board"}
         self.host_delays: list[tuple[int, int]] = []
         self.host.extra_delay = self._host_delay
         self._end_ns = None if cfg.duration_s is None else round(cfg.duration_s * NS_PER_S)
         self._timed: list[tuple[str, int, str]] = []  # (line, at, what): checked against the end
         bus_faults = self._robot_faults(cfg.faults)
-        self.engine, self.engine_fallback = self._choose_engine(bus_faults)
+        self.engine, self.engine_fallback = self._choose_engine(
+            cfg.engine, bus_faults, lambda: unsupported(self))
         self._check_times()
-        self.medium: Medium | None = None
-        self.lean: LeanBus | None = None
-        self.compiled: CompiledEngine | None = None
+        self._check_silenced(self._end_ns)
         if self.engine == "reference":
-            self.medium = Medium(self.env, self.schema.bitrate, faults=FaultPlan(seed=cfg.seed))
-            self.medium.taps.append(self.meter.tap)
-            nodes: list[Node] = [self.tick, *self.boards, self.host]
-            self.buses = [attach_sim(n, self.medium) for n in nodes]
-            apply_script(self.medium, bus_faults, self.schema.sent_ids(self.meas_bytes),
-                         self.schema.tick_period_ns, self._end_ns)
+            self._reference_medium([self.tick, *self.boards, self.host], bus_faults,
+                                   self.schema.sent_ids(self.meas_bytes), cfg.seed, self._end_ns)
         else:
             if self.engine == "compiled":
                 self.compiled = CompiledEngine(self)
@@ -166,29 +153,7 @@ class Robot:
                 self.compiled.lean = self.lean
         for line in cfg.actions:
             self._schedule_action(line)
-        # last, so that a bad fault or action line leaves no half-written log behind
-        self.log = RunLog(cfg.log_path, self.medium, self.lean) if cfg.log_path else None
-
-    def _choose_engine(self, bus_faults: list[str]) -> tuple[str, str | None]:
-        """The engine that runs this robot, and why auto fell back to the reference path."""
-        cfg = self.config
-        why = ("bus-level faults (error frames, silent nodes) run on the reference path"
-               if bus_faults else None)
-        if cfg.engine in ("compiled", "period") and why is not None:
-            raise ValueError(f"engine {cfg.engine}: {why}; use --engine auto or reference")
-        if cfg.engine == "reference" or why is not None:
-            return "reference", why if cfg.engine == "auto" else None
-        if cfg.engine == "period":
-            return "period", None
-        why = unsupported(self)
-        if cfg.engine == "compiled" and why is not None:
-            raise ValueError(f"engine compiled: {why}; use --engine auto or period")
-        return ("period", why) if why is not None else ("compiled", None)
-
-    @property
-    def frames(self) -> int:
-        """Frames delivered on the bus so far."""
-        return self.medium.frames if self.medium is not None else self.lean.frames  # type: ignore[union-attr]
+        self._open_log(cfg.log_path)
 
     def _host_delay(self, now: int) -> int:
         for k, (at, extra) in enumerate(self.host_delays):
@@ -209,10 +174,7 @@ class Robot:
                 continue
             values = script_words("fault", line, ROBOT_FAULTS)
             if first == "node":
-                joint, at, *span = values
-                self._timed.append((line, script_time("fault", line, at), "at"))
-                rest.append(f"silence {self._board(line, joint)} at {at}" +
-                            (f" for {span[0]}" if span else ""))
+                rest.append(self._node_fault(line))
             elif first == "tick":
                 at_ns = script_time("fault", line, values[0])
                 period = self.tick.period_ns
@@ -225,15 +187,6 @@ class Robot:
                 self._timed.append((line, at_ns, "at"))
                 self.host_delays.append((at_ns, script_time("fault", line, delay)))
         return rest
-
-    def _board(self, line: str, arg: str) -> str:
-        """The node name of the board of ID `arg` in a fault line ('node N silent ...')."""
-        if not arg.isdigit() or int(arg) not in self._board_ids:
-            ids = sorted(self._board_ids)
-            span = f"{ids[0]}..{ids[-1]}" if len(ids) == ids[-1] - ids[0] + 1 else \
-                ", ".join(map(str, ids))
-            raise FaultScriptError(f"fault {line!r}: boards are {span}, got {arg!r}")
-        return self._board_ids[int(arg)]
 
     def _tuning_detail(self, names: list[str]) -> dict[str, Any]:
         """The tuning and its gains: one named tuning's corner frequencies, loop gain and gains;
@@ -282,25 +235,12 @@ class Robot:
             action = lambda: setattr(player, "paused", verb == "pause")  # noqa: E731
         self.env.schedule(script_time("action", line, at_text, self._end_ns), action)
 
-    def run(self, duration_s: float, chunk_s: float = 0.1, progress=None) -> None:
-        """Advance the simulation; the log is closed even when interrupted.  `progress` hears
-        every `chunk_s` (on the compiled engine at least every ``advance.CHUNK_S``), each pause
-        just before a tick, so that a period is never cut by a pause."""
-        run_and_close(self.env, duration_s, self.tick.period_ns,
-                      chunk_for(chunk_s, self.compiled is not None), progress, self.close)
-
-    def close(self) -> None:
-        """Flush and close the log."""
-        if self.log is not None:
-            self.log.close()
-
     def report(self, wall_s: float, compile_s: float = 0.0) -> dict:
         """The final report (`servobus run --json` keys); `wall_s` the run's wall time,
         `compile_s` numba's compiles for it (not in `wall_s`)."""
         sup = self.host.supervisor
         rms, worst = self.host.records.tracking(self.joints)
         names = [b.name for b in self.boards]
-        sim_s = self.env.now / NS_PER_S
         trips = {names[k]: int(r.ram[m.STATUS]) for k, r in enumerate(self.bank.rigs)
                  if r.ram[m.STATUS]}
         timeouts = {names[k]: int(r.ram[m.ACT_TIMEOUTS])
@@ -311,12 +251,9 @@ class Robot:
         return {
             "tuning": self.tuning_name, "mode": self.mode,
             "tuning_detail": self._tuning_detail(names),
-            "sim_time_s": sim_s, "wall_time_s": wall_s,
-            "rtf": sim_s / wall_s if wall_s > 0 else 0.0, "compile_s": compile_s,
+            **self.run_fields(wall_s, compile_s),
             "ticks": sup.ticks, "slips": sup.slips,
             "servo_faults": {names[j - 1]: n for j, n in sorted(sup.servo_faults.items())},
-            "bus_load_pct": self.meter.report()["load_pct"],
-            "bus_load_predicted_pct": predicted["load_pct_mean"],
             "host_window_measured_s": sup.window_stats(),
             "host_window_predicted_s": predicted["host_window_s"],
             "host_window_thesis_predicted_s": predicted["host_window_thesis_s"],
@@ -331,6 +268,5 @@ class Robot:
             "rx_faults": self.host.rx_faults + sum(b.rx_faults for b in self.boards),
             "tx_faults": self.host.tx_faults + self.tick.tx_faults +
             sum(b.tx_faults for b in self.boards),
-            "error_frames": self.medium.error_frames if self.medium is not None else 0,
-            **engine_fields(self),
+            **self.bus_fields(predicted["load_pct_mean"]),
         }

@@ -31,8 +31,8 @@ def _once(robot: RobotFile, seconds: float) -> dict[str, float]:
     return {"sim_s_per_wall_s": seconds / wall, "sim_s_per_cpu_s": seconds / cpu,
             "us_per_period": 1e6 * wall / periods,
             "us_per_period_per_joint": 1e6 * wall / periods / run.joints,
-            "compiled_pct": 100.0 * run.compiled.counts["compiled"] /  # type: ignore[union-attr]
-            max(1, sum(run.compiled.counts.values()))}  # type: ignore[union-attr]
+            "compiled_pct": 100.0 * run.compiled.counts["compiled"] /
+            max(1, sum(run.compiled.counts.values()))}
 
 
 def _spread(values: list[float]) -> dict[str, float]:

@@ -19,32 +19,21 @@ Robot-level fault lines (besides the bus faults of ``bus.faults``):
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from servobus.bus.busload_cyclic import busload_cyclic
-from servobus.bus.fault_runner import apply_script
-from servobus.bus.faults import BUS_FAULTS, FaultPlan, FaultScriptError
-from servobus.bus.load_meter import LoadMeter
-from servobus.bus.medium import Medium
-from servobus.bus.node import Node, attach_sim
+from servobus.bus.faults import BUS_FAULTS
+from servobus.bus.node import Node
 from servobus.bus.period_engine import LeanBus
-from servobus.bus.scheduler import NS_PER_S, Environment
+from servobus.bus.scheduler import NS_PER_S
 from servobus.bus.schema import Schema
 from servobus.presets.guroo import Board
-from servobus.robot.advance import ENGINES, chunk_for, engine_fields, run_and_close
 from servobus.robot.charge_batch import BatchedCharges
 from servobus.robot.description import NodeSpec
 from servobus.robot.engine_run import NodeBus, python_handler
 from servobus.robot.file_keys import RobotFileError
 from servobus.robot.robot_file import RobotFile
-from servobus.robot.run_log import RunLog
-from servobus.robot.script_lines import script_time, script_words
-
-FAULTS = {"node": "node B silent at T [for D]"}  # the robot's own fault lines
-
-if TYPE_CHECKING:
-    from servobus.robot.guroo_sync import GurooEngine
-
+from servobus.robot.run_base import RobotRun
 
 
 @dataclass
@@ -107,8 +96,8 @@ def robot_schema(robot: RobotFile) -> Schema:
     return Schema(robot.dbc, required=tuple(cyclic_signals(robot)))
 
 
-class DescribedRobot:
-    """A ready-to-run described robot; `run` advances it and `report` summarises."""
+class DescribedRobot(RobotRun):
+    """A ready-to-run cyclic robot; `run` advances it and `report` summarises."""
 
     def __init__(self, robot_file: RobotFile, config: DescribedConfig,
                  node_factory: Callable[[NodeSpec, RobotFile, Schema, DescribedConfig], Node]
@@ -117,60 +106,36 @@ class DescribedRobot:
             raise RobotFileError(f"{robot_file.path}: a {robot_file.schedule} robot runs on "
                                  "its own assembly, not as a cyclic described robot")
         self.robot_file, self.config = robot_file, config
-        self.schema = robot_schema(robot_file)
-        self.env = Environment(config.realtime_factor)
-        self.meter = LoadMeter(self.schema.bitrate, robot_file.period_ns / NS_PER_S,
-                               keep_windows=config.keep_records)
+        self._start(robot_file, robot_schema(robot_file), config.realtime_factor,
+                    config.keep_records)
         self.specs = tuple(sorted(robot_file.nodes, key=lambda n: KIND_ORDER.index(n.kind)))
         self.nodes = {spec.name: node_factory(spec, robot_file, self.schema, config)
                       for spec in self.specs}
-        self._timed: list[tuple[str, int]] = []  # (line, at): checked against the run's end
         bus_faults = [self._robot_fault(line) for line in config.faults]
-        self.engine, self.engine_fallback = self._choose_engine(bus_faults)
+        self.engine, self.engine_fallback = self._choose_engine(config.engine, bus_faults,
+                                                                self._unsupported)
         end = None if config.duration_s is None else round(config.duration_s * NS_PER_S)
-        for line, at in self._timed:  # once the lines and the engine are known to be right
-            script_time("fault", line, f"{at}ns", end)
-        self.medium: Medium | None = None
-        self.lean: LeanBus | None = None
-        self._charges: BatchedCharges | None = None
-        self.compiled: GurooEngine | None = None
+        self._check_silenced(end)  # once the lines and the engine are known to be right
         if self.engine == "compiled":
             from servobus.robot import guroo_sync
 
             self.compiled = guroo_sync.GurooEngine(self)
         if self.engine == "reference":
-            self.medium = Medium(self.env, self.schema.bitrate,
-                                 faults=FaultPlan(seed=config.seed))
-            self.medium.taps.append(self.meter.tap)
-            self.buses = [attach_sim(node, self.medium) for node in self.nodes.values()]
-            apply_script(self.medium, bus_faults,
-                         {int(m.frame_id) for m in self.schema.db.messages},
-                         robot_file.period_ns, end)
+            self._reference_medium(self.nodes.values(), bus_faults,
+                                   {int(m.frame_id) for m in self.schema.db.messages},
+                                   config.seed, end)
         else:
             self.lean = self._wire()
-        self.log = RunLog(config.log_path, self.medium, self.lean) if config.log_path else None
+        self._open_log(config.log_path)
 
-    def _choose_engine(self, bus_faults: list[str]) -> tuple[str, str | None]:
-        """The medium that runs this robot, and why auto fell back from the compiled engine."""
-        engine = self.config.engine
-        if engine not in ENGINES:
-            raise ValueError(f"engine {engine!r}: use {', '.join(ENGINES)}")
-        why = ("bus-level faults (error frames, silent nodes) run on the reference path"
-               if bus_faults else None)
-        if engine in ("period", "compiled") and why is not None:
-            raise ValueError(f"engine {engine}: {why}; use --engine auto or reference")
-        if engine == "reference" or why is not None:
-            return "reference", why if engine == "auto" else None
-        if engine == "period":
-            return "period", None
+    def _unsupported(self) -> str | None:
+        """Why the compiled engine cannot take this robot's periods (None: it can)."""
         from servobus.robot.guroo_sync import unsupported
 
         why = unsupported(self)
         if why is None and self.config.realtime_factor is not None:
             why = "a run paced to wall time (--realtime) runs period by period"
-        if engine == "compiled" and why is not None:
-            raise ValueError(f"engine compiled: {why}; use --engine auto, period or reference")
-        return ("period", why) if why is not None else ("compiled", None)
+        return why
 
     def _wire(self) -> LeanBus:
         """The nodes on a LeanBus: each hears what the DBC names it a receiver of, the hot frames
@@ -197,64 +162,17 @@ class DescribedRobot:
         """'node N silent at T [for D]' as the bus fault on board N's node; other lines as
         they are."""
         first = (line.split() or [""])[0]
-        if first in BUS_FAULTS:
-            return line
-        board, at, *span = script_words("fault", line, FAULTS)
-        try:
-            if not board.isdigit():
-                raise ValueError(f"board {board!r} is not a number")
-            spec = self._board(int(board))
-        except ValueError as err:
-            raise FaultScriptError(f"fault {line!r}: {err}") from None
-        self._timed.append((line, script_time("fault", line, at)))
-        return f"silence {spec.name} at {at}" + (f" for {span[0]}" if span else "")
-
-    def _board(self, board: int) -> NodeSpec:
-        """The node with DIP-switch ID `board` (ValueError: no such board)."""
-        boards = [s for s in self.specs if s.joints]
-        for spec in boards:
-            if spec.board == board:
-                return spec
-        ids = sorted(s.board for s in boards)
-        shown = (f"{ids[0]}..{ids[-1]}" if ids == list(range(ids[0], ids[-1] + 1))
-                 else ", ".join(map(str, ids)))
-        raise ValueError(f"{self.robot_file.name} has boards {shown}, not {board}")
-
-    @property
-    def frames(self) -> int:
-        """Frames delivered on the bus so far."""
-        return self.medium.frames if self.medium is not None else self.lean.frames  # type: ignore[union-attr]
-
-    def run(self, duration_s: float, chunk_s: float = 0.1, progress=None) -> None:
-        """Advance the simulation; the log is closed even when interrupted.  `progress` hears
-        every `chunk_s` (on the compiled engine at least every ``advance.CHUNK_S``)."""
-        run_and_close(self.env, duration_s, self.robot_file.period_ns,
-                      chunk_for(chunk_s, self.compiled is not None), progress, self.close)
-
-    def close(self) -> None:
-        """Charge the meter with every frame so far; flush and close the log."""
-        if self._charges is not None:
-            self._charges.flush()
-        if self.log is not None:
-            self.log.close()
+        return line if first in BUS_FAULTS else self._node_fault(line)
 
     def report(self, wall_s: float, compile_s: float = 0.0) -> dict[str, Any]:
         """The final report: the run (`wall_s` its wall time, `compile_s` numba's compiles for
         it, not in `wall_s`), the bus, and every node's own report."""
-        if self._charges is not None:
-            self._charges.flush()
-        sim_s = self.env.now / NS_PER_S
+        bus = self.bus_fields(busload_cyclic(self.schema)["exact"]["load_pct_mean"])
         nodes = {name: node.report() for name, node in self.nodes.items()}  # type: ignore[attr-defined]
-        predicted = busload_cyclic(self.schema)["exact"]
         return {
-            "robot": self.robot_file.name, "sim_time_s": sim_s, "wall_time_s": wall_s,
-            "rtf": sim_s / wall_s if wall_s > 0 else 0.0, "compile_s": compile_s,
-            "frames": self.frames,
-            "bus_load_pct": self.meter.report()["load_pct"],
-            "bus_load_predicted_pct": predicted["load_pct_mean"],
-            "error_frames": self.medium.error_frames if self.medium is not None else 0,
+            "robot": self.robot_file.name, **self.run_fields(wall_s, compile_s),
+            "frames": self.frames, **bus,
             "rx_faults": sum(getattr(n, "rx_faults", 0) for n in self.nodes.values()),
             "tx_faults": sum(getattr(n, "tx_faults", 0) for n in self.nodes.values()),
-            **engine_fields(self),
             "nodes": nodes,
         }
