@@ -35,7 +35,7 @@ _ENUMS = ((re.compile(r"(board_)?mode(_\d+)?"), "modes", MODE_NAMES),
           (re.compile(r"can_state_\d+"), "CAN states", CAN_STATE_NAMES))
 
 
-SPEJBL_REQUIRED = (TICK, "MEAS_1", "ACTUATION_1")  # what the SPEJBL nodes cannot run without
+TIME_TRIGGERED_REQUIRED = (TICK, "MEAS_1", "ACTUATION_1")  # a time-triggered robot runs on these
 BITRATE_MIN, BITRATE_MAX = 10_000, 1_000_000  # classic CAN, as `--bitrate` takes it
 
 
@@ -71,7 +71,7 @@ class Schema:
     """The loaded DBC with the servobus naming conventions."""
 
     def __init__(self, path: str | Path | None = None,
-                 required: tuple[str, ...] = SPEJBL_REQUIRED) -> None:
+                 required: tuple[str, ...] = TIME_TRIGGERED_REQUIRED) -> None:
         self.path = Path(path) if path is not None else default_dbc()
         try:
             db = load_dbc(self.path)

@@ -18,7 +18,7 @@ from typing import Any, cast
 from servobus.bus.busload import busload
 from servobus.bus.faults import BUS_FAULTS, FaultScriptError, check_before_end
 from servobus.bus.scheduler import NS_PER_S
-from servobus.bus.schema import SPEJBL_REQUIRED, Schema
+from servobus.bus.schema import TIME_TRIGGERED_REQUIRED, Schema
 from servobus.firmware import board
 from servobus.firmware import memory as m
 from servobus.host.period_log import PeriodLog
@@ -112,7 +112,7 @@ class Robot(RobotRun):
         self.meas_bytes = cfg.meas_bytes if cfg.meas_bytes is not None else rf.meas_bytes
         host_keys = rf.node_keys[next(s.name for s in rf.nodes if s.kind == "host")]
         compute_ns = cfg.compute_ns if cfg.compute_ns is not None else host_keys["compute_ns"]
-        self.schema = Schema(rf.dbc, required=SPEJBL_REQUIRED)
+        self.schema = Schema(rf.dbc, required=TIME_TRIGGERED_REQUIRED)
         self.trajectory = cfg.trajectory or trajectory_of(rf)
         if self.trajectory.poses.shape[1] != n:
             raise ValueError(f"the trajectory has {self.trajectory.poses.shape[1]} joints, "

@@ -7,7 +7,7 @@ waits in ``recv``).  The same nodes serve `servobus node` on a real bus (in real
 from collections.abc import Sequence
 
 from servobus.bus.node import attach_sim
-from servobus.bus.schema import SPEJBL_REQUIRED, Schema
+from servobus.bus.schema import TIME_TRIGGERED_REQUIRED, Schema
 from servobus.bus.sim_interface import shared_medium
 from servobus.plant.board_node import BoardNode
 from servobus.robot.joint_setup import joint_options
@@ -33,7 +33,7 @@ def emulate(channel: str, joints: Sequence[int] | None = None, tick: bool = True
     every = joint_options(described)
     if bad := [j for j in chosen if not 1 <= j <= len(every)]:
         raise ValueError(f"joint {bad[0]}: {described.name} has joints 1..{len(every)}")
-    schema = Schema(described.dbc, required=SPEJBL_REQUIRED)
+    schema = Schema(described.dbc, required=TIME_TRIGGERED_REQUIRED)
     medium = shared_medium(channel)
     boards = board_nodes(described, chosen, [every[j - 1] for j in chosen], schema, seed,
                          described.meas_bytes, max_step_ns=described.period_ns,

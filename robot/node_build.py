@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from servobus.bus.schema import SPEJBL_REQUIRED, Schema
+from servobus.bus.schema import TIME_TRIGGERED_REQUIRED, Schema
 from servobus.bus.tick_node import TickNode
 from servobus.host.host_node import HostNode
 from servobus.host.pid import AntiWindup, PidBank
@@ -97,7 +97,7 @@ def real_bus_nodes(robot: RobotFile, names: Sequence[str], options: NodeOptions)
                              f"{', '.join(specs)})")
     if robot.schedule == "cyclic":
         return [_cyclic(robot, specs[name], options) for name in names]
-    schema = Schema(robot.dbc, required=SPEJBL_REQUIRED)
+    schema = Schema(robot.dbc, required=TIME_TRIGGERED_REQUIRED)
     every = joint_options(robot)
     joints = [j for name in names if specs[name].kind == "board" for j in specs[name].joints]
     boards = iter(board_nodes(robot, joints, [every[j - 1] for j in joints], schema,

@@ -6,7 +6,7 @@ from typing import Any
 
 from servobus.bus.busload import busload
 from servobus.bus.factory import open_bus
-from servobus.bus.schema import SPEJBL_REQUIRED, Schema, shipped_dbc
+from servobus.bus.schema import TIME_TRIGGERED_REQUIRED, Schema, shipped_dbc
 from servobus.tools import units
 from servobus.tools.bus_options import (
     add_bus_arguments,
@@ -73,7 +73,7 @@ def _schema(dbc: str | None) -> tuple[Schema, bool]:
             shipped_dbc(dbc).is_file():
         path = shipped_dbc(dbc)
     schema = Schema(path, required=())
-    if {m.name for m in schema.db.messages} & set(SPEJBL_REQUIRED):
+    if {m.name for m in schema.db.messages} & set(TIME_TRIGGERED_REQUIRED):
         return Schema(path), False
     return schema, True
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from servobus.bus.period_engine import LeanBus
 from servobus.bus.scheduler import Environment
-from servobus.robot.description import GUROO, SPEJBL
+from servobus.bus.schema import Schema
 from servobus.robot.frame_rows import COLUMNS, F_BUSY, F_END, F_ID, F_SENDER, F_START
 from servobus.robot.period_loop import (
     Q_N,
@@ -23,6 +23,7 @@ from servobus.robot.period_loop import (
     send_next,
     wire_table,
 )
+from servobus.robot.robot_file import load
 
 NODES = 4
 BIT_NS = 1000
@@ -84,18 +85,21 @@ def test_a_lower_id_queued_during_a_frame_wins_the_next_arbitration() -> None:
 
 
 def test_message_tables_come_from_the_description_and_its_dbc() -> None:
-    table = message_table(SPEJBL.schema(), [n.name for n in SPEJBL.nodes],
+    spejbl, guroo_file = load("spejbl"), load("guroo")
+    guroo_schema = Schema(guroo_file.dbc, required=())
+    table = message_table(Schema(spejbl.dbc), [n.name for n in spejbl.nodes],
                           ["TICK", "MEAS_3", "ACTUATION_2", "STATUS_12"])
     assert table[T_ID].tolist() == [0x10, 0x103, 0x21, 0x30C]
     assert table[T_SENDER].tolist() == [0, 3, 13, 12]  # TIME_TRIGGER, JOINT_3, HOST, JOINT_12
     assert table[T_DLC].tolist() == [1, 2, 8, 4]
-    guroo = message_table(GUROO.schema(), [n.name for n in GUROO.nodes],
+    guroo = message_table(guroo_schema, [n.name for n in guroo_file.nodes],
                           ["VEL_SP_1", "FEEDBACK_5", "SERVO_STATUS"])
     assert guroo[:T_HEAD].tolist() == [[0x10, 0x44, 0x45], [0, 5, 6], [8, 8, 2]]
     with pytest.raises(ValueError, match="SERVO_STATUS: the DBC names"):
-        message_table(GUROO.schema(), ["CENTRAL", "HP_1"], ["SERVO_STATUS"])
+        message_table(guroo_schema, ["CENTRAL", "HP_1"], ["SERVO_STATUS"])
     with pytest.raises(ValueError, match="FEEDBACK_5's is HP_5, CENTRAL sends it"):
-        message_table(GUROO.schema(), [n.name for n in GUROO.nodes], ["VEL_SP_1", "FEEDBACK_5"],
+        message_table(guroo_schema, [n.name for n in guroo_file.nodes],
+                      ["VEL_SP_1", "FEEDBACK_5"],
                       [0, 0])
 
 

@@ -8,7 +8,6 @@ import pytest
 
 from servobus.host.tunings import TUNINGS, Tuning
 from servobus.presets.servos import HSR_5995TG
-from servobus.robot.description import GUROO, SPEJBL
 from servobus.robot.file_keys import RobotFileError
 from servobus.robot.joint_options import Gains
 from servobus.robot.node_kinds import JOINT_OPTIONS, KINDS
@@ -49,13 +48,21 @@ def error_of(tmp_path: Path, text: str) -> str:
     return message.removeprefix(f"{path}: ")
 
 
-def test_the_shipped_descriptions_are_todays_robots() -> None:
+def test_the_shipped_descriptions_are_the_sources_robots() -> None:
+    """SPEJBL (SPEC 1): a 4 ms time trigger, boards JOINT_1..12 of IDs 1..12, the host; GuRoo
+    (SPEC 5): a 2 ms central, five high-power boards of three joints, an 8-servo board of ID 6."""
     assert shipped() == ["guroo", "guroo-arm", "spejbl", "spejbl-leg"]
-    for robot, today in ((load("spejbl"), SPEJBL), (load("guroo"), GUROO)):
-        assert robot.nodes == today.nodes
-        assert (robot.name, robot.title, robot.period_ns, len(robot.joints), robot.dbc.name) == \
-            (today.name, today.title, today.period_ns, today.joints, today.dbc)
-    spejbl = load("spejbl")
+    spejbl, guroo = load("spejbl"), load("guroo")
+    assert [(n.name, n.kind, n.board, n.joints) for n in spejbl.nodes] == [
+        ("TIME_TRIGGER", "time-trigger", 0, ()),
+        *((f"JOINT_{j}", "board", j, (j,)) for j in range(1, 13)), ("HOST", "host", 0, ())]
+    assert (spejbl.period_ns, len(spejbl.joints), spejbl.dbc.name) == \
+        (4_000_000, 12, "servobus.dbc")
+    assert [(n.name, n.board, n.joints) for n in guroo.nodes if n.kind == "hp-board"] == [
+        (f"HP_{b}", b, (3 * b - 2, 3 * b - 1, 3 * b)) for b in range(1, 6)]
+    assert [(n.name, n.board, n.joints) for n in guroo.nodes if n.kind == "servo-board"] == [
+        ("SERVO_BOARD", 6, tuple(range(16, 24)))]
+    assert (guroo.period_ns, len(guroo.joints), guroo.dbc.name) == (2_000_000, 23, "guroo.dbc")
     assert spejbl.groups == ((1, 2, 3, 4), (5, 6, 7, 8), (9, 10, 11, 12))
     assert spejbl.trajectory is not None and spejbl.trajectory.name == "gait.traj"
     assert spejbl.node_keys["HOST"]["compute_ns"] == 200_000
