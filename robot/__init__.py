@@ -1,2 +1,2 @@
-"""How the robot is put together: time trigger, 12 emulated boards and the PID host on one bus,
-and what runs on that assembly (benchmarks, plots, identification)."""
+"""How a robot is put together from its description: its nodes on one bus, the engines that
+run it, and what runs on that assembly (benchmarks, plots, identification)."""
