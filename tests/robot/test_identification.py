@@ -91,10 +91,27 @@ def test_step_under_ideal_current_control_brackets_the_physics() -> None:
     ({"amplitude": 0.0}, r"--amplitude must be in \(0, 1\]"),
     ({"joint": 13}, "--joint must be 1..12"),
     ({"hold": "designed"}, "--hold must be one of R2, R2b"),
+    ({"joint": 7, "robot": "spejbl-leg"}, r"--joint must be 1\.\.6 \(the joints of spejbl-leg\)"),
+    ({"robot": "guroo"}, "--robot guroo: a cyclic robot"),
+    ({"robot": "no-such"}, "no such file and no shipped robot"),
 ])
 def test_nonsense_settings_are_refused_before_running(kw: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         Settings(**kw).validated()
+
+
+def test_a_described_joint_is_identified_with_its_own_preset(tmp_path: Path) -> None:
+    # joint 2 of a leg carries a lighter rotor (J 3.0e-3 instead of 4.75e-3 kg m^2): the
+    # physics printed beside the fit is that preset's T_m = J / B, and the fit's 95 % interval
+    # (near-ideal current control) contains it
+    path = tmp_path / "light.toml"
+    path.write_text('base = "spejbl-leg"\n[joint.2]\npreset = { supply_v = 7.0, kt = 0.834, '
+                    'r_a = 2.43, b = 0.046, j = 3.0e-3 }\n')
+    r = identify_settings(Settings(2, "step", sensing="winding-bipolar", robot=str(path)))
+    assert r["settings"]["robot"] == str(path) and r["samples"] == 100  # 0.4 s at 250 Hz
+    assert r["physics"]["tm_s"] == pytest.approx(3.0e-3 / 0.046)
+    lo, hi = r["ci95"]["tm_s"]
+    assert lo < 3.0e-3 / 0.046 < hi
 
 
 def test_too_little_motion_in_the_band_is_refused() -> None:
