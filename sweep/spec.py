@@ -71,6 +71,7 @@ class SweepSpec:
     plot: str = "none"
     trajectory_text: str | None = None  # the base trajectory file's text (sent to workers)
     robots: dict[str, str] = field(default_factory=dict)  # robot as written -> as found
+    robot_texts: dict[str, str] = field(default_factory=dict)  # a description file's text
 
     def points(self) -> list[dict[str, Any]]:
         """Every point (axis name -> value), Cartesian product in file order."""
@@ -89,7 +90,7 @@ class SweepSpec:
         """Hash of everything but the axes: parts of a changed sweep are not reused."""
         body = {"seed": self.seed, "base": self.base, "metrics": self.metrics,
                 "measure": self.measure, "trajectory": self.trajectory_text,
-                "robots": self.robots}
+                "robots": self.robots, "robot_texts": self.robot_texts}
         return hashlib.sha256(canonical(body).encode()).hexdigest()[:16]
 
 
@@ -203,8 +204,11 @@ def parse(raw: dict[str, Any], path: Path, types: OptionTypes) -> SweepSpec:
         f"metric {n}" for n in needs_metrics if n not in metrics]
     if missing:
         raise SweepError(f"{path}: plot.kind: {plot!r}: its summary needs {', '.join(missing)}")
+    # a description file's text: the parts of a sweep over an edited one are not reused
+    texts = {found: Path(found).read_text() for found in robots.values()
+             if Path(found).is_absolute()}
     spec = SweepSpec(name, seed, base, axes, list(metrics),
-                     measure, plot, text, robots)
+                     measure, plot, text, robots, texts)
     _check_descriptions(path, spec)
     _check_lengths(path, spec)
     if plot == "heatmap" and spec.measure["value"] not in columns(spec.metrics):

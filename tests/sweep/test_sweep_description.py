@@ -95,3 +95,11 @@ def test_a_sweep_file_names_its_description_relative_to_itself(tmp_path: Path) -
     robots = [build(t)[0] for t in tasks(spec)]
     assert [r.joint_options[1].sensing for r in robots] == ["supply-unipolar", "winding-bipolar"]
     assert {r.description.name for r in robots} == {"leg"}
+
+
+def test_an_edited_description_changes_the_sweeps_fingerprint(tmp_path: Path) -> None:
+    leg = tmp_path / "leg.toml"
+    leg.write_text('base = "spejbl-leg"\n')
+    before = _spec(tmp_path, {"alpha": [1, 2]}, base={"robot": "leg.toml"}).fingerprint()
+    leg.write_text('base = "spejbl-leg"\n[defaults]\ntuning = "R2b"\n')
+    assert _spec(tmp_path, {"alpha": [1, 2]}, base={"robot": "leg.toml"}).fingerprint() != before
