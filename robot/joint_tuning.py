@@ -14,6 +14,7 @@ import re
 from importlib import resources
 from pathlib import Path
 
+from servobus.host.tunings import DESIGN_OVERSHOOT_PCT
 from servobus.robot.file_keys import RobotFileError
 from servobus.robot.joint_options import Gains
 from servobus.robot.robot_check import checked
@@ -61,12 +62,14 @@ def gains(result: dict, f: float) -> tuple[Gains, str]:
     come from."""
     tuning, met = designed_for(result["kp"], result["q"], f)
     s, se = result["settings"], result["std_error"]
-    comment = (f"{MARK}joint {s['joint']}, {s['method']} {s['seconds']:g} s, seed {s['seed']}: "
+    comment = (f"{MARK}joint {s['joint']} ({s['sensing']}, alpha {s['alpha']:g}), "
+               f"{s['method']} {s['seconds']:g} s, seed {s['seed']}: "
                f"K_P = {result['kp']:.6g} (SE {se['kp']:.2g}), q = {result['q']:.6g} "
                f"(SE {se['q']:.2g}) at {f:g} Hz\n"
                f"{MARK}designed: omega_d = {tuning.omega_d:.6g}, omega_i = "
                f"{tuning.omega_i:.6g}, k_kp = {tuning.k_kp:.6g} "
-               f"({'meets' if met else 'misses'} the 25 % overshoot target), as gains:\n")
+               f"({'meets' if met else 'misses'} the {DESIGN_OVERSHOOT_PCT:g} % overshoot "
+               "target), as gains:\n")
     return Gains(*(float(x) for x in tuning.gains(result["kp"], f))), comment
 
 

@@ -20,7 +20,8 @@ F = 250.0  # spejbl-leg's 4 ms period
 
 def _result(joint: int, kp: float, q: float) -> dict:
     """An identification result as `identify` reports it (the fields the writer reads)."""
-    return {"settings": {"joint": joint, "method": "chirp", "seconds": 30.0, "seed": 0},
+    return {"settings": {"joint": joint, "method": "chirp", "seconds": 30.0, "seed": 0,
+                         "alpha": 1.0, "sensing": "supply-unipolar"},
             "kp": kp, "q": q, "std_error": {"kp": 0.02, "q": 0.007}}
 
 
