@@ -99,12 +99,11 @@ def hardware(rf: RobotFile) -> BoardHardware:
     return replace(DEFAULT_BOARD, can_hz=NS_PER_S // rf.period_ns)
 
 
-def _run(s: Settings) -> tuple[np.ndarray, np.ndarray, float, JointOptions]:
+def _run(s: Settings, rf: RobotFile) -> tuple[np.ndarray, np.ndarray, float, JointOptions]:
     """(sent current, measured position, f, the joint's options) while the excitation was on,
-    on the described robot running its cascade firmware."""
+    on the robot `rf` running its cascade firmware."""
     assert s.seconds is not None
     start = 512.0 - (150.0 if s.method == "step" else 0.0)
-    rf = described(s.robot)
     n = len(rf.joints)
     robot = Robot(RobotConfig(robot=rf, trajectory=hold_pose(start, n), seed=s.seed,
                               alphas=None if s.alpha is None else [s.alpha] * n,
@@ -161,7 +160,8 @@ def _frequency(s: Settings, u: np.ndarray, y: np.ndarray, f: float) -> tuple[Fit
 def identify_settings(settings: Settings) -> dict:
     """Run the identification experiment on the simulated robot and fit the model."""
     s = settings.validated()
-    u, y, f, joint = _run(s)
+    rf = described(s.robot)
+    u, y, f, joint = _run(s, rf)
     fit, how = _step(s, y, f) if s.method == "step" else _frequency(s, u, y, f)
     if not (fit.kp > 0 and 0.0 < fit.q < 1.0):
         raise ValueError(f"{s.method} fit failed: K_P = {fit.kp:.3g}, q = {fit.q:.3g}")
@@ -172,7 +172,7 @@ def identify_settings(settings: Settings) -> dict:
                 if se > 0.25 * v]
     if fit.q >= 0.9998:
         warnings.append("q is at the fit's upper bound")
-    physics = physical_plant(joint.preset, hardware(described(s.robot)), joint.alpha)
+    physics = physical_plant(joint.preset, hardware(rf), joint.alpha)
     shown = asdict(s) | {"alpha": joint.alpha, "sensing": joint.sensing}  # as the joint ran
     if s.robot == DEFAULT_ROBOT:
         del shown["robot"]
