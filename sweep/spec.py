@@ -29,6 +29,8 @@ import numpy as np
 from servobus.bus.faults import parse_duration
 from servobus.bus.scheduler import NS_PER_S
 from servobus.bus.schema import Schema
+from servobus.robot.robot_check import checked
+from servobus.robot.robot_file import RobotFile, load_with
 from servobus.robot.robot_file import shipped as shipped_robots
 from servobus.sweep.measures import DERIVED, MEASURE_DEFAULTS
 
@@ -89,8 +91,9 @@ class SweepSpec:
     def fingerprint(self) -> str:
         """Hash of everything but the axes: parts of a changed sweep are not reused."""
         body = {"seed": self.seed, "base": self.base, "metrics": self.metrics,
-                "measure": self.measure, "trajectory": self.trajectory_text,
-                "robots": self.robots, "robot_texts": self.robot_texts}
+                "measure": self.measure, "trajectory": self.trajectory_text}
+        if self.robots:  # a sweep of the default robot keeps its fingerprint
+            body |= {"robots": self.robots, "robot_texts": self.robot_texts}
         return hashlib.sha256(canonical(body).encode()).hexdigest()[:16]
 
 
@@ -256,12 +259,9 @@ def _robot(path: Path, key: str, value: Any) -> str:
                      f"shipped robot of that name (shipped: {', '.join(shipped_robots())})")
 
 
-def described(robots: dict[str, str], robot: str, keys: dict[str, Any]) -> Any:
+def described(robots: dict[str, str], robot: str, keys: dict[str, Any]) -> RobotFile:
     """The checked description a point runs: `robot` (as written in the sweep file; `robots`
     maps it to the file found) with the description keys `keys` set."""
-    from servobus.robot.robot_check import checked
-    from servobus.robot.robot_file import load_with
-
     return checked(load_with(robots.get(robot, robot), keys))
 
 
