@@ -5,6 +5,8 @@ reported uncertainty covers the preset's physics where the model is exact."""
 import math
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -65,6 +67,14 @@ def test_write_tunings_replaces_only_the_generated_block(tmp_path: Path) -> None
     copy.write_text("x = 1\n")
     with pytest.raises(ValueError, match="no '# BEGIN GENERATED'"):
         write_tunings(result, copy)
+
+
+def test_the_developer_regeneration_names_the_source_file_it_rewrites() -> None:
+    # `python -m servobus.robot.tunings_file PATH`: never a default target (the installed copy)
+    result = subprocess.run([sys.executable, "-m", "servobus.robot.tunings_file"],
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 1 and "usage: python -m servobus.robot.tunings_file" in \
+        result.stderr
 
 
 def test_step_is_refused_when_the_shaft_moves_less_than_a_few_lsb_per_period() -> None:

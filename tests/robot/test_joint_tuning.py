@@ -51,7 +51,9 @@ def test_the_designed_tuning_is_written_into_the_users_description_and_runs(
     expected = _designed_gains(0.5, 0.8)
     assert again.joints[2].options is not None
     assert again.joints[2].options.tuning == expected and again.joints[2].options.alpha == 2.0
-    report = Robot(RobotConfig(robot=str(path))).report(0.0)
+    run = Robot(RobotConfig(robot=str(path), duration_s=0.2))
+    run.run(0.2)
+    report = run.report(0.0)
     assert report["tuning"] == "per-joint"
     detail = report["tuning_detail"]
     assert detail["JOINT_3"] == pytest.approx({"r_p": expected.r_p, "r_i": expected.r_i,
