@@ -28,7 +28,6 @@ import numpy as np
 
 from servobus.bus.faults import parse_duration
 from servobus.bus.scheduler import NS_PER_S
-from servobus.bus.schema import Schema
 from servobus.robot.robot_check import checked
 from servobus.robot.robot_file import RobotFile, load_with
 from servobus.robot.robot_file import shipped as shipped_robots
@@ -212,8 +211,8 @@ def parse(raw: dict[str, Any], path: Path, types: OptionTypes) -> SweepSpec:
              if Path(found).is_absolute()}
     spec = SweepSpec(name, seed, base, axes, list(metrics),
                      measure, plot, text, robots, texts)
-    _check_descriptions(path, spec)
-    _check_lengths(path, spec)
+    period_ns = _check_descriptions(path, spec)
+    _check_lengths(path, spec, period_ns / NS_PER_S)
     if plot == "heatmap" and spec.measure["value"] not in columns(spec.metrics):
         raise SweepError(f"{path}: measure.value: {spec.measure['value']!r}: the heat map's "
                          f"column must be one of the metrics' columns: "
@@ -265,13 +264,15 @@ def described(robots: dict[str, str], robot: str, keys: dict[str, Any]) -> Robot
     return checked(load_with(robots.get(robot, robot), keys))
 
 
-def _check_descriptions(path: Path, spec: SweepSpec) -> None:
+def _check_descriptions(path: Path, spec: SweepSpec) -> int:
     """Every robot of the sweep, with [base]'s description keys, then each value of each
-    description-key axis, loads and checks against its DBC (errors name the axis)."""
+    description-key axis, loads and checks against its DBC (errors name the axis); the longest
+    period of the robots (ns)."""
     keys = {k: v for k, v in spec.base.items() if is_key_path(k)}
+    longest = 0
     for robot in spec.axes.get(ROBOT, [spec.base.get(ROBOT, DEFAULT_ROBOT)]):
         try:
-            described(spec.robots, robot, keys)
+            longest = max(longest, described(spec.robots, robot, keys).period_ns)
         except ValueError as err:
             raise SweepError(f"{path}: robot {robot!r} with [base]: {err}") from None
         for name, values in spec.axes.items():
@@ -281,6 +282,7 @@ def _check_descriptions(path: Path, spec: SweepSpec) -> None:
                 except ValueError as err:
                     raise SweepError(f"{path}: axes.{name}: {value!r} (robot {robot!r}): "
                                      f"{err}") from None
+    return longest
 
 
 def _value(path: Path, key: str, value: Any, check: Callable[[Any], Any]) -> Any:
@@ -322,14 +324,14 @@ def _measure(path: Path, measure: dict[str, Any], types: OptionTypes) -> dict[st
     return {**MEASURE_DEFAULTS, **measure}
 
 
-def _check_lengths(path: Path, spec: SweepSpec) -> None:
+def _check_lengths(path: Path, spec: SweepSpec, tick_s: float) -> None:
     """Refuse runs too short for the metrics asked: oscillation compares two windows before
-    the run's last tick; a silence (fault axis) must end inside the run."""
+    the run's last tick (`tick_s`: the robots' longest period); a silence (fault axis) must end
+    inside the run."""
     durations = spec.axes.get("duration", [spec.base.get("duration", DEFAULT_DURATION_S)])
     shortest = min(durations, key=seconds)
     run_s = seconds(shortest)
     window = float(spec.measure["window_s"])
-    tick_s = Schema().tick_period_ns / NS_PER_S  # the windows end at the run's last tick
     if "oscillation" in spec.metrics and run_s < 2 * window + tick_s:
         raise SweepError(f"{path}: duration: {shortest!r}: oscillation needs a run of at least "
                          f"two measure.window_s ({window:g} s) and one {tick_s * 1e3:g} ms period"
