@@ -20,6 +20,8 @@ from servobus.host.tunings import (
     IDENTIFICATION,
 )
 from servobus.robot.identification import Settings, identify_settings
+from servobus.robot.robot_dbc import dbc_text
+from servobus.robot.robot_file import load
 from servobus.robot.tunings_file import BEGIN, END, designed_for, render, write_tunings
 
 NUMBER = re.compile(r"-?\d+\.\d+(?:e[-+]?\d+)?")
@@ -122,6 +124,21 @@ def test_a_described_joint_is_identified_with_its_own_preset(tmp_path: Path) -> 
     assert r["physics"]["tm_s"] == pytest.approx(3.0e-3 / 0.046)
     lo, hi = r["ci95"]["tm_s"]
     assert lo < 3.0e-3 / 0.046 < hi
+
+
+def test_the_experiment_runs_at_the_robots_own_period(tmp_path: Path) -> None:
+    # a leg on a 10 ms tick (its DBC generated): 0.4 s is 40 samples, and the physics the fit
+    # brackets is the preset's pole at 100 Hz, q = exp(-T B / J)
+    path = tmp_path / "leg10.toml"
+    path.write_text('base = "spejbl-leg"\nname = "leg10"\nperiod = "10ms"\n[bus]\n'
+                    'dbc = "leg10.dbc"\n')
+    (tmp_path / "leg10.dbc").write_text(dbc_text(load(str(path))))
+    r = identify_settings(Settings(1, "step", sensing="winding-bipolar", robot=str(path)))
+    assert r["samples"] == 40
+    assert r["physics"]["q"] == pytest.approx(math.exp(-0.01 * 0.046 / 4.75e-3))
+    lo, hi = r["ci95"]["q"]
+    assert lo < r["physics"]["q"] < hi
+    assert r["tm_s"] == pytest.approx(-1 / (100 * math.log(r["q"])))
 
 
 def test_too_little_motion_in_the_band_is_refused() -> None:
