@@ -91,9 +91,9 @@ class ExcitedController:
         return u
 
 
-def hold_pose(x: float = 512.0) -> Trajectory:
-    """A trajectory that holds every joint at x."""
-    return Trajectory(np.full((1, 12), x), np.array([1.0]), "<hold>")
+def hold_pose(x: float, joints: int) -> Trajectory:
+    """A trajectory that holds each of `joints` joints at x."""
+    return Trajectory(np.full((1, joints), x), np.array([1.0]), "<hold>")
 
 
 def response_at(u: np.ndarray, y: np.ndarray, hz: float, f: float) -> complex:

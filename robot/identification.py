@@ -1,12 +1,13 @@
-"""`servobus identify`: excite one joint of the emulated robot and fit P(z), with the fit band,
-the model's known delays and the standard errors of q, K_P and T_m stated in the result."""
+"""`servobus identify`: excite one joint of a described time-triggered robot (SPEJBL by default)
+and fit P(z), with the fit band, the model's known delays and the standard errors of q, K_P and
+T_m stated in the result."""
 
 import math
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
-from servobus.bus.schema import JOINTS
+from servobus.bus.scheduler import NS_PER_S
 from servobus.host.identify import (
     AMPLITUDE_A,
     CHIRP_BAND_HZ,
@@ -27,10 +28,13 @@ from servobus.host.identify import (
 from servobus.host.pid import PidBank
 from servobus.host.position_loop import PositionPlant, physical_plant
 from servobus.host.tunings import THESIS_TUNINGS
-from servobus.presets.board import DEFAULT_BOARD, SENSING_CHOICES, Sensing
-from servobus.presets.servos import HSR_5995TG
+from servobus.presets.board import DEFAULT_BOARD, SENSING_CHOICES, BoardHardware, Sensing
 from servobus.robot.assembly import Robot, RobotConfig
+from servobus.robot.joint_options import JointOptions
+from servobus.robot.robot_check import checked
+from servobus.robot.robot_file import RobotFile
 
+DEFAULT_ROBOT = "spejbl"  # the robot `identify` runs unless told (its report omits the name)
 DEFAULT_SECONDS = {"chirp": 30.0, "sines": 20.0, "step": 0.4}
 # below these the experiment cannot hold what the fit needs (see the checks in `identify`)
 MIN_SECONDS = {"chirp": 5.0, "sines": 10.0, "step": 0.2}
@@ -51,22 +55,26 @@ class Settings:
     method: Method = "chirp"
     seconds: float | None = None
     seed: int = 0
-    alpha: float = 1.0
-    sensing: Sensing = "supply-unipolar"
+    alpha: float | None = None  # every joint's inertia factor; None: the description's
+    sensing: Sensing | None = None  # every joint's front end; None: the description's
     amplitude: float = AMPLITUDE_A
     hold: str = "R2"  # the thesis tuning that holds the joints during the experiment
+    robot: str = DEFAULT_ROBOT  # a shipped time-triggered robot's name or a description file
 
     def validated(self) -> "Settings":
-        """These settings with the default length filled in; ValueError on nonsense."""
-        if not 1 <= self.joint <= JOINTS:
-            raise ValueError(f"--joint must be 1..{JOINTS}, got {self.joint}")
-        if self.sensing not in SENSING_CHOICES:
+        """These settings with the default length filled in; ValueError on nonsense (a
+        description that does not load is a RobotFileError naming the file)."""
+        rf = described(self.robot)
+        if not 1 <= self.joint <= len(rf.joints):
+            raise ValueError(f"--joint must be 1..{len(rf.joints)} (the joints of {rf.name}), "
+                             f"got {self.joint}")
+        if self.sensing is not None and self.sensing not in SENSING_CHOICES:
             raise ValueError(f"--sensing must be one of {', '.join(SENSING_CHOICES)}")
         if not 0.0 < self.amplitude <= 1.0:
             raise ValueError(f"--amplitude must be in (0, 1] A, got {self.amplitude}")
         if self.hold not in THESIS_TUNINGS:
             raise ValueError(f"--hold must be one of {', '.join(THESIS_TUNINGS)}")
-        if not self.alpha > 0:
+        if self.alpha is not None and not self.alpha > 0:
             raise ValueError(f"--alpha must be positive, got {self.alpha}")
         seconds = DEFAULT_SECONDS[self.method] if self.seconds is None else self.seconds
         if not seconds >= MIN_SECONDS[self.method]:
@@ -75,25 +83,46 @@ class Settings:
         return replace(self, seconds=float(seconds))
 
 
-def _run(s: Settings) -> tuple[np.ndarray, np.ndarray, float]:
-    """(sent current, measured position, f) while the excitation was on, on the emulated
-    robot."""
+def described(robot: str | RobotFile) -> RobotFile:
+    """The robot to identify on, checked: a time-triggered one (its host's current references
+    are what the experiment excites)."""
+    rf = checked(robot)
+    if rf.schedule != "time-triggered":
+        raise ValueError(f"--robot {rf.name}: a {rf.schedule} robot; identify excites a "
+                         "time-triggered robot's host")
+    return rf
+
+
+def hardware(rf: RobotFile) -> BoardHardware:
+    """The board hardware at the robot's bus rate (a time-triggered period divides 100 ms, so
+    the rate is a whole number of hertz)."""
+    return replace(DEFAULT_BOARD, can_hz=NS_PER_S // rf.period_ns)
+
+
+def _run(s: Settings, rf: RobotFile) -> tuple[np.ndarray, np.ndarray, float, JointOptions]:
+    """(sent current, measured position, f, the joint's options) while the excitation was on,
+    on the robot `rf` running its cascade firmware."""
     assert s.seconds is not None
     start = 512.0 - (150.0 if s.method == "step" else 0.0)
-    robot = Robot(RobotConfig(trajectory=hold_pose(start), seed=s.seed, alphas=[s.alpha] * JOINTS,
-                              sensing=s.sensing))
-    f = float(DEFAULT_BOARD.can_hz)
-    # the holding PID is scaled by the preset's physical K_P, not by a stored identification:
-    # the experiment must not depend on its own previous result
-    kp = physical_plant(HSR_5995TG, DEFAULT_BOARD).kp
-    hold = PidBank.of(THESIS_TUNINGS[s.hold], kp, f, JOINTS)
+    n = len(rf.joints)
+    robot = Robot(RobotConfig(robot=rf, trajectory=hold_pose(start, n), seed=s.seed,
+                              alphas=None if s.alpha is None else [s.alpha] * n,
+                              sensing=s.sensing, mode="cascade"))
+    hw = hardware(rf)
+    f = float(hw.can_hz)
+    # the holding PID is scaled by each joint's preset's physical K_P, not by a stored
+    # identification: the experiment must not depend on its own previous result
+    tuning = THESIS_TUNINGS[s.hold]
+    hold = PidBank(np.array([tuning.gains(physical_plant(o.preset, hw).kp, f)
+                             for o in robot.joint_options]))
     wrapped = ExcitedController(hold, s.joint,
                                 excitation(s.method, f, s.seconds, s.amplitude),
                                 open_loop=s.method == "step")
     robot.host.controller = wrapped
     robot.run(s.seconds + 0.1)
-    n = len(wrapped.signal)  # the periods in which the excitation was on
-    return np.array(wrapped.sent[:n]), np.array(wrapped.measured[:n]), f
+    k = len(wrapped.signal)  # the periods in which the excitation was on
+    return (np.array(wrapped.sent[:k]), np.array(wrapped.measured[:k]), f,
+            robot.joint_options[s.joint - 1])
 
 
 def _step(s: Settings, y: np.ndarray, f: float) -> tuple[Fit, dict]:
@@ -131,7 +160,8 @@ def _frequency(s: Settings, u: np.ndarray, y: np.ndarray, f: float) -> tuple[Fit
 def identify_settings(settings: Settings) -> dict:
     """Run the identification experiment on the simulated robot and fit the model."""
     s = settings.validated()
-    u, y, f = _run(s)
+    rf = described(s.robot)
+    u, y, f, joint = _run(s, rf)
     fit, how = _step(s, y, f) if s.method == "step" else _frequency(s, u, y, f)
     if not (fit.kp > 0 and 0.0 < fit.q < 1.0):
         raise ValueError(f"{s.method} fit failed: K_P = {fit.kp:.3g}, q = {fit.q:.3g}")
@@ -142,9 +172,12 @@ def identify_settings(settings: Settings) -> dict:
                 if se > 0.25 * v]
     if fit.q >= 0.9998:
         warnings.append("q is at the fit's upper bound")
-    physics = physical_plant(HSR_5995TG, DEFAULT_BOARD, s.alpha)
+    physics = physical_plant(joint.preset, hardware(rf), joint.alpha)
+    shown = asdict(s) | {"alpha": joint.alpha, "sensing": joint.sensing}  # as the joint ran
+    if s.robot == DEFAULT_ROBOT:
+        del shown["robot"]
     return {
-        "settings": asdict(s), "samples": len(u), "model": MODEL, "known_delays": KNOWN_DELAYS,
+        "settings": shown, "samples": len(u), "model": MODEL, "known_delays": KNOWN_DELAYS,
         "band_requested_hz": list(CHIRP_BAND_HZ) if s.method == "chirp" else None, **how,
         "q": fit.q, "kp": fit.kp, "tm_s": tm,
         "std_error": {"q": fit.q_se, "kp": fit.kp_se, "tm_s": tm_se},

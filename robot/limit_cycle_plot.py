@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 
 from servobus.analysis.hold_states import WINDOW_S
 from servobus.presets.board import DEFAULT_BOARD
-from servobus.robot.limit_cycle import HoldConfig, HoldTrace
+from servobus.robot.limit_cycle import HoldConfig, HoldTrace, tuning_label
 from servobus.robot.plots import legend_outside, save
 
 
@@ -27,12 +27,12 @@ def hold_figure(trace: HoldTrace, states: list[str], cfg: HoldConfig,
     decimated measured current and the true winding current; titled with the command, the
     seed and the hold's options."""
     settle_s = cfg.settle_s
-    f = float(DEFAULT_BOARD.can_hz)
+    f = trace.joint.f
     ticks = round(seconds * f)
     moving = [k for k, s in enumerate(states) if s != "rest"]
     start = (round((settle_s + moving[0] * WINDOW_S) * f) if moving
              else len(trace.position) - ticks)
-    per = DEFAULT_BOARD.periods_per_tick
+    per = trace.joint.per_tick
     pwm = slice(start * per, (start + ticks) * per)
     t0 = start / f
     t_tick = (start + np.arange(ticks)) / f
@@ -50,8 +50,9 @@ def hold_figure(trace: HoldTrace, states: list[str], cfg: HoldConfig,
     for ax in (top, bottom):
         ax.grid(True, alpha=0.3)
         legend_outside(ax)
-    title = (f"SPEJBL joint held still: servobus analyze limit-cycle, {cfg.seconds:g} s "
-             f"simulated, seed {cfg.seed}\n{cfg.mode}, {cfg.sensing}, {cfg.tuning}"
+    title = (f"{trace.joint.name} held still: servobus analyze limit-cycle, {cfg.seconds:g} s "
+             f"simulated, seed {cfg.seed}\n{cfg.mode}, {trace.joint.options.sensing}, "
+             f"{tuning_label(trace.joint)}"
              f"{'' if cfg.integral else ', no I'}, load {cfg.load_torque:g} N m, kick "
              f"{cfg.kick_lsb} LSB")
     fig.suptitle(title, fontsize=10)

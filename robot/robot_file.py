@@ -85,6 +85,53 @@ def load(name_or_path: str) -> RobotFile:
     return _parse(_document(path, ()), path)
 
 
+KEY_PATH = re.compile(r"[A-Za-z0-9_-]+(\[\d+\])?(\.[A-Za-z0-9_-]+(\[\d+\])?)*")
+SEGMENT = re.compile(r"([A-Za-z0-9_-]+)(?:\[(\d+)\])?")
+
+
+def load_with(name_or_path: str, overrides: dict[str, Any]) -> RobotFile:
+    """A description with some of its keys set (key path -> TOML value), then read and checked
+    as `load` does: `defaults.preset`, `joint.3.alpha`, `nodes[14].compute` (entries counted
+    from 1, as errors print them).  The keys land on the document with its base merged, so
+    they override the file and its base alike; a path that names no key of the format is the
+    loader's error, one that cannot be a key (through a value, past an array's end) is a
+    RobotFileError naming it."""
+    path = find(name_or_path)
+    doc = _document(path, ())
+    for key, value in overrides.items():
+        _set(FileKeys(path), doc, key, value)
+    return _parse(doc, path)
+
+
+def _set(f: FileKeys, doc: dict[str, Any], key: str, value: Any) -> None:
+    """Set the key path `key` of `doc` to `value`, making the tables on the way."""
+    if not KEY_PATH.fullmatch(key):
+        raise f.error(key, "not a key path: names joined by dots, an array entry as "
+                           "name[N] (e.g. joint.3.alpha, nodes[2].compute)")
+    table: Any = doc
+    segments = key.split(".")
+    for k, segment in enumerate(segments):
+        at = ".".join(segments[:k + 1])
+        name, index = SEGMENT.fullmatch(segment).groups()  # type: ignore[union-attr]
+        last = k == len(segments) - 1
+        if not isinstance(table, dict):
+            raise f.error(at, "the key before it is a value, not a table")
+        if index is None:
+            if last:
+                table[name] = value
+            else:
+                table = table.setdefault(name, {})
+            continue
+        entries = table.get(name)
+        if not isinstance(entries, list) or not 1 <= int(index) <= len(entries):
+            count = len(entries) if isinstance(entries, list) else 0
+            raise f.error(at, f"no such entry: {name} has {count}")
+        if last:
+            entries[int(index) - 1] = value
+        else:
+            table = entries[int(index) - 1]
+
+
 def _document(path: Path, including: tuple[Path, ...]) -> dict[str, Any]:
     """The file's TOML document on top of its base's (`base`): tables merged key by key, any
     other value of this file replacing the base's."""

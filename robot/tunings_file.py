@@ -1,22 +1,28 @@
-"""Regenerate the identified block of host/tunings.py (`servobus identify --write-tunings`):
-the default robot's P(z) and the tuning designed from it are the output of a command, never
-pasted numbers."""
+"""Regenerate the identified block of host/tunings.py, a developer's step after a change to the
+plant or firmware: the default robot's P(z) and the tuning designed from it are the output of
+the identification, never pasted numbers.
 
+    python -m servobus.robot.tunings_file host/tunings.py
+
+reruns the stored experiment (`IDENTIFICATION`) and rewrites the block of the source file named
+(never the installed package's copy: `servobus identify --write-tunings` writes the user's
+description instead, robot/joint_tuning.py).
+"""
+
+import sys
 from pathlib import Path
 
-from servobus.host import tunings
 from servobus.host.position_loop import PositionPlant, design
-from servobus.host.tunings import DESIGN_OVERSHOOT_PCT, Tuning
+from servobus.host.tunings import DESIGN_OVERSHOOT_PCT, IDENTIFICATION, Tuning
 from servobus.presets.board import DEFAULT_BOARD
 
 BEGIN = "# BEGIN GENERATED"
 END = "# END GENERATED"
 
 
-def designed_for(kp: float, q: float) -> tuple[Tuning, bool]:
-    """`designed`: the SPEC's design rule on P(z) with gain kp and pole q at the bus rate."""
-    plant = PositionPlant(kp, q, float(DEFAULT_BOARD.can_hz))
-    return design(plant, DESIGN_OVERSHOOT_PCT, name="designed")
+def designed_for(kp: float, q: float, f: float = DEFAULT_BOARD.can_hz) -> tuple[Tuning, bool]:
+    """`designed`: the SPEC's design rule on P(z) with gain kp and pole q at the bus rate f."""
+    return design(PositionPlant(kp, q, float(f)), DESIGN_OVERSHOOT_PCT, name="designed")
 
 
 def render(result: dict) -> str:
@@ -34,14 +40,22 @@ def render(result: dict) -> str:
             f"DESIGN_MET = {met!r}  # whether `designed` reaches DESIGN_OVERSHOOT_PCT\n")
 
 
-def write_tunings(result: dict, path: Path | None = None) -> str:
-    """Replace the generated block of host/tunings.py (or `path`) by `render(result)`."""
-    target = path or Path(tunings.__file__)
-    text = target.read_text()
+def write_tunings(result: dict, path: Path) -> str:
+    """Replace the generated block of `path` (a copy of host/tunings.py) by `render(result)`."""
+    text = path.read_text()
     head, sep, rest = text.partition(BEGIN)
     line, nl, rest = rest.partition("\n")
     _, end, tail = rest.partition(END)
     if not (sep and nl and end):
-        raise ValueError(f"{target}: no '{BEGIN}' ... '{END}' block to regenerate")
-    target.write_text(head + sep + line + nl + render(result) + end + tail)
-    return str(target)
+        raise ValueError(f"{path}: no '{BEGIN}' ... '{END}' block to regenerate")
+    path.write_text(head + sep + line + nl + render(result) + end + tail)
+    return str(path)
+
+
+if __name__ == "__main__":
+    from servobus.robot.identification import Settings, identify_settings
+
+    if len(sys.argv) != 2:
+        sys.exit("usage: python -m servobus.robot.tunings_file PATH/TO/host/tunings.py")
+    settings = Settings(**IDENTIFICATION)  # type: ignore[arg-type]
+    print(write_tunings(identify_settings(settings), Path(sys.argv[1])))

@@ -1,8 +1,10 @@
 """Sweep files (TOML): the base run, the axes, the metrics; their points and per-point seeds.
 
 A sweep file holds ``name``, ``seed``, ``[base]`` (any `servobus run` option, long name with
-``-`` or ``_``), ``[axes]`` (each a list, a ``{grid = [lo, hi], num = N, scale = "lin"|"log"}``,
-a ``{random = [lo, hi], count = N, scale = …}`` or a ``{count = N}`` replicate axis), ``metrics``
+``-`` or ``_``; ``robot``, a shipped name or a description file relative to the sweep file; a
+description key by its key path, ``"joint.3.alpha"``), ``[axes]`` (each over one of those: a
+list, a ``{grid = [lo, hi], num = N, scale = "lin"|"log"}``, a ``{random = [lo, hi], count = N,
+scale = …}`` or a ``{count = N}`` replicate axis), ``metrics``
 (report keys, ``max:``/``sum:``/``mean:`` reductions of a report list or dict, or the derived
 measures of ``sweep.measures``), optional ``[measure]`` settings and ``[plot] kind``.  The points
 are the Cartesian product of the axes in file order.  A point's run seed is a hash of the sweep
@@ -26,7 +28,9 @@ import numpy as np
 
 from servobus.bus.faults import parse_duration
 from servobus.bus.scheduler import NS_PER_S
-from servobus.bus.schema import Schema
+from servobus.robot.robot_check import checked
+from servobus.robot.robot_file import RobotFile, load_with
+from servobus.robot.robot_file import shipped as shipped_robots
 from servobus.sweep.measures import DERIVED, MEASURE_DEFAULTS
 
 RUN_OPTIONS = ("duration", "trajectory", "mode", "sensing", "plant", "alpha", "tuning",
@@ -34,6 +38,8 @@ RUN_OPTIONS = ("duration", "trajectory", "mode", "sensing", "plant", "alpha", "t
 TUNING_AXES = ("omega_d", "omega_i", "k_kp")  # override the base tuning's fields
 FAULT_AXES = ("corrupt_rate", "silence_ms")  # become fault lines (see task.fault_lines)
 LABEL_AXES = ("replicate",)  # only changes the point, hence its seed
+ROBOT = "robot"  # the robot a point runs: a shipped name or a description file
+DEFAULT_ROBOT = "spejbl"
 REDUCTIONS = ("max", "sum", "mean")
 RUN_REPORT_EXCLUDED = ("wall_time_s", "rtf", "compile_s")  # wall-clock figures: not reproducible
 PLOTS = ("alpha-scan", "heatmap", "fault-campaign", "none")
@@ -65,6 +71,8 @@ class SweepSpec:
     measure: dict[str, Any] = field(default_factory=dict)
     plot: str = "none"
     trajectory_text: str | None = None  # the base trajectory file's text (sent to workers)
+    robots: dict[str, str] = field(default_factory=dict)  # robot as written -> as found
+    robot_texts: dict[str, str] = field(default_factory=dict)  # a description file's text
 
     def points(self) -> list[dict[str, Any]]:
         """Every point (axis name -> value), Cartesian product in file order."""
@@ -83,7 +91,15 @@ class SweepSpec:
         """Hash of everything but the axes: parts of a changed sweep are not reused."""
         body = {"seed": self.seed, "base": self.base, "metrics": self.metrics,
                 "measure": self.measure, "trajectory": self.trajectory_text}
+        if self.robots:  # a sweep of the default robot keeps its fingerprint
+            body |= {"robots": self.robots, "robot_texts": self.robot_texts}
         return hashlib.sha256(canonical(body).encode()).hexdigest()[:16]
+
+
+def is_key_path(name: str) -> bool:
+    """Does a [base] or [axes] name set a description key (`joint.3.alpha`, `nodes[2].compute`)
+    rather than a run option?"""
+    return "." in name or "[" in name
 
 
 def canonical(value: Any) -> str:
@@ -139,7 +155,13 @@ def parse(raw: dict[str, Any], path: Path, types: OptionTypes) -> SweepSpec:
         raise SweepError(f"{path}: name: {name!r}: give a plain name (the table's default file "
                          f"is NAME.parquet)")
     base = _options(path, "base", raw)
+    robots: dict[str, str] = {}
     for key, value in base.items():
+        if key == ROBOT:
+            robots[value] = _robot(path, "base.robot", value)
+            continue
+        if is_key_path(key):
+            continue  # checked on the robot below
         if key not in RUN_OPTIONS:
             raise SweepError(f"{path}: base option {key!r}: use {', '.join(RUN_OPTIONS)}")
         if key == "seed":
@@ -158,6 +180,8 @@ def parse(raw: dict[str, Any], path: Path, types: OptionTypes) -> SweepSpec:
             for axis, value in _options(path, "axes", raw).items()}
     if not axes:
         raise SweepError(f"{path}: [axes] is empty: a sweep needs at least one axis")
+    for value in axes.get(ROBOT, []):
+        robots[value] = _robot(path, "axes.robot", value)
     count = math.prod(len(values) for values in axes.values())
     if count > MAX_POINTS:
         raise SweepError(f"{path}: [axes]: {' x '.join(str(len(v)) for v in axes.values())} = "
@@ -182,9 +206,13 @@ def parse(raw: dict[str, Any], path: Path, types: OptionTypes) -> SweepSpec:
         f"metric {n}" for n in needs_metrics if n not in metrics]
     if missing:
         raise SweepError(f"{path}: plot.kind: {plot!r}: its summary needs {', '.join(missing)}")
+    # a description file's text: the parts of a sweep over an edited one are not reused
+    texts = {found: Path(found).read_text() for found in robots.values()
+             if Path(found).is_absolute()}
     spec = SweepSpec(name, seed, base, axes, list(metrics),
-                     measure, plot, text)
-    _check_lengths(path, spec)
+                     measure, plot, text, robots, texts)
+    period_ns = _check_descriptions(path, spec)
+    _check_lengths(path, spec, period_ns / NS_PER_S)
     if plot == "heatmap" and spec.measure["value"] not in columns(spec.metrics):
         raise SweepError(f"{path}: measure.value: {spec.measure['value']!r}: the heat map's "
                          f"column must be one of the metrics' columns: "
@@ -213,6 +241,48 @@ def _options(path: Path, key: str, raw: dict[str, Any]) -> dict[str, Any]:
             raise SweepError(f"{path}: {key}.{name}: {value!r}: {option} is given twice")
         options[option] = value
     return options
+
+
+def _robot(path: Path, key: str, value: Any) -> str:
+    """A robot value: a description file relative to the sweep file (its full path), else a
+    shipped robot's name."""
+    if not isinstance(value, str) or not value:
+        raise SweepError(f"{path}: {key}: {value!r}: give a shipped robot's name or a "
+                         "description file")
+    beside = path.parent / value  # an absolute path stays itself
+    if beside.is_file():
+        return str(beside.resolve())
+    if value in shipped_robots():
+        return value
+    raise SweepError(f"{path}: {key}: {value!r}: no such file beside the sweep file and no "
+                     f"shipped robot of that name (shipped: {', '.join(shipped_robots())})")
+
+
+def described(robots: dict[str, str], robot: str, keys: dict[str, Any]) -> RobotFile:
+    """The checked description a point runs: `robot` (as written in the sweep file; `robots`
+    maps it to the file found) with the description keys `keys` set."""
+    return checked(load_with(robots.get(robot, robot), keys))
+
+
+def _check_descriptions(path: Path, spec: SweepSpec) -> int:
+    """Every robot of the sweep, with [base]'s description keys, then each value of each
+    description-key axis, loads and checks against its DBC (errors name the axis); the longest
+    period of the robots (ns)."""
+    keys = {k: v for k, v in spec.base.items() if is_key_path(k)}
+    longest = 0
+    for robot in spec.axes.get(ROBOT, [spec.base.get(ROBOT, DEFAULT_ROBOT)]):
+        try:
+            longest = max(longest, described(spec.robots, robot, keys).period_ns)
+        except ValueError as err:
+            raise SweepError(f"{path}: robot {robot!r} with [base]: {err}") from None
+        for name, values in spec.axes.items():
+            for value in values if is_key_path(name) else ():
+                try:
+                    described(spec.robots, robot, {**keys, name: value})
+                except ValueError as err:
+                    raise SweepError(f"{path}: axes.{name}: {value!r} (robot {robot!r}): "
+                                     f"{err}") from None
+    return longest
 
 
 def _value(path: Path, key: str, value: Any, check: Callable[[Any], Any]) -> Any:
@@ -254,14 +324,14 @@ def _measure(path: Path, measure: dict[str, Any], types: OptionTypes) -> dict[st
     return {**MEASURE_DEFAULTS, **measure}
 
 
-def _check_lengths(path: Path, spec: SweepSpec) -> None:
+def _check_lengths(path: Path, spec: SweepSpec, tick_s: float) -> None:
     """Refuse runs too short for the metrics asked: oscillation compares two windows before
-    the run's last tick; a silence (fault axis) must end inside the run."""
+    the run's last tick (`tick_s`: the robots' longest period); a silence (fault axis) must end
+    inside the run."""
     durations = spec.axes.get("duration", [spec.base.get("duration", DEFAULT_DURATION_S)])
     shortest = min(durations, key=seconds)
     run_s = seconds(shortest)
     window = float(spec.measure["window_s"])
-    tick_s = Schema().tick_period_ns / NS_PER_S  # the windows end at the run's last tick
     if "oscillation" in spec.metrics and run_s < 2 * window + tick_s:
         raise SweepError(f"{path}: duration: {shortest!r}: oscillation needs a run of at least "
                          f"two measure.window_s ({window:g} s) and one {tick_s * 1e3:g} ms period"
@@ -286,9 +356,11 @@ def seconds(value: Any) -> float:
 
 def _axis(path: Path, name: str, value: Any, seed: int, types: OptionTypes) -> list[Any]:
     """The values of one axis, each checked as the option it sets; no two alike."""
-    known = (*RUN_OPTIONS, *TUNING_AXES, *FAULT_AXES, *LABEL_AXES)
-    if name not in known or name in ("fault", "do", "trajectory"):
-        raise SweepError(f"{path}: axis {name!r}: use a run option or one of "
+    known = (*RUN_OPTIONS, *TUNING_AXES, *FAULT_AXES, *LABEL_AXES, ROBOT)
+    free = name == ROBOT or is_key_path(name)  # values checked on the robot (parse)
+    if not free and (name not in known or name in ("fault", "do", "trajectory")):
+        raise SweepError(f"{path}: axis {name!r}: use a run option, robot, a description key "
+                         f"path (joint.3.alpha) or one of "
                          f"{', '.join((*TUNING_AXES, *FAULT_AXES, *LABEL_AXES))}")
     key = f"axes.{name}"
     if isinstance(value, list):
@@ -305,7 +377,7 @@ def _axis(path: Path, name: str, value: Any, seed: int, types: OptionTypes) -> l
         raise SweepError(f"{path}: axis {name!r} has no values")
     seen: dict[str, Any] = {}
     for v in values:
-        checked = canonical(_value(path, key, v, types[name]))
+        checked = canonical(v if free else _value(path, key, v, types[name]))
         if checked in seen:
             raise SweepError(f"{path}: {key}: {v!r}: repeats the value {seen[checked]!r}: two "
                              f"identical points would share one key, seed and result")

@@ -1,20 +1,26 @@
-"""One sweep point as one task: a `servobus run` from the base options and the point's values,
-reduced to the sweep's metrics.  Runs on a Dask worker (anything it needs travels in `Task`)."""
+"""One sweep point as one task: a `servobus run` of the point's robot (its description with the
+point's description keys set) from the base options and the point's values, reduced to the
+sweep's metrics.  Runs on a Dask worker (anything it needs travels in `Task`; a description
+file and its DBC are read where the worker runs)."""
 
 import itertools
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from servobus.sweep import measures
 from servobus.sweep.spec import (
     DEFAULT_DURATION_S,
+    DEFAULT_ROBOT,
     FAULT_AXES,
     LABEL_AXES,
+    ROBOT,
     TUNING_AXES,
     SweepError,
     SweepSpec,
+    described,
+    is_key_path,
     seconds,
 )
 
@@ -28,7 +34,8 @@ MAX_BUILDS = 16  # robots check_runs builds for the axes' combinations (else one
 
 @dataclass(frozen=True)
 class Task:
-    """Everything a worker needs for one point (picklable, no file paths)."""
+    """Everything a worker needs for one point (picklable; the only file paths are the
+    description files the sweep names)."""
 
     index: int
     point: dict[str, Any]
@@ -37,6 +44,7 @@ class Task:
     metrics: list[str]
     measure: dict[str, Any]
     trajectory_text: str | None
+    robots: dict[str, str] = field(default_factory=dict)  # robot as written -> as found
 
     def row_head(self) -> dict[str, Any]:
         """The first columns of this point's row: index, axis values, run seed."""
@@ -46,7 +54,7 @@ class Task:
 def tasks(spec: SweepSpec) -> list[Task]:
     """The sweep's points as tasks, in point order."""
     return [Task(k, p, spec.run_seed(p), spec.base, spec.metrics, spec.measure,
-                 spec.trajectory_text) for k, p in enumerate(spec.points())]
+                 spec.trajectory_text, spec.robots) for k, p in enumerate(spec.points())]
 
 
 def options(task: Task) -> dict[str, Any]:
@@ -67,13 +75,16 @@ def options(task: Task) -> dict[str, Any]:
     return opts
 
 
-def point_tuning(opts: dict[str, Any]) -> "str | Tuning":
-    """The run's tuning: the base tuning's name, or (omega_d / omega_i / k_kp axes) the base
-    tuning with those fields replaced."""
+def point_tuning(opts: dict[str, Any]) -> "str | Tuning | None":
+    """The run's tuning for every joint: the given tuning's name, or (omega_d / omega_i / k_kp
+    axes) that tuning (default R2) with those fields replaced; None: each joint's own, from the
+    description."""
     from servobus.host import tunings
 
-    name = str(opts.get("tuning", tunings.DEFAULT_TUNING))
     fields: dict[str, Any] = {k: float(opts[k]) for k in TUNING_AXES if k in opts}
+    if "tuning" not in opts and not fields:
+        return None
+    name = str(opts.get("tuning", tunings.DEFAULT_TUNING))
     if not fields:
         return name
     t = replace(tunings.tuning(name), **fields)
@@ -96,8 +107,11 @@ def build(task: Task) -> tuple[Any, float]:
     if task.trajectory_text is not None:
         given["trajectory"] = parse(task.trajectory_text, str(opts["trajectory"]))
     duration = seconds(opts.get("duration", DEFAULT_DURATION_S))
-    config = RobotConfig(seed=int(opts["seed"]), faults=list(opts["fault"]),
-                         actions=list(opts.get("do", [])), tuning=point_tuning(opts),
+    keys = {k: v for k, v in opts.items() if is_key_path(k)}
+    robot = str(opts.get(ROBOT, DEFAULT_ROBOT))
+    config = RobotConfig(robot=described(task.robots, robot, keys), seed=int(opts["seed"]),
+                         faults=list(opts["fault"]), actions=list(opts.get("do", [])),
+                         tuning=point_tuning(opts),
                          keep_records="oscillation" in task.metrics, duration_s=duration,
                          **given)
     return Robot(config), duration
@@ -118,19 +132,25 @@ def check_runs(spec: SweepSpec, path: Path) -> None:
         points = [first, *({**first, name: v} for name, values in picks.items()
                            for v in values[1:])]
     for point in points:
-        task = Task(0, point, 0, spec.base, spec.metrics, spec.measure, spec.trajectory_text)
+        task = Task(0, point, 0, spec.base, spec.metrics, spec.measure, spec.trajectory_text,
+                    spec.robots)
         try:
-            report = build(task)[0].report(0.0)
+            robot = build(task)[0]
+            report = robot.report(0.0)
         except Exception as err:  # what the run would raise in every point like this one
             raise SweepError(f"{path}: the point {point} (with [base]) cannot run: "
                              f"{err}") from err
+        joint = int(spec.measure["joint"])
+        if joint > robot.joints:
+            raise SweepError(f"{path}: measure.joint: {joint}: {robot.description.name} has "
+                             f"joints 1..{robot.joints} (the point {point})")
         for name in spec.metrics:
             _check_metric_in(path, name, report, point)
 
 
 def _representatives(name: str, values: list[Any]) -> list[Any]:
     """The values of an axis check_runs builds a robot for."""
-    if name in (*PASSED, "tuning", "meas_bytes"):
+    if name in (*PASSED, "tuning", "meas_bytes", ROBOT):
         return values
     if name in FAULT_AXES:
         return list({min(values, key=float): 0, max(values, key=float): 0})

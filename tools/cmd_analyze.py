@@ -112,12 +112,20 @@ def _do_position_loop(args: argparse.Namespace) -> None:
 
 def add_limit_cycle(topics: argparse._SubParsersAction) -> None:
     """`analyze limit-cycle`: a long hold of one joint, its oscillation and its three states."""
+    from servobus.bus.dbc_generate import JOINTS_MAX
     from servobus.plant.build import OFFSET_STAGES
 
     lc = topics.add_parser("limit-cycle", help="hold one joint still: oscillation amplitude, "
                            "frequency, current swing, share of rest / regular / chaos")
-    lc.add_argument("--sensing", choices=SENSING_CHOICES, default="supply-unipolar")
-    lc.add_argument("--tuning", choices=tuple(TUNINGS), default="R2")
+    lc.add_argument("--robot", default="spejbl", metavar="NAME|FILE.toml",
+                    help="a shipped time-triggered robot (spejbl, spejbl-leg) or a description "
+                         "file: the joint's preset, sensing and tuning are its")
+    lc.add_argument("--joint", type=units.integer(1, JOINTS_MAX), default=1,
+                    help="the joint held, 1..the robot's joints (default 1)")
+    lc.add_argument("--sensing", choices=SENSING_CHOICES, default=None,
+                    help="the joint's current front end (default: the description's)")
+    lc.add_argument("--tuning", choices=tuple(TUNINGS), default=None,
+                    help="the host PID's tuning (default: the description's)")
     lc.add_argument("--no-integral", action="store_true", help="position PID without its I term")
     lc.add_argument("--load-torque", type=units.real(-1.0, 1.0), default=0.0, metavar="NM",
                     help="constant load torque on the output shaft, within +-1 N m")
@@ -142,15 +150,17 @@ def add_limit_cycle(topics: argparse._SubParsersAction) -> None:
 
 
 def _do_limit_cycle(args: argparse.Namespace) -> None:
-    from servobus.robot.limit_cycle import HoldConfig, analyze
+    from servobus.robot.limit_cycle import HoldConfig, analyze, held_joint
 
-    if args.sensing == "winding-bipolar" and (args.zero_offset is not None or args.offset_stage):
-        raise ServobusError("--zero-offset and --offset-stage model the as-built "
-                            "supply-unipolar front end; the corrected bipolar one has none")
-    cfg = HoldConfig(sensing=args.sensing, tuning=args.tuning, integral=not args.no_integral,
+    cfg = HoldConfig(robot=args.robot, joint=args.joint, sensing=args.sensing,
+                     tuning=args.tuning, integral=not args.no_integral,
                      load_torque=args.load_torque, mode=args.mode, seconds=args.seconds,
                      seed=args.seed, kick_lsb=args.kick, zero_offset_a=args.zero_offset,
                      offset_stage=args.offset_stage or "after-rc")
+    if (args.zero_offset is not None or args.offset_stage) and \
+            held_joint(cfg).options.sensing == "winding-bipolar":
+        raise ServobusError("--zero-offset and --offset-stage model the as-built "
+                            "supply-unipolar front end; the corrected bipolar one has none")
     report, trace, states = analyze(cfg)
     if args.plot:
         from servobus.robot.limit_cycle_plot import plot_hold

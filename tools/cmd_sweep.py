@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from servobus.bus.schema import JOINTS
+from servobus.bus.dbc_generate import JOINTS_MAX
 from servobus.tools import units
 from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError
@@ -24,7 +24,7 @@ SWEEP_TYPES: dict[str, Callable[[str], Any]] = {
     "replicate": units.integer(0, 10**9),
     "measure.window_s": units.real(0.001, 86_400.0), "measure.threshold_lsb":
         units.real(0.0, 1023.0), "measure.min_growth": units.real(0.0, 1e6),
-    "measure.joint": units.integer(1, JOINTS), "measure.at_s": units.real(0.0, 86_400.0),
+    "measure.joint": units.integer(1, JOINTS_MAX), "measure.at_s": units.real(0.0, 86_400.0),
     "measure.value": str}
 
 

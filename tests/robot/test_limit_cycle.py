@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from servobus.host.position_loop import voltage_plant
-from servobus.robot.limit_cycle import HoldConfig, analyze
+from servobus.robot.limit_cycle import HoldConfig, analyze, controller, held_joint
 from servobus.tools.cli import main
 
 
@@ -58,3 +58,39 @@ def test_cli_json_plot_and_errors(capsys: pytest.CaptureFixture[str], tmp_path: 
     assert main(["analyze", "limit-cycle", "--sensing", "winding-bipolar", "--zero-offset",
                  "-0.02"]) == 2
     assert "bipolar one has none" in capsys.readouterr().err
+
+
+def test_a_described_joint_is_held_with_its_own_options(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Joint 4 of a leg whose description gives it the corrected sensing holds as SPEJBL's joint
+    1 does with --sensing winding-bipolar (same preset, period and tuning); --sensing overrides
+    the description's and gives the default hold again."""
+    path = tmp_path / "leg.toml"
+    path.write_text('base = "spejbl-leg"\n[joint.4]\nsensing = "winding-bipolar"\n')
+    described, _, _ = analyze(HoldConfig(robot=str(path), joint=4, seconds=10))
+    assert described.pop("robot") == str(path) and described.pop("joint") == 4
+    assert described == analyze(HoldConfig(seconds=10, sensing="winding-bipolar"))[0]
+    assert described["sensing"] == "winding-bipolar" and described["share"]["rest"] >= 0.75
+    overridden, _, _ = analyze(HoldConfig(robot=str(path), joint=4, seconds=10,
+                                          sensing="supply-unipolar"))
+    del overridden["robot"], overridden["joint"]
+    assert overridden == analyze(HoldConfig(seconds=10))[0]
+    assert main(["analyze", "limit-cycle", "--robot", str(path), "--joint", "7"]) == 2
+    assert "--joint must be 1..6 (the joints of spejbl-leg)" in capsys.readouterr().err
+    assert main(["analyze", "limit-cycle", "--robot", str(path), "--joint", "4",
+                 "--zero-offset", "-0.02"]) == 2
+    assert "bipolar one has none" in capsys.readouterr().err
+
+
+def test_explicit_gains_hold_in_amperes_only(tmp_path: Path) -> None:
+    """A joint tuned by explicit gains (A per LSB) holds with exactly those gains in cascade;
+    the duty-driven voltage-pid hold refuses them rather than reading amperes as duty."""
+    path = tmp_path / "gains.toml"
+    path.write_text('base = "spejbl-leg"\n[joint.2]\ntuning = { r_p = 0.05, r_i = 0.002, '
+                    'r_d = 0.2 }\n')
+    cfg = HoldConfig(robot=str(path), joint=2, seconds=6)
+    bank = controller(cfg, held_joint(cfg))
+    assert (bank.r_p[0], bank.r_i[0], bank.r_d[0]) == (0.05, 0.002, 0.2)
+    assert analyze(cfg)[0]["tuning"] == "gains"
+    with pytest.raises(ValueError, match="--mode voltage-pid: the joint's tuning is explicit"):
+        analyze(HoldConfig(robot=str(path), joint=2, seconds=6, mode="voltage-pid"))

@@ -83,7 +83,8 @@ def test_limit_cycle_figure() -> None:
     try:
         assert len(data_axes(fig)) == 2
         assert all(word in title(fig) for word in
-                   ("SPEJBL", "servobus analyze limit-cycle", "seed 4", "cascade"))
+                   ("spejbl joint 1 held", "servobus analyze limit-cycle", "seed 4", "cascade",
+                    "supply-unipolar, R2"))
         assert assert_legends_hide_no_data(fig) == 2
     finally:
         plt.close(fig)

@@ -11,7 +11,7 @@ from servobus.presets.servos import HSR_5995TG
 from servobus.robot.file_keys import RobotFileError
 from servobus.robot.joint_options import Gains
 from servobus.robot.node_kinds import JOINT_OPTIONS, KINDS
-from servobus.robot.robot_file import BUS_KEYS, NODE_KEYS, TOP_KEYS, load, shipped
+from servobus.robot.robot_file import BUS_KEYS, NODE_KEYS, TOP_KEYS, load, load_with, shipped
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "robot-file.md"
 
@@ -251,3 +251,29 @@ def test_every_key_and_kind_is_documented() -> None:
     keys = {*TOP_KEYS, *BUS_KEYS, *NODE_KEYS, *JOINT_OPTIONS, *KINDS,
             *(key for kind in KINDS.values() for key in kind.node_keys)}
     assert keys - documented == set()
+
+
+def test_keys_set_by_path_override_the_file_and_its_base(tmp_path: Path) -> None:
+    path = tmp_path / "leg.toml"
+    path.write_text('base = "spejbl-leg"\n[joint.3]\nalpha = 2.0\n')
+    leg = load_with(str(path), {"joint.3.alpha": 5.0, "defaults.tuning": "R2b",
+                                "nodes[8].compute": "1ms", "bus.bitrate": 500000})
+    assert [j.options.alpha for j in leg.joints] == [1, 1, 5.0, 1, 1, 1]  # type: ignore[union-attr]
+    assert {j.options.tuning for j in leg.joints} == {TUNINGS["R2b"]}  # type: ignore[union-attr]
+    assert leg.node_keys["HOST"]["compute_ns"] == 1_000_000 and leg.bitrate == 500000
+    assert load(str(path)).joints[2].options.alpha == 2.0  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("key, message", [
+    ("joint.3.alfa", r"leg\.toml: joint\.3\.alfa: unknown key \(did you mean alpha\?\)"),
+    ("nodes[9].compute", r"nodes\[9\]: no such entry: nodes has 8"),
+    ("name.first", r"name\.first: the key before it is a value, not a table"),
+    ("joint..alpha", r"joint\.\.alpha: not a key path"),
+    ("defaults.alpha", r"defaults\.alpha: must be a finite number, got 'x'"),
+])
+def test_a_bad_key_path_is_an_error_naming_file_and_key(tmp_path: Path, key: str,
+                                                        message: str) -> None:
+    path = tmp_path / "leg.toml"
+    path.write_text('base = "spejbl-leg"\n')
+    with pytest.raises(RobotFileError, match=message):
+        load_with(str(path), {key: "x" if key == "defaults.alpha" else 1})
