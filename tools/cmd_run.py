@@ -107,7 +107,7 @@ def parse_alphas(text: str) -> list[float]:
 
 # a time-triggered robot's options and the RobotConfig fields they set (the parser leaves them
 # out unless given: the description's apply, a cyclic robot refuses them)
-SPEJBL_OPTIONS = {"mode": "mode", "sensing": "sensing", "plant": "plant", "alpha": "alphas",
+TIME_TRIGGERED_OPTIONS = {"mode": "mode", "sensing": "sensing", "plant": "plant", "alpha": "alphas",
                   "tuning": "tuning", "anti_windup": "anti_windup", "meas_bytes": "meas_bytes",
                   "do": "actions"}
 C = TypeVar("C", RobotConfig, DescribedConfig)
@@ -127,7 +127,7 @@ def _robot(args: argparse.Namespace) -> tuple[Callable[[bool], Robot | Described
             raise ServobusError(f"--plot-joints {args.plot_joints}: {robot.name} has "
                                 f"joints 1..{joints}")
         return _time_triggered(args, robot)
-    given = [name for name in SPEJBL_OPTIONS if name in vars(args)]
+    given = [name for name in TIME_TRIGGERED_OPTIONS if name in vars(args)]
     if given:
         raise ServobusError(f"--{given[0].replace('_', '-')} applies to a time-triggered "
                             f"robot, not --robot {args.robot} ({robot.schedule})")
@@ -159,8 +159,12 @@ def _time_triggered(args: argparse.Namespace, robot: RobotFile
     """A time-triggered robot on its engines (a maker, as ``_robot``'s)."""
     from servobus.robot.engine_compiled import fast_forward_c
 
-    options = {field: getattr(args, name) for name, field in SPEJBL_OPTIONS.items()
+    options = {field: getattr(args, name) for name, field in TIME_TRIGGERED_OPTIONS.items()
                if name in vars(args)}
+    joints = len(robot.joints)
+    if len(options.get("alphas", [0])) not in (1, joints):
+        raise ServobusError(f"--alpha {','.join(f'{a:g}' for a in options['alphas'])}: give one "
+                            f"number or {joints} comma-separated (one per joint of {robot.name})")
     trajectory = load(args.trajectory, len(robot.joints)) if args.trajectory else None
     config = RobotConfig(robot=robot, seed=args.seed, faults=args.fault,
                          duration_s=args.duration, log_path=args.log,
