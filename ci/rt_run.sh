@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# One real-time run of the whole robot on a bus: 12 boards, the host, a recorder, then the tick.
+# One real-time run of the whole robot on a bus: 12 boards, the host, a recorder, then the time
+# trigger, the nodes of a 12-joint robot of PERIOD (default 4ms; it divides the 100 ms status
+# period) written by `servobus robot new` into the output directory.
 #
 #   ci/rt_run.sh INTERFACE CHANNEL DURATION_S [PERIOD]     e.g. socketcan vcan0 60 4ms
 #
@@ -44,6 +46,8 @@ if [ "$IFACE" = virtual ]; then
     IFACE=remote CHANNEL=$URL
 fi
 BUS=(--interface "$IFACE" --channel "$CHANNEL")
+"$PY" -m servobus robot new rt --joints 12 --period "$PERIOD" --out "$OUT" > /dev/null
+ROBOT=(--robot "$OUT/rt.toml")
 
 node() {  # node NAME servobus-args...: run in the background, report to $OUT/NAME.json
     local name=$1 timer=()
@@ -56,11 +60,11 @@ node() {  # node NAME servobus-args...: run in the background, report to $OUT/NA
 }
 
 node record log record --out "$OUT/bus.log"
-node boards boards --nodes 1-12 --period "$PERIOD"
-node host host
+node boards node board "${ROBOT[@]}"
+node host node host "${ROBOT[@]}"
 sleep "${RT_STARTUP:-10}"
 echo "rt_run: $IFACE $CHANNEL, ${DURATION} s at $PERIOD, output in $OUT" >&2
-node tick tick --period "$PERIOD" --duration "$DURATION"
+node tick node time-trigger "${ROBOT[@]}" --duration "$DURATION"
 wait "$tick_PID" || true
 sleep "${RT_SETTLE:-1}"
 stop "$boards_PID"

@@ -1,7 +1,7 @@
 """A cyclic robot described in a file (robot.robot_file: a central, 1..15 high-power boards, at
 most one servo board) on the simulated bus: its nodes built by kind, the load meter, fault
 scripts, the log, the run loop, the report.  The same node objects run on a real bus
-(`servobus central` / `hp-board` / ...).  The nodes are built central first, then the
+(`servobus node CENTRAL|HP_b|SERVO_BOARD --robot ...`).  The nodes are built central first, then the
 high-power boards, then the servo board, each kind in the file's order.
 
 Two media, one set of nodes: the period engine's LeanBus (``engine="period"``, the default where

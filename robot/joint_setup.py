@@ -36,8 +36,8 @@ class NoOverrides:
 
 
 def plant_seed(seed: int, joint: int) -> int:
-    """The noise seed of joint j's hardware in a robot of seed `seed` (every node command
-    uses the same, so a board on a real bus matches its twin in `servobus run`)."""
+    """The noise seed of joint j's hardware in a robot of seed `seed` (`servobus node` uses
+    the same, so a board on a real bus matches its twin in `servobus run`)."""
     return seed * 100 + joint - 1
 
 

@@ -22,10 +22,10 @@ def add_bus_arguments(parser: argparse.ArgumentParser, default: str | None = "vi
                         help="e.g. vcan0, a virtual channel name, ws://127.0.0.1:54701/")
 
 
-def add_meas_bytes_argument(parser: argparse.ArgumentParser, default: int | str | None = 2,
+def add_meas_bytes_argument(parser: argparse.ArgumentParser, default: int | str | None,
                             help: str | None = None) -> None:
     """--meas-bytes: the 2-byte (position) or 6-byte (position, supply, current) MEAS frames
-    (`default` argparse.SUPPRESS: absent unless given)."""
+    (`default` None: the robot's; argparse.SUPPRESS: absent unless given)."""
     parser.add_argument("--meas-bytes", type=int, choices=MEAS_BYTES, default=default, help=help)
 
 

@@ -17,9 +17,8 @@ from servobus.bus.log_reader import SUFFIXES
 from servobus.bus.schema import BITRATE_MAX, BITRATE_MIN, whole_ns_bit_time
 
 # classic CAN: ISO 11898 runs from 10 kbit/s to 1 Mbit/s
-# the shortest period / window of the analyses (about one CAN frame at 1 Mbit/s) and of the nodes
-# that run in wall-clock time (a Python loop cannot keep a sub-millisecond timer)
-PERIOD_MIN_NS, REALTIME_PERIOD_MIN_NS = 100_000, 1_000_000
+# the shortest period / window of the analyses (about one CAN frame at 1 Mbit/s)
+PERIOD_MIN_NS = 100_000
 SEED_MAX = 2**32 - 1
 
 Bad = argparse.ArgumentTypeError

@@ -59,8 +59,8 @@ def test_a_node_command_on_a_silent_endpoint_ends_with_an_error(
     monkeypatch.setattr(factory, "CONNECT_TIMEOUT_S", TIMEOUT_S)
     with endpoints.serving(endpoints.silent) as port:
         start = time.monotonic()
-        assert main(["tick", "--interface", "remote", "--channel", f"ws://127.0.0.1:{port}/",
-                     "--duration", "0.2"]) == 2
+        assert main(["node", "time-trigger", "--interface", "remote", "--channel",
+                     f"ws://127.0.0.1:{port}/", "--duration", "0.2"]) == 2
         assert time.monotonic() - start < TIMEOUT_S + 1.0
     err = capsys.readouterr().err
     assert err.startswith("error: remote ws://127.0.0.1:") and "answered within 0.5 s" in err
@@ -72,8 +72,8 @@ def test_a_server_that_stops_answering_after_the_handshake_ends_at_the_duration(
     answer = _frame(1, b'{"type": "bus_response", "payload": {"channel_info": "x"}}')
     with endpoints.serving(endpoints.upgraded(answer)) as port:
         start = time.monotonic()
-        assert main(["tick", "--interface", "remote", "--channel", f"ws://127.0.0.1:{port}/",
-                     "--duration", "0.3"]) == 0
+        assert main(["node", "time-trigger", "--interface", "remote", "--channel",
+                     f"ws://127.0.0.1:{port}/", "--duration", "0.3"]) == 0
         # the run's 0.3 s, then at most the connect timeout for the close never answered
         assert time.monotonic() - start < 0.3 + TIMEOUT_S + 1.0
 
@@ -82,8 +82,8 @@ def test_a_real_server_still_connects_and_a_node_runs_its_duration() -> None:
     server = serve_in_thread()
     try:
         start = time.monotonic()
-        assert main(["tick", "--interface", "remote", "--duration", "0.3", "--channel",
-                     f"ws://127.0.0.1:{server.server_port}/"]) == 0
+        assert main(["node", "time-trigger", "--interface", "remote", "--duration", "0.3",
+                     "--channel", f"ws://127.0.0.1:{server.server_port}/"]) == 0
         assert 0.3 <= time.monotonic() - start < 3.0
     finally:
         server.shutdown()

@@ -63,13 +63,16 @@ def _error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
     (["busload", "--frames", "400"], "needs --interface"),
     (["busload", "--interface", "virtual", "--frames", "0"], "outside"),
     (["remote-server", "--port", "99999"], "outside 0..65535"),  # was OverflowError
-    (["tick", "--period", "1us"], "outside 1 ms"),  # hung
-    (["tick", "--period", "1ns"], "outside 1 ms"),  # hung
-    (["tick", "--duration", "-1"], "outside"),
-    (["host", "--joints", "1,,2"], "an empty joint number"),  # was invalid literal for int()
-    (["host", "--joints", "1,x"], "whole numbers"),
-    (["host", "--joints", "1,1"], "named twice"),
-    (["board", "--node", "1", "--alpha", "-2"], "outside"),
+    (["node", "time-trigger", "--duration", "-1"], "outside"),
+    (["node", "time-trigger", "--seed", "-1"], "outside"),
+    (["node", "JOINT_13"], "JOINT_13: spejbl has no such node or kind (its nodes: TIME_TRIGGER, "
+                           "JOINT_1, JOINT_2,"),
+    (["node", "hp-board"], "hp-board: spejbl has no such node or kind"),  # guroo's kind
+    (["node", "central", "--robot", "spejbl-leg"], "central: spejbl-leg has no such node"),
+    (["node", "host", "time-trigger"], "TIME_TRIGGER, HOST: one node per process, or boards"),
+    (["node", "JOINT_1", "HOST"], "JOINT_1, HOST: one node per process, or boards together"),
+    (["node", "CENTRAL", "HP_1", "--robot", "guroo"], "CENTRAL, HP_1: one node per process"),
+    (["node", "host", "--robot", "/no/such.toml"], "no such file and no shipped robot"),
     (["step", "--alpha", "nan"], "not a finite number"),
     (["step", "--iw", "nan"], "not a finite number"),
     (["identify", "--joint", "1", "--alpha", "nan"], "not a finite number"),
@@ -85,6 +88,21 @@ def _error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
 def test_bad_value_is_a_clear_error(capsys: pytest.CaptureFixture[str], argv: list[str],
                                     message: str) -> None:
     assert message in _error(capsys, argv)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('name = \n', "line 1: invalid value (column 8): not TOML"),
+    # a real-time node cannot keep a sub-millisecond period: the description refuses one
+    ('base = "spejbl"\nname = "fast"\nperiod = "1us"\n', "period: '1us': whole milliseconds"),
+    ('base = "spejbl"\nname = "slow"\nperiod = "20ms"\n',
+     "period: 20 ms, but TICK's GenMsgCycleTime in servobus.dbc is 4 ms"),
+])
+def test_a_bad_robot_file_is_an_error_naming_it(capsys: pytest.CaptureFixture[str],
+                                                tmp_path: Path, text: str, message: str) -> None:
+    robot = tmp_path / "robot.toml"
+    robot.write_text(text)
+    err = _error(capsys, ["node", "time-trigger", "--robot", str(robot), "--duration", "0.01"])
+    assert err.startswith(f"error: {robot}: {message}") and err.count("\n") == 1, err
 
 
 @pytest.mark.skipif(socketcan_available(), reason="this kernel has AF_CAN")

@@ -1,6 +1,6 @@
-"""`servobus run --robot guroo` and GuRoo's node commands (`central`, `hp-board`,
-`servo-board`) from the command line: reports, plots, options that belong to the other robot,
-and the three node processes' code talking on one real (virtual) python-can bus."""
+"""`servobus run --robot guroo` and GuRoo's nodes as `servobus node` (CENTRAL, HP_b,
+SERVO_BOARD) from the command line: reports, plots, options that belong to the other robot,
+and the node processes' code talking on one real (virtual) python-can bus."""
 
 import json
 import threading
@@ -64,24 +64,26 @@ def test_a_bad_gait_file_is_an_error(capsys, tmp_path: Path) -> None:
 
 
 def test_central_and_boards_as_node_commands_on_one_bus(capsys, monkeypatch) -> None:
-    """The four commands' code on one virtual channel, each in its own thread (as processes on
-    a real bus would be); the central listens first, so it hears the boards announce."""
+    """Four `servobus node` commands' code on one virtual channel, each in its own thread (as
+    processes on a real bus would be); the central listens first, so it hears the boards
+    announce."""
     guroo = load_robot("guroo")
     for spec in guroo.nodes:  # compile or load the kernels first: threads share the GIL
         build_node(spec, guroo, robot_schema(guroo), DescribedConfig())
     opened = when_opened(monkeypatch, factory)
-    common = ["--interface", "virtual", "--channel", "guroo-nodes", "--json"]
-    central = threading.Thread(target=main, args=(["central", "--duration", "1.5", *common],))
+    common = ["--robot", "guroo", "--duration", "1.5", "--interface", "virtual", "--channel",
+              "guroo-nodes", "--json"]
+    central = threading.Thread(target=main, args=(["node", "CENTRAL", *common],))
     central.start()
     assert opened.wait(timeout=60)
-    boards = [["hp-board", "--board", str(b), "--duration", "1.5", *common] for b in (1, 2)]
-    boards.append(["servo-board", "--duration", "1.5", *common])
-    threads = [threading.Thread(target=main, args=(argv,)) for argv in boards]
+    threads = [threading.Thread(target=main, args=(["node", name, *common],))
+               for name in ("HP_1", "HP_2", "servo-board")]
     for thread in threads:
         thread.start()
     for thread in (*threads, central):
         thread.join(timeout=60)
-    reports = {r["node"]: r for r in _reports(capsys.readouterr().out)}
+    reports = {name: report for run in _reports(capsys.readouterr().out)
+               for name, report in run["nodes"].items()}
     central, hp1 = reports["CENTRAL"], reports["HP_1"]
     assert set(reports) == {"CENTRAL", "HP_1", "HP_2", "SERVO_BOARD"}
     assert central["boards_announced"] == [1, 2, 6] and central["rx_faults"] == 0
@@ -114,9 +116,9 @@ def test_feathering_and_board_bench_commands(capsys) -> None:
 def test_a_short_hp_board_process_sends_its_feedback_from_the_start(capsys) -> None:
     """The board's compiled kernel loads before its clock starts: a 0.2 s process sends its 50
     FEEDBACK frames (before, the first load ate the first ~0.3 s and it sent 2)."""
-    assert main(["hp-board", "--board", "2", "--interface", "virtual", "--channel",
+    assert main(["node", "HP_2", "--robot", "guroo", "--interface", "virtual", "--channel",
                  "guroo-short", "--duration", "0.2", "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
+    out = json.loads(capsys.readouterr().out)["nodes"]["HP_2"]
     assert out["feedback_sent"] >= 40 and out["periods"] >= 19_000
 
 
@@ -135,9 +137,10 @@ def test_budget_loop_belongs_to_guroo(capsys) -> None:
 
 def test_a_node_command_takes_another_description_and_refuses_a_board_it_lacks(capsys) -> None:
     bus = ["--interface", "virtual", "--channel", "nodes-of-the-arm", "--duration", "0.02"]
-    assert main(["hp-board", "--robot", "guroo-arm", "--board", "2", *bus, "--json"]) == 0
+    assert main(["node", "HP_2", "--robot", "guroo-arm", *bus, "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["node"] == "HP_2" and report["loop"] == "2khz"  # the arm file's loop
-    assert main(["hp-board", "--board", "7", *bus]) == 2
-    assert capsys.readouterr().err == "error: guroo has no hp-board 7 (its hp-boards: 1, 2, 3, " \
-                                      "4, 5)\n"
+    assert report["robot"] == "guroo-arm" and list(report["nodes"]) == ["HP_2"]
+    assert report["nodes"]["HP_2"]["loop"] == "2khz"  # the arm file's loop
+    assert main(["node", "HP_7", "--robot", "guroo", *bus]) == 2
+    assert capsys.readouterr().err == "error: HP_7: guroo has no such node or kind (its nodes: " \
+                                      "CENTRAL, HP_1, HP_2, HP_3, HP_4, HP_5, SERVO_BOARD)\n"
