@@ -152,8 +152,8 @@ class CentralNode:
         self._rows: tuple[list, ...] = ([], [], [])  # the same chunk as lists
         # (arrival ns, joint, measured, commanded counts) per feedback position, for a plot
         self.samples: list[tuple[int, int, float, float]] | None = [] if keep_samples else None
-        # what the broadcast timer calls: `broadcast` unless an engine takes the periods over
-        # (it then runs some itself, hands the state back and re-arms with `arm_broadcast`)
+        # what the broadcast timer calls: `broadcast`, or an engine's hook; an engine that runs
+        # broadcasts itself hands the state back (`take_batch_state`) and re-arms (`arm_broadcast`)
         self.on_due: Callable[[], None] = self.broadcast
 
     def start(self, bus: can.BusABC, clock: Clock) -> None:
