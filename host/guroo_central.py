@@ -29,6 +29,7 @@ FEEDBACK_b and SERVO_STATUS from raw payloads.  Bytes and values equal the schem
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import can
@@ -45,11 +46,33 @@ LOOKAHEAD = 125  # broadcasts whose commands are evaluated at once (0.25 s at 2 
 SLOTS = pre.MOTORS_PER_BOARD  # velocity slots per high-power board (its motors)
 SERVO_WORDS = 4  # servo words per SERVO_SP frame
 TRIP_BIT, LIMIT_BIT = 0x1, 0x2
+# ``CentralState.ints``: id mismatches, servo updates, servo status (-1: never heard),
+# broadcasts, the number of the broadcast armed next
+C_MISMATCH, C_UPDATES, C_STATUS, C_BROADCASTS, C_K = range(5)
+# ``CentralState.floats``' rows, one column per velocity slot: the commanded position at the
+# last broadcast, the velocity it sent, the squared errors' sum, the largest error, the count
+F_COMMANDED, F_SENT_W, F_ERR_SQ, F_ERR_MAX, F_ERR_N = range(5)
 
 
 def _degrees(counts: list[float | None]) -> list[float | None]:
     """Motor counts to joint degrees (None stays None: a joint never heard)."""
     return [None if x is None else x / COUNTS_PER_DEG for x in counts]
+
+
+@dataclass
+class CentralState:
+    """The central's state as arrays (``CentralNode.batch_state``), for a compiled engine to
+    read and write in place and hand back (``CentralNode.take_batch_state``)."""
+
+    ints: np.ndarray  # C_*
+    floats: np.ndarray  # F_* rows by velocity slot
+    sent: int  # the last broadcast's instant (ns)
+    last_seen: np.ndarray  # per supervised board (high-power, then servo): its last frame (ns)
+    silent: np.ndarray  # per supervised board: counted silent
+    faults: np.ndarray  # per supervised board: its servo faults
+    tripped: np.ndarray  # per high-power board: its last status word's trip bit
+    trips: np.ndarray  # per high-power board: trips seen
+    limits: np.ndarray  # per high-power board: frames with the current limit active
 
 
 class CentralNode:
@@ -129,6 +152,9 @@ class CentralNode:
         self._rows: tuple[list, ...] = ([], [], [])  # the same chunk as lists
         # (arrival ns, joint, measured, commanded counts) per feedback position, for a plot
         self.samples: list[tuple[int, int, float, float]] | None = [] if keep_samples else None
+        # what the broadcast timer calls: `broadcast`, or an engine's hook; an engine that runs
+        # broadcasts itself hands the state back (`take_batch_state`) and re-arms (`arm_broadcast`)
+        self.on_due: Callable[[], None] = self.broadcast
 
     def start(self, bus: can.BusABC, clock: Clock) -> None:
         """Keep the bus and clock; the first broadcast now, the boards' silence counted from
@@ -137,7 +163,24 @@ class CentralNode:
         self._send_data = getattr(bus, "send_data", None)
         self._t0 = self._t_sent = clock.now_ns()
         self._last_seen = {b: self._t0 for b in self.servo_faults}
-        clock.call_at(self._t0, self._broadcast)
+        self.arm_broadcast(self._t0)
+
+    def arm_broadcast(self, at: int) -> None:
+        """Arm the broadcast timer for `at` (ns)."""
+        self.clock.call_at(at, lambda: self.on_due())
+
+    @property
+    def armed(self) -> int:
+        """The number of the broadcast armed next (k: its grid instant is ``next_due``)."""
+        return self._k
+
+    def next_due(self) -> int:
+        """The grid instant of the broadcast armed next (ns)."""
+        return self._t0 + self._k * self.period_ns
+
+    def on_grid(self, t: int) -> bool:
+        """Whether `t` (ns) is one of the broadcast grid's instants."""
+        return (t - self._t0) % self.period_ns == 0
 
     def commands(self, t_s: float) -> tuple[np.ndarray, np.ndarray]:
         """The velocity slots' set-points (cnt/s, LSB-rounded) and the servo slots' positions
@@ -193,7 +236,9 @@ class CentralNode:
         w, raw_w, raw_p = (np.concatenate(c) for c in zip(*parts, strict=True))
         return w, raw_w, raw_p
 
-    def _broadcast(self) -> None:
+    def broadcast(self) -> None:
+        """The broadcast timer: supervision, every VEL_SP_b and SERVO_SP_k, the next timer on
+        the grid (the instants a late broadcast overran skipped)."""
         now = self.clock.now_ns()
         self._supervise(now)
         dt = now - self._t_sent
@@ -217,7 +262,7 @@ class CentralNode:
         behind = max(0, (now - self._t0) // self.period_ns + 1 - self._k)
         self.late += behind
         self._k += behind
-        self.clock.call_at(self._t0 + self._k * self.period_ns, self._broadcast)
+        self.arm_broadcast(self.next_due())
 
     def _supervise(self, now: int) -> None:
         """A board whose last `silent_after` feedback deadlines passed without a frame."""
@@ -294,6 +339,52 @@ class CentralNode:
             self._err_n[j] += 1
             self._err_sq[j] += err * err
             self._err_max[j] = max(self._err_max[j], abs(err))
+
+    def batch_state(self) -> CentralState:
+        """The state a compiled period engine runs on, as new arrays (``CentralState``)."""
+        supervised, hp = list(self.servo_faults), [b.board for b in self.hp]
+        ints = np.array([self.id_mismatches,
+                         -1 if self.servo_updates is None else self.servo_updates,
+                         -1 if self.servo_status is None else self.servo_status,
+                         self.broadcasts, self._k], dtype=np.int64)
+        floats = np.array([self._commanded, self._sent_w, self._err_sq, self._err_max,
+                           [float(x) for x in self._err_n]], dtype=float)
+        return CentralState(
+            ints, floats, self._t_sent,
+            np.array([self._last_seen[b] for b in supervised], dtype=np.int64),
+            np.array([self._silent[b] for b in supervised], dtype=np.bool_),
+            np.array([self.servo_faults[b] for b in supervised], dtype=np.int64),
+            np.array([self._tripped[b] for b in hp], dtype=np.bool_),
+            np.array([self.trips[b] for b in hp], dtype=np.int64),
+            np.array([self.limit_frames[b] for b in hp], dtype=np.int64))
+
+    def take_batch_state(self, state: CentralState,
+                         samples: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+        """The state after an engine ran broadcasts on this node's behalf (``batch_state``'s
+        arrays, written), and the tracking samples it took (rows of arrival ns and joint, rows
+        of measured and commanded counts) when the node keeps them; the next broadcast is
+        the engine's to arm."""
+        (self.id_mismatches, updates, status, self.broadcasts, self._k) = state.ints.tolist()
+        self.servo_updates = None if updates < 0 else updates
+        self.servo_status = None if status < 0 else status
+        floats = state.floats
+        self._commanded, self._sent_w, self._err_sq, self._err_max = \
+            (row.tolist() for row in floats[:F_ERR_N])
+        self._err_n = [int(x) for x in floats[F_ERR_N].tolist()]
+        self._t_sent = state.sent
+        for k, b in enumerate(self.servo_faults):
+            self._last_seen[b] = int(state.last_seen[k])
+            self._silent[b] = bool(state.silent[k])
+            self.servo_faults[b] = int(state.faults[k])
+        for k, board in enumerate(self.hp):
+            b = board.board
+            self._tripped[b] = bool(state.tripped[k])
+            self.trips[b] = int(state.trips[k])
+            self.limit_frames[b] = int(state.limits[k])
+        if self.samples is not None and samples is not None:
+            ints, floats = samples
+            self.samples.extend((t, j, x, c) for (t, j), (x, c) in zip(
+                ints.tolist(), floats.tolist(), strict=True))
 
     def tracking(self) -> dict[str, list[float | None]]:
         """Per DC joint (in slot order): RMS and max |FEEDBACK - commanded| in counts and joint

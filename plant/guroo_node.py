@@ -72,6 +72,19 @@ class GurooBoardNode:
         self._feedback_id = int(schema.message(f"FEEDBACK_{board}").frame_id)
         self._feedback_ns = schema.cycle_ns(f"FEEDBACK_{board}")
         self._send_data: Callable[[int, bytes], None] | None = None
+        # what the feedback timer calls: `send_feedback`, or an engine's hook; an engine that
+        # runs the board itself hands its progress back (`ran_to`) and re-arms (`arm_feedback`)
+        self.on_feedback_due: Callable[[], None] = self.send_feedback
+
+    @property
+    def boot_ns(self) -> int:
+        """When the board booted (ns): its timer periods and feedback grid count from there."""
+        return self._t0
+
+    @property
+    def feedback_period_ns(self) -> int:
+        """FEEDBACK_b's period (the DBC's cycle time, ns)."""
+        return self._feedback_ns
 
     def start(self, bus: can.BusABC, clock: Clock) -> None:
         """Boot: acceptance filter, announce frame, the feedback timer."""
@@ -85,7 +98,21 @@ class GurooBoardNode:
             f"board_{self.board}": int(ram[g.BOARD_ID])})
         msg.arbitration_id = fw.standard_id(int(ram[g.MSGIDH]))  # the mailbox's own ID
         send_or_count(bus, msg, self)
-        clock.call_at(self._t0 + self._feedback_ns, self._feedback)
+        self.arm_feedback(self.next_feedback_due())
+
+    def arm_feedback(self, at: int) -> None:
+        """Arm the feedback timer for `at` (ns)."""
+        self.clock.call_at(at, lambda: self.on_feedback_due())
+
+    def next_feedback_due(self) -> int:
+        """The grid instant of the next FEEDBACK_b (ns)."""
+        return self._t0 + (self.feedback_sent + 1) * self._feedback_ns
+
+    def ran_to(self, periods: int, feedback_sent: int) -> None:
+        """An engine ran the board on its behalf: its rig's timer periods since boot and the
+        feedbacks sent so far (the rig's arrays it ran in place); the next feedback is the
+        engine's to arm."""
+        self.rig.periods, self.feedback_sent = periods, feedback_sent
 
     def advance(self, upto_ns: int | None = None) -> None:
         """Run the board up to the clock's now, or to `upto_ns` (whole timer periods since boot)."""
@@ -129,16 +156,16 @@ class GurooBoardNode:
         return (*(max(min(x >> 3, 32767), -32768) for x in ram[g.POS:g.POS + n].tolist()),
                 int(ram[g.STATUS]) & 0xFFFF)
 
-    def _feedback(self) -> None:
+    def send_feedback(self) -> None:
+        """The feedback timer: FEEDBACK_b from RAM, the next on the grid."""
         # the state at the feedback's own instant: a process that runs late delays the frame,
         # not the board's clock (in lockstep the two are the same); only a set-point handled in
         # the meantime has already run the board to its own, later arrival
-        self.advance(self._t0 + (self.feedback_sent + 1) * self._feedback_ns)
+        self.advance(self.next_feedback_due())
         send_bytes_or_count(self.bus, self._send_data, self._feedback_id,
                             self._fb_words.pack(*self.feedback_words()), self)
         self.feedback_sent += 1
-        self.clock.call_at(self._t0 + (self.feedback_sent + 1) * self._feedback_ns,
-                           self._feedback)
+        self.arm_feedback(self.next_feedback_due())
 
     def report(self) -> dict:
         """Counters and last state of the board for the run report."""

@@ -55,6 +55,12 @@ class RCServoBank:
         self._j = preset.SERVO_INERTIA_KG_M2
         self._tau, self._speed = preset.SERVO_TORQUE_NM, preset.SERVO_SPEED_RAD_S
 
+    @property
+    def constants(self) -> np.ndarray:
+        """The model's constants in ``run_steps``' order (KP, KD, J, torque, speed, step in s),
+        for a compiled caller."""
+        return np.array([self._kp, self._kd, self._j, self._tau, self._speed, self._dt])
+
     def set_pulse(self, k: int, pulse_us: int) -> None:
         """Servo k's new pulse width: its reference angle from now on."""
         self.ref[k] = (pulse_us - servo_board.CENTER) / servo_board.US_PER_RAD

@@ -20,6 +20,7 @@ rounds back to them exactly) and the node sends its status as bytes; same frames
 
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import can
@@ -36,6 +37,33 @@ POWER_UP_SPREAD_RAD = 0.020
 # the report's angles in rad to 6 decimals: 1 urad, 1/1000 of a set-point LSB (a held servo's
 # PD decays geometrically towards its reference and never reaches it: 1e-143 rad reads 0)
 REPORT_DECIMALS = 6
+# ``ServoState.ints``: the firmware's updates counter and status byte, SERVO_SP frames handled,
+# the node's update count, the servo models' clock (ns), the number of the status armed next
+S_UPDATES, S_STATUS, S_FRAMES, S_NODE_UPDATES, S_T, S_K = range(6)
+
+
+@dataclass
+class ServoState:
+    """The servo board's state as arrays (``ServoBoardNode.batch_state``), for a compiled
+    engine to read and write in place and hand back (``ServoBoardNode.take_batch_state``); the
+    models' arrays are the bank's own."""
+
+    theta: np.ndarray
+    omega: np.ndarray
+    ref: np.ndarray
+    max_error: np.ndarray
+    step_ns: int  # the models' integration step
+    constants: np.ndarray  # the models' constants (``RCServoBank.constants``)
+    words: np.ndarray  # the firmware's set-point words
+    pulses: np.ndarray  # the firmware's pulse widths (us)
+    ints: np.ndarray  # S_*
+    status_t0: int  # the status grid's origin (boot, ns)
+    status_ns: int  # the status period
+
+    def arrays(self) -> tuple[Any, ...]:
+        """The fields in their order, as the compiled call takes them."""
+        return (self.theta, self.omega, self.ref, self.max_error, self.step_ns, self.constants,
+                self.words, self.pulses, self.ints, self.status_t0, self.status_ns)
 
 
 class ServoBoardNode:
@@ -67,6 +95,9 @@ class ServoBoardNode:
         # DBC's codecs
         self._status_bytes = schema.codec("SERVO_STATUS").layout
         self._send_data: Callable[[int, bytes], None] | None = None
+        # what the status timer calls: `send_status`, or an engine's hook; an engine that sends
+        # statuses itself hands the state back (`take_batch_state`) and re-arms (`arm_status`)
+        self.on_status_due: Callable[[], None] = self.send_status
 
     def start(self, bus: can.BusABC, clock: Clock) -> None:
         """Boot: acceptance filter, announce, status timer; the servos start at now."""
@@ -78,7 +109,15 @@ class ServoBoardNode:
         send_or_count(bus, self.schema.encode(f"ANNOUNCE_{self.board_id}",
                                               {f"board_{self.board_id}": self.board_id}), self)
         self._status_t0, self._status_k = clock.now_ns(), 1
-        clock.call_at(self._status_t0 + self.status_period_ns, self._status)
+        self.arm_status(self.next_status_due())
+
+    def arm_status(self, at: int) -> None:
+        """Arm the status timer for `at` (ns)."""
+        self.clock.call_at(at, lambda: self.on_status_due())
+
+    def next_status_due(self) -> int:
+        """The grid instant of the status armed next (ns)."""
+        return self._status_t0 + self._status_k * self.status_period_ns
 
     def on_message(self, msg: can.Message) -> None:
         """The CAN receive interrupt: set-point words to pulse widths."""
@@ -114,13 +153,33 @@ class ServoBoardNode:
             k = 4 * (frame - 1) + i
             self.servos.set_pulse(k, self.ram.pulse_us[k])
 
-    def _status(self) -> None:
+    def send_status(self) -> None:
+        """The status timer: SERVO_STATUS (the servos advanced to now), the next on the grid."""
         self.servos.advance_to(self.clock.now_ns())
         updates, status = self.ram.updates & 0xFF, self.ram.status
         send_bytes_or_count(self.bus, self._send_data, self._status_id,
                             self._status_bytes.pack(updates, status), self)
         self._status_k += 1  # an absolute grid from boot: a late status shifts no later one
-        self.clock.call_at(self._status_t0 + self._status_k * self.status_period_ns, self._status)
+        self.arm_status(self.next_status_due())
+
+    def batch_state(self) -> ServoState:
+        """The state a compiled period engine runs on (``ServoState``: the models' arrays in
+        place, the rest as new arrays)."""
+        bank, ram = self.servos, self.ram
+        ints = np.array([ram.updates, ram.status, self.frames, self.updates, bank.t_ns,
+                         self._status_k], dtype=np.int64)
+        return ServoState(bank.theta, bank.omega, bank.ref, bank.max_error, bank.step_ns,
+                          bank.constants, np.array(ram.words, dtype=np.int64),
+                          np.array(ram.pulse_us, dtype=np.int64), ints, self._status_t0,
+                          self.status_period_ns)
+
+    def take_batch_state(self, state: ServoState) -> None:
+        """The state after an engine ran this board's frames and timers (``batch_state``'s
+        arrays, written); the next status is the engine's to arm."""
+        ram, bank = self.ram, self.servos
+        ram.words, ram.pulse_us = state.words.tolist(), state.pulses.tolist()
+        ram.updates, ram.status, self.frames, self.updates, bank.t_ns, self._status_k = \
+            state.ints.tolist()
 
     def report(self) -> dict[str, Any]:
         """Updates, frames, positions (rad) and the largest tracking error seen (rad), the

@@ -29,9 +29,24 @@ from servobus.firmware import guroo_board as fw
 from servobus.firmware import guroo_memory as g
 from servobus.firmware import int16, int32
 from servobus.firmware import servo_board as sfw
-from servobus.host.guroo_central import LIMIT_BIT, SLOTS, TRIP_BIT
+from servobus.host.guroo_central import (
+    C_BROADCASTS,
+    C_K,
+    C_MISMATCH,
+    C_STATUS,
+    C_UPDATES,
+    F_COMMANDED,
+    F_ERR_MAX,
+    F_ERR_N,
+    F_ERR_SQ,
+    F_SENT_W,
+    LIMIT_BIT,
+    SLOTS,
+    TRIP_BIT,
+)
 from servobus.plant import guroo_rig, rc_servo
 from servobus.plant.kernel_cache import cached_njit
+from servobus.plant.servo_board import S_FRAMES, S_K, S_NODE_UPDATES, S_STATUS, S_T, S_UPDATES
 from servobus.robot import period_loop as wire
 
 run_periods = guroo_rig.run_periods_lean  # the reference's results, hot state in locals
@@ -47,11 +62,8 @@ SH_SERVOS, SH_FRAMES = range(2)
 # central's last broadcast instant
 B_SAMPLES = wire.B_FRAMES + 1
 B_SENT = B_SAMPLES + 1
-# central's integers: id mismatches, servo updates, servo status (-1: never heard), broadcasts, k
-C_MISMATCH, C_UPDATES, C_STATUS, C_BROADCASTS, C_K = range(5)
-# servo board's integers: firmware updates counter, status byte, frames, node's update count,
-# the models' clock, status timer's k
-S_UPDATES, S_STATUS, S_FRAMES, S_NODE_UPDATES, S_T, S_K = range(6)
+# the nodes' state arrays: the central's ints C_* and float rows F_* (``CentralState``), the
+# servo board's ints S_* (``ServoState``)
 
 
 @register_jitable
@@ -112,8 +124,8 @@ def servo_setpoints(frame, count, data, f, words, pulses, sint, ref):
 def on_feedback(b, board_id, n, xs, status, now, cint, cfl, last_seen, silent, tripped, trips,
                 limits, slot_joints, samples_i, samples_f, bus, keep):
     """``CentralNode._on_feedback`` for the b-th board (0-based; DIP-switch ID `board_id`, n
-    joints); cfl rows: commanded, sent_w, err_sq, err_max, err_n; cint C_*; the last
-    broadcast's instant in bus[B_SENT]."""
+    joints); cfl: the central's F_* rows, cint its C_*; the last broadcast's instant in
+    bus[B_SENT]."""
     last_seen[b] = now
     silent[b] = False
     t = status & TRIP_BIT != 0
@@ -127,16 +139,16 @@ def on_feedback(b, board_id, n, xs, status, now, cint, cfl, last_seen, silent, t
     dt = now - bus[B_SENT]
     for i in range(n):
         j = SLOTS * b + i
-        commanded = cfl[0, j] + cfl[1, j] * dt / 1e9
+        commanded = cfl[F_COMMANDED, j] + cfl[F_SENT_W, j] * dt / 1e9
         err = xs[i] - commanded
         if keep:
             s = bus[B_SAMPLES]
             samples_i[s, 0], samples_i[s, 1] = now, slot_joints[j]
             samples_f[s, 0], samples_f[s, 1] = xs[i], commanded
             bus[B_SAMPLES] = s + 1
-        cfl[4, j] += 1.0
-        cfl[2, j] += err * err
-        cfl[3, j] = max(cfl[3, j], abs(err))
+        cfl[F_ERR_N, j] += 1.0
+        cfl[F_ERR_SQ, j] += err * err
+        cfl[F_ERR_MAX, j] = max(cfl[F_ERR_MAX, j], abs(err))
 
 
 def forward(n, t0, period_ns, bit_ns, table, bus, plan_w, plan_raw, plan_p,
@@ -185,7 +197,7 @@ def forward(n, t0, period_ns, bit_ns, table, bus, plan_w, plan_raw, plan_p,
                 faults[b] += 1
         dt = t - bus[B_SENT]
         for j in range(slots):
-            cfl[0, j] = cfl[0, j] + cfl[1, j] * dt / 1e9
+            cfl[F_COMMANDED, j] = cfl[F_COMMANDED, j] + cfl[F_SENT_W, j] * dt / 1e9
         seq = cint[C_BROADCASTS] % 65536
         for b in range(hp):
             nj = joints[b]
@@ -198,7 +210,7 @@ def forward(n, t0, period_ns, bit_ns, table, bus, plan_w, plan_raw, plan_p,
                 put16(payload[k_servo + h], 2 * m, plan_p[i, sfw.WORDS_PER_FRAME * h + m])
             wire.push(queue, k_servo + h, t)
         for j in range(slots):
-            cfl[1, j] = plan_w[i, j]
+            cfl[F_SENT_W, j] = plan_w[i, j]
         bus[B_SENT] = t
         cint[C_BROADCASTS] += 1
         cint[C_K] += 1

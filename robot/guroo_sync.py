@@ -2,9 +2,9 @@
 boards, at most one servo board) and its compiled period engine (``guroo_compiled``).
 
 The robot runs on the period engine's LeanBus; the central's broadcast timer calls
-``GurooEngine.on_broadcast`` instead of ``CentralNode._broadcast``, and the boards' and the servo
-board's timers are armed through a ``TimerClock`` that keeps their handles.  At a broadcast
-due now, n whole periods (GuRoo's 2 ms) run in one compiled call when
+``GurooEngine.on_broadcast`` instead of ``CentralNode.broadcast`` (its ``on_due`` hook), and the
+boards' and the servo board's timers are armed through a ``TimerClock`` that keeps their handles.
+At a broadcast due now, n whole periods (GuRoo's 2 ms) run in one compiled call when
 
 * the bus is idle (nothing queued or in flight, no arbitration pending, the wire free by now);
 * the broadcast is on the central's grid (none late) and every node timer is on that grid;
@@ -15,9 +15,12 @@ else this broadcast and its period run in Python on the LeanBus (``counts["perio
 configuration must be one the compiled loop models (``unsupported`` says why not): a central,
 then its high-power boards in its order, then its servo board (if any), as ``described`` builds
 them; frames with distinct IDs; a period whose frames at their longest end before the next
-broadcast.  The nodes' objects stay the truth: after a batch their state is
-written back, their timers re-armed, the frames charged to the load meter and handed to the
-taps (a log writer) in order, as LeanBus delivers them.
+broadcast.  The nodes' objects stay the truth and the engine uses their public interfaces only:
+each node packs its own state into the arrays the compiled call takes and takes them back
+(``CentralNode.batch_state`` / ``take_batch_state``, the servo board's likewise, the high-power
+boards' rigs run in place and ``ran_to``); their timers are re-armed (``arm_broadcast``,
+``arm_feedback``, ``arm_status`` at their ``next_*due``), the frames charged to the load meter
+and handed to the taps (a log writer) in order, as LeanBus delivers them.
 """
 
 from collections.abc import Callable
@@ -112,10 +115,10 @@ def unsupported(robot: "DescribedRobot") -> str | None:
     worst = sum(fb.worst_case_bits(int(n)) for n in table[T_DLC])
     if worst * (NS_PER_S // schema.bitrate) >= period:
         return "a period whose frames at their longest may end after the next broadcast"
-    if len({b._feedback_ns for b in boards}) != 1 or \
-            central.feedback_period_ns != boards[0]._feedback_ns:
+    if len({b.feedback_period_ns for b in boards}) != 1 or \
+            central.feedback_period_ns != boards[0].feedback_period_ns:
         return "high-power boards whose feedback periods differ"
-    if any(b._feedback_ns % period for b in boards) or (
+    if any(b.feedback_period_ns % period for b in boards) or (
             servo is not None and servo.status_period_ns % period):
         return "node timers off the broadcast grid"
     return None
@@ -138,7 +141,7 @@ class GurooEngine:
         self.clocks = {n: TimerClock(robot.env) for n in self.names[1:]}
         self.counts = {"compiled": 0, "period": 0}
         self.lean: LeanBus = None  # type: ignore[assignment]
-        central._broadcast = self.on_broadcast
+        central.on_due = self.on_broadcast  # its timers from now on
         schema = robot.schema
         self.table = message_table(schema, self.names, frame_names(central))
         self.frames = np.zeros((BATCH * self.table.shape[1], COLUMNS), dtype=np.int64)
@@ -150,7 +153,9 @@ class GurooEngine:
         self.joints = np.array([len(b.joints) for b in central.hp], dtype=np.int64)
         self.slot_joints = np.array(central.slot_joints, dtype=np.int64)
         self.shape = np.array([central.servo_joints, central.servo_frames], dtype=np.int64)
-        self.supervised = list(central.servo_faults)  # the boards' IDs: high-power, servo
+        none = np.zeros(1)  # the servo arguments without a servo board (never reached)
+        self.no_servo = (none, none, none, none, 1, np.zeros(6), np.zeros(1, dtype=np.int64),
+                         np.zeros(1, dtype=np.int64), np.zeros(6, dtype=np.int64), 0, 1)
 
     def clock(self, name: str) -> Any:
         """The clock node `name` starts on: the boards' and servo board's keep their timers."""
@@ -166,16 +171,16 @@ class GurooEngine:
         """The central's timer: a compiled batch from here, or this period in Python."""
         if self._batch() == 0:
             self.counts["period"] += 1
-            CentralNode._broadcast(self.central)
+            self.central.broadcast()
 
     def _batch(self) -> int:
         """Run as many periods compiled as may from now (the module docstring); how many."""
         env, lean, central = self.env, self.lean, self.central
         now, period = env.now, central.period_ns
-        if not lean.idle(now) or central._t0 + central._k * period != now:
+        if not lean.idle(now) or central.next_due() != now:
             return 0
         handles = [c.handle for c in self.clocks.values()]
-        if any(h is None or h.time < now or (h.time - central._t0) % period for h in handles):
+        if any(h is None or h.time < now or not central.on_grid(h.time) for h in handles):
             return 0
         with deferred_signals():  # a batch and its write-back are one step for an interrupt
             for h in handles:
@@ -185,7 +190,7 @@ class GurooEngine:
                                     now + BATCH * period) if x is not None)
             n = max(0, (limit - now) // period)
             if n:
-                self._run(n, *central.plan_arrays(central._k, n))
+                self._run(n, *central.plan_arrays(central.armed, n))
                 self.counts["compiled"] += n
             self._rearm()
         return n
@@ -193,105 +198,50 @@ class GurooEngine:
     def _rearm(self) -> None:
         """The boards' and servo board's next timers (as their own code arms them)."""
         for board in self.boards:
-            self.clocks[board.name].call_at(board._t0 + (board.feedback_sent + 1) *
-                                            board._feedback_ns, board._feedback)
-        servo = self.servo
-        if servo is not None:
-            self.clocks[servo.name].call_at(servo._status_t0 + servo._status_k *
-                                            servo.status_period_ns, servo._status)
-
-    def _servo_state(self) -> tuple[Any, ...]:
-        """The servo board's state as the compiled call takes it (bank arrays, step, constants,
-        firmware words and pulses, integers, status timer); zeros for a robot without one (the
-        call never reaches them)."""
-        servo = self.servo
-        if servo is None:
-            none = np.zeros(1)
-            return (none, none.copy(), none.copy(), none.copy(), 1, np.zeros(6),
-                    np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
-                    np.zeros(6, dtype=np.int64), 0, 1)
-        bank, ram = servo.servos, servo.ram
-        sint = np.array([ram.updates, ram.status, servo.frames, servo.updates, bank.t_ns,
-                         servo._status_k], dtype=np.int64)
-        sc = np.array([bank._kp, bank._kd, bank._j, bank._tau, bank._speed, bank._dt])
-        return (bank.theta, bank.omega, bank.ref, bank.max_error, bank.step_ns, sc,
-                np.array(ram.words, dtype=np.int64), np.array(ram.pulse_us, dtype=np.int64),
-                sint, servo._status_t0, servo.status_period_ns)
+            board.arm_feedback(board.next_feedback_due())
+        if self.servo is not None:
+            self.servo.arm_status(self.servo.next_status_due())
 
     def _run(self, n: int, plan_w: np.ndarray, plan_raw: np.ndarray, plan_p: np.ndarray
              ) -> None:
-        """n periods compiled; the nodes' state written back, the frames charged and tapped."""
+        """n periods compiled; the nodes' state handed back, the frames charged and tapped."""
         env, lean, central, servo = self.env, self.lean, self.central, self.servo
         boards = self.boards
         t0 = env.now
         rigs = [b.rig for b in boards]
         periods = np.array([r.periods for r in rigs], dtype=np.int64)
         fb_sent = np.array([b.feedback_sent for b in boards], dtype=np.int64)
-        servo_state = self._servo_state()
-        words, pulses, sint = servo_state[6:9]
-        cint = np.array([central.id_mismatches,
-                         -1 if central.servo_updates is None else central.servo_updates,
-                         -1 if central.servo_status is None else central.servo_status,
-                         central.broadcasts, central._k], dtype=np.int64)
-        cfl = np.array([central._commanded, central._sent_w, central._err_sq, central._err_max,
-                        [float(x) for x in central._err_n]], dtype=float)
-        supervised, hp = self.supervised, self.hp_ids.tolist()
-        last_seen = np.array([central._last_seen[b] for b in supervised], dtype=np.int64)
-        silent = np.array([central._silent[b] for b in supervised], dtype=np.bool_)
-        faults = np.array([central.servo_faults[b] for b in supervised], dtype=np.int64)
-        tripped = np.array([central._tripped[b] for b in hp], dtype=np.bool_)
-        trips = np.array([central.trips[b] for b in hp], dtype=np.int64)
-        limits = np.array([central.limit_frames[b] for b in hp], dtype=np.int64)
+        servo_state = servo.batch_state() if servo is not None else None
+        state = central.batch_state()
         bus = np.zeros(gc.B_SENT + 1, dtype=np.int64)
-        bus[B_FREE], bus[gc.B_SENT] = lean.free_at, central._t_sent
+        bus[B_FREE], bus[gc.B_SENT] = lean.free_at, state.sent
         gc.forward_c(
             n, t0, central.period_ns, lean.bit_ns, self.table, bus, plan_w, plan_raw, plan_p,
             tuple(r.ram for r in rigs), tuple(r.rom for r in rigs),
             tuple(r.params for r in rigs), tuple(r.state for r in rigs),
             tuple(r.istate for r in rigs), periods,
-            np.array([b._t0 for b in boards], dtype=np.int64), PWM_NS, fb_sent,
-            boards[0]._feedback_ns, *servo_state,
-            cint, cfl, last_seen, silent, faults, tripped, trips, limits,
+            np.array([b.boot_ns for b in boards], dtype=np.int64), PWM_NS, fb_sent,
+            boards[0].feedback_period_ns,
+            *(servo_state.arrays() if servo_state is not None else self.no_servo),
+            state.ints, state.floats, state.last_seen, state.silent, state.faults,
+            state.tripped, state.trips, state.limits,
             (central.silent_after + 1) * central.feedback_period_ns,
             central.samples is not None, self.frames, self.data, self.samples_i,
             self.samples_f, self.hp_ids, self.joints, self.slot_joints, self.shape)
-        for rig, p in zip(rigs, periods.tolist(), strict=True):
-            rig.periods = p
-        for board, sent in zip(boards, fb_sent.tolist(), strict=True):
-            board.feedback_sent = sent
-        if servo is not None:
-            ram, bank = servo.ram, servo.servos
-            ram.words, ram.pulse_us = words.tolist(), pulses.tolist()
-            ram.updates, ram.status, servo.frames, servo.updates, bank.t_ns, \
-                servo._status_k = sint.tolist()
-        (central.id_mismatches, updates, status, central.broadcasts, central._k) = cint.tolist()
-        central.servo_updates = None if updates < 0 else updates
-        central.servo_status = None if status < 0 else status
-        central._commanded, central._sent_w, central._err_sq, central._err_max = \
-            (row.tolist() for row in cfl[:4])
-        central._err_n = [int(x) for x in cfl[4].tolist()]
-        central._t_sent = int(bus[gc.B_SENT])
-        for k, b in enumerate(supervised):
-            central._last_seen[b] = int(last_seen[k])
-            central._silent[b] = bool(silent[k])
-            central.servo_faults[b] = int(faults[k])
-        for k, b in enumerate(hp):
-            central._tripped[b] = bool(tripped[k])
-            central.trips[b] = int(trips[k])
-            central.limit_frames[b] = int(limits[k])
-        if central.samples is not None:
-            s = int(bus[gc.B_SAMPLES])
-            central.samples.extend(
-                (t, j, x, c) for (t, j), (x, c) in zip(self.samples_i[:s].tolist(),
-                                                       self.samples_f[:s].tolist(), strict=True))
+        for board, p, sent in zip(boards, periods.tolist(), fb_sent.tolist(), strict=True):
+            board.ran_to(p, sent)
+        if servo_state is not None:
+            servo.take_batch_state(servo_state)
+        state.sent = int(bus[gc.B_SENT])
+        s = int(bus[gc.B_SAMPLES])
+        central.take_batch_state(state, (self.samples_i[:s], self.samples_f[:s]))
         self._deliver(int(bus[B_FRAMES]))
         lean.free_at = int(bus[B_FREE])
         env.advance(int(self.frames[int(bus[B_FRAMES]) - 1, F_END]))
-        env.call_at(t0 + n * central.period_ns, central._broadcast)
+        central.arm_broadcast(central.next_due())
 
     def _deliver(self, count: int) -> None:
         """The batch's frames to the load meter and the taps, in order (as LeanBus._deliver)."""
         self.lean.frames += count
-        if self.robot._charges is not None:
-            self.robot._charges.flush()
+        self.robot.flush_charges()
         hand_over(self.frames[:count], self.data[:count], self.robot.meter, self.lean.taps)

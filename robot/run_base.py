@@ -118,10 +118,14 @@ class RobotRun:
         run_and_close(self.env, duration_s, self.description.period_ns,
                       chunk_for(chunk_s, self.compiled is not None), progress, self.close)
 
-    def close(self) -> None:
-        """Charge the meter with every frame so far; flush and close the log."""
+    def flush_charges(self) -> None:
+        """Charge the meter with every frame so far (the LeanBus's charges are batched)."""
         if self._charges is not None:
             self._charges.flush()
+
+    def close(self) -> None:
+        """Charge the meter with every frame so far; flush and close the log."""
+        self.flush_charges()
         if self.log is not None:
             self.log.close()
 
@@ -135,8 +139,7 @@ class RobotRun:
     def bus_fields(self, predicted_pct: float) -> dict[str, Any]:
         """The report's fields about the bus: measured and predicted load, error frames, the
         engine and its periods."""
-        if self._charges is not None:
-            self._charges.flush()
+        self.flush_charges()
         return {"bus_load_pct": self.meter.report()["load_pct"],
                 "bus_load_predicted_pct": predicted_pct,
                 "error_frames": self.medium.error_frames if self.medium is not None else 0,

@@ -104,8 +104,8 @@ def test_central_broadcast_bytes_equal_the_schema_codec() -> None:
         clock.now = ref_clock.now = k * 2 * MS
         central._k = reference._k = k
         central.broadcasts = reference.broadcasts = k
-        central._broadcast()
-        reference._broadcast()
+        central.broadcast()
+        reference.broadcast()
         w, p = _commands(central.gait.state(k * 2 * MS / 1e9))
         expected = [SCHEMA.encode_data(f"VEL_SP_{b}", {
             **{f"w_{3 * b - 2 + i}": w[3 * b - 3 + i] for i in range(3)}, f"seq_{b}": k})
@@ -174,8 +174,8 @@ def test_board_byte_path_equals_the_message_path(payloads: list[bytes], board: i
         handler(sp_id, data, clock.now)
         slow.on_message(can.Message(arbitration_id=sp_id, data=data, is_extended_id=False))
         if n % 3 == 0:  # the feedback timer in between
-            fast._feedback()
-            slow._feedback()
+            fast.send_feedback()
+            slow.send_feedback()
     assert fast.report() == slow.report() and fast.rx_faults == sum(len(d) != 8 for d in payloads)
     assert np.array_equal(fast.rig.ram, slow.rig.ram)
     assert fast_bus.sent == slow_bus.sent
@@ -194,8 +194,8 @@ def test_servo_board_byte_path_equals_the_message_path(payloads: list[tuple[int,
         handlers[can_id](can_id, data, clock.now)
         slow.on_message(can.Message(arbitration_id=can_id, data=data, is_extended_id=False))
         if n % 2 == 0:
-            fast._status()
-            slow._status()
+            fast.send_status()
+            slow.send_status()
     assert fast.report() == slow.report() and fast_bus.sent == slow_bus.sent
 
 
@@ -209,8 +209,8 @@ def test_central_byte_handlers_equal_the_message_path(seed: int, frames: int) ->
     for n in range(frames):
         clock.now = slow_clock.now = n * 1_000_000 + rng.randrange(1_000_000)
         if n % 2 == 0:
-            fast._broadcast()
-            slow._broadcast()
+            fast.broadcast()
+            slow.broadcast()
         can_id = rng.choice(sorted(handlers))
         size = 2 if can_id == int(SCHEMA.message("SERVO_STATUS").frame_id) else 8
         data = rng.randbytes(size if rng.random() > 0.1 else size - 1)
