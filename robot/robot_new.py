@@ -2,9 +2,12 @@
 one servo board per joint, the PID host with consecutive actuation groups of four, every joint
 option at its default -- the starting point for a robot of one's own."""
 
+import tempfile
 from pathlib import Path
 
 from servobus.bus.dbc_generate import JOINTS_MAX
+from servobus.robot.file_keys import RobotFileError
+from servobus.robot.robot_check import check
 from servobus.robot.robot_dbc import dbc_text
 from servobus.robot.robot_file import NAME, load
 
@@ -40,9 +43,21 @@ def description_text(name: str, joints: int, period_ms: int = 4,
 
 def write_new(name: str, joints: int, folder: Path, period_ms: int = 4,
               groups: list[list[int]] | None = None) -> tuple[Path, Path]:
-    """Write `name`.toml and its generated `name`.dbc into `folder`; their paths."""
+    """Write `name`.toml and its generated `name`.dbc into `folder`, once the two are checked
+    together (RobotFileError, nothing written: a period the frames do not fit, ...); their
+    paths."""
+    text = description_text(name, joints, period_ms, groups)
+    paths = folder / f"{name}.toml", folder / f"{name}.dbc"
+    with tempfile.TemporaryDirectory() as scratch:
+        draft = Path(scratch) / f"{name}.toml"
+        draft.write_text(text)
+        try:
+            dbc = dbc_text(load(str(draft)))
+            (Path(scratch) / f"{name}.dbc").write_text(dbc)
+            check(load(str(draft)))
+        except RobotFileError as err:  # named as the file it would have been
+            raise RobotFileError(str(err).replace(str(draft), str(paths[0]))) from None
     folder.mkdir(parents=True, exist_ok=True)
-    toml, dbc = folder / f"{name}.toml", folder / f"{name}.dbc"
-    toml.write_text(description_text(name, joints, period_ms, groups))
-    dbc.write_text(dbc_text(load(str(toml))))
-    return toml, dbc
+    paths[0].write_text(text)
+    paths[1].write_text(dbc)
+    return paths

@@ -63,7 +63,8 @@ def _do_new(args: argparse.Namespace) -> None:
         raise ServobusError(f"--period {args.period / 1e6:g} ms: whole milliseconds")
     toml, dbc = write_new(args.name, args.joints, folder, args.period // 1_000_000)
     summary = check(robot_file.load(str(toml)))  # the new robot is a right one
-    print(f"wrote {toml} and {dbc} ({summary['joints']} joints, "
+    joints = summary["joints"]
+    print(f"wrote {toml} and {dbc} ({joints} joint{'s' * (joints != 1)}, "
           f"{summary['period_used_pct']:.0f} % of the period used by its frames)")
 
 

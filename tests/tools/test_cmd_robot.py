@@ -74,3 +74,36 @@ def test_a_bad_description_is_an_error_naming_file_and_key(
     assert main(["robot", "check", str(toml)]) == 2
     assert capsys.readouterr().err == f"error: {toml}: line 1: invalid value (at its end): " \
                                       "not TOML\n"
+
+
+def test_new_writes_a_checked_robot_and_its_dbc(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """`robot new`: a description of N joints whose generated DBC has a MEAS per joint and an
+    ACTUATION per four joints; an existing file is kept unless --force."""
+    assert main(["robot", "new", "arm", "--joints", "5", "--out", str(tmp_path)]) == 0
+    assert "(5 joints," in capsys.readouterr().out
+    db = cantools.database.load_file(str(tmp_path / "arm.dbc"))
+    names = {m.name for m in db.messages}
+    assert {f"MEAS_{j}" for j in range(1, 6)} <= names and "MEAS_6" not in names
+    assert {"ACTUATION_1", "ACTUATION_2"} <= names and "ACTUATION_3" not in names
+    assert main(["robot", "check", str(tmp_path / "arm.toml")]) == 0
+    capsys.readouterr()
+    assert main(["robot", "new", "arm", "--joints", "3", "--out", str(tmp_path)]) == 2
+    assert "exists: give --force" in capsys.readouterr().err
+    assert main(["robot", "new", "one", "--joints", "1", "--out", str(tmp_path)]) == 0
+    assert "(1 joint," in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["--joints", "3", "--period", "8ms"], "divides its boards' 100 ms STATUS cycle"),
+    (["--joints", "128", "--period", "1ms"], "more than the period of 1 ms"),
+    (["--joints", "0"], "--joints"),
+])
+def test_new_refuses_a_robot_that_cannot_run_and_writes_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str],
+        expected: str) -> None:
+    out = tmp_path / "out"
+    assert main(["robot", "new", "bad", *args, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and expected in err
+    assert not out.exists()
