@@ -22,7 +22,6 @@ from servobus.bus.layout import Layout, layout_of
 from servobus.bus.untrusted import shown
 from servobus.firmware.memory import MODE_NAMES
 
-JOINTS = 12
 MEAS_BYTES = (2, 6)  # the measurement frame variants: MEAS_j and MEAS6_j
 TICK = "TICK"
 MODES = {name: value for value, name in enumerate(MODE_NAMES)}  # the firmware's MODE_* by name

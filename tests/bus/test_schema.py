@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from servobus.bus.schema import JOINTS, Schema, SchemaError, shipped_dbc
+from servobus.bus.schema import Schema, SchemaError, shipped_dbc
 
 SCHEMA = Schema()
 GUROO = Schema(shipped_dbc("guroo.dbc"), required=("VEL_SP_1",))
@@ -41,8 +41,10 @@ def test_every_signal_round_trips_over_its_whole_range(schema_message, data) -> 
 
 def test_schema_shape() -> None:
     names = {m.name for m in SCHEMA.db.messages}
-    assert {f"MEAS_{j}" for j in range(1, JOINTS + 1)} <= names
-    assert {f"MEAS6_{j}" for j in range(1, JOINTS + 1)} <= names
+    assert {f"MEAS_{j}" for j in range(1, 13)} <= names  # SPEJBL's 12 joints
+    assert {f"MEAS6_{j}" for j in range(1, 13)} <= names and "MEAS_13" not in names
+    assert SCHEMA.joints == 12 and SCHEMA.layout.groups == ((1, 2, 3, 4), (5, 6, 7, 8),
+                                                            (9, 10, 11, 12))
     tick = SCHEMA.message("TICK")
     assert tick.frame_id == min(m.frame_id for m in SCHEMA.db.messages)  # highest priority
     assert SCHEMA.bitrate == 1_000_000 and SCHEMA.tick_period_ns == 4_000_000
