@@ -278,7 +278,10 @@ class LeanBus:
         self.receivers(can_id, sender)(can_id, data, now)
 
 
-def rx_message(can_id: int, data: bytes, now: int, channel: str) -> can.Message:
+CHANNEL = "servobus0"  # the channel the period engine's frames carry, as the reference medium's
+
+
+def rx_message(can_id: int, data: bytes, now: int, channel: str = CHANNEL) -> can.Message:
     """The received frame as the reference medium hands it out (for logs and Python nodes)."""
     return can.Message(timestamp=now / NS_PER_S, arbitration_id=can_id, is_extended_id=False,
                        is_remote_frame=False, dlc=len(data), data=data, channel=channel,

@@ -225,8 +225,8 @@ class CentralNode:
                 w, p = self._setpoints(*self.gait.states(ts))
                 raw_w = (w / self._vel_lsb).astype(np.int64)  # exact: w is a multiple of the LSB
                 # C order whatever the set-points' shape, so the kernel sees one array type
-                self._plans = tuple(np.ascontiguousarray(a) for a in (w, raw_w,
-                                                                       p.astype(np.int64)))
+                self._plans = (np.ascontiguousarray(w), np.ascontiguousarray(raw_w),
+                               np.ascontiguousarray(p, dtype=np.int64))
                 self._rows = tuple(a.tolist() for a in self._plans)  # for `_plan`, row by row
                 self._plan_k, i = k, 0
             m = min(n, len(self._plans[0]) - i)

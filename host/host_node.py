@@ -22,6 +22,7 @@ import can
 import numpy as np
 
 from servobus.bus.node import Clock, decode_or_count, send_bytes_or_count, send_or_count
+from servobus.bus.period_engine import Handler, rx_message
 from servobus.bus.schema import (
     COMMANDS,
     MODE_NAMES,
@@ -35,6 +36,8 @@ from servobus.host.period_log import PeriodLog
 from servobus.host.pid import MimoController
 from servobus.host.supervisor import Supervisor
 from servobus.host.trajectory import Player
+
+DECODED_CACHE = 4096  # distinct MEAS payloads decoded and kept per joint
 
 
 @dataclass
@@ -137,6 +140,29 @@ class HostNode:
         self._fresh[j - 1] = True
         if self.supervisor.on_measurement(j, now) and self._pending != self._period:
             self._compute(self._period, now)
+
+    def byte_handlers(self) -> dict[int, Handler]:
+        """The frames it takes as bytes on a bus that hands them so (the period engine): each
+        MEAS_j, its position straight in when the host is idle (payloads repeat: decoded once),
+        else kept as a frame in the backlog like any other."""
+        return {can_id: self._measurement_bytes(j, can_id) for can_id, j in self._meas.items()}
+
+    def _measurement_bytes(self, j: int, can_id: int) -> Handler:
+        codec = self.schema.codec(meas_name(j, self.meas_bytes))
+        name = f"position_{j}"
+        positions: dict[bytes, float] = {}
+
+        def handler(can_id: int, data: bytes, now: int) -> None:
+            if not self.idle(now):
+                self.on_message(rx_message(can_id, data, now))
+                return
+            position = positions.get(data)
+            if position is None:
+                if len(positions) > DECODED_CACHE:
+                    positions.clear()
+                position = positions[data] = float(codec.decode(data)[name])
+            self.measurement(j, position, now)
+        return handler
 
     def idle(self, now: int) -> bool:
         """Whether a frame arriving at `now` is handled at once (not kept in the backlog)."""

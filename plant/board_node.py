@@ -11,6 +11,9 @@ one filter for several boards sharing a bus).  A tick brings the whole bank up t
 (``BoardBank.sync``): exactly in simulated time; on a real bus (the bank's ``max_step_ns``) the
 boards idle until the first tick and never simulate more than that span at a tick.  A frame that
 does not decode is counted (``rx_faults``), never raised.
+
+On the period engine's bus (bytes) the board takes its hot frames through ``byte_handlers``: the
+same firmware calls on raw payloads, decoded once per distinct payload.
 """
 
 from collections.abc import Callable
@@ -20,7 +23,9 @@ import can
 import numpy as np
 from can.typechecking import CanFilter
 
+from servobus.bus.frame_fast import stuffed_length
 from servobus.bus.node import Clock, send_or_count
+from servobus.bus.period_engine import Handler
 from servobus.bus.schema import (
     CAN_STATE_NAMES,
     COMMAND_NAMES,
@@ -36,6 +41,7 @@ from servobus.plant.board_bank import BoardBank
 from servobus.plant.kernel_cache import cached_njit
 
 STATUS_PERIOD_NS = 100_000_000
+DECODED_CACHE = 4096  # distinct payloads decoded and kept per board and message
 can_tick_fast = cached_njit(board.can_tick)  # the same handler, compiled
 
 
@@ -76,8 +82,9 @@ class BoardNode:
         self.on_status_due: Callable[[], None] = self.send_status
         self.rig = self.bank.rigs[self.index]
         group, _ = self.schema.layout.group_of(self.joint)
+        self._act_name, self._posref_name = actuation_name(group), f"POSREF_{group}"
         ids = {name: int(self.schema.message(name).frame_id) for name in
-               (TICK, actuation_name(group), f"POSREF_{group}", "COMMAND")}
+               (TICK, self._act_name, self._posref_name, "COMMAND")}
         self._tick, self._act, self._posref, self._cmd = ids.values()
         self._meas = meas_name(self.joint, self.meas_bytes)
         self._position = f"position_{self.joint}"
@@ -99,6 +106,52 @@ class BoardNode:
     def arm_status(self, at: int) -> None:
         """Arm the STATUS timer for `at` (ns)."""
         self.clock.call_at(at, lambda: self.on_status_due())
+
+    def byte_handlers(self) -> dict[int, Handler]:
+        """The frames it takes as bytes on a bus that hands them so (the period engine): TICK
+        (the bank brought to now once, the firmware's tick, its MEAS queued; a 2-byte MEAS kept
+        per position with its stuffed length), its group's ACTUATION and POSREF (decoded)."""
+        ram, rom, bank = self.rig.ram, self.rig.rom, self.bank
+        meas_id = int(self.schema.message(self._meas).frame_id)
+        codec = self.schema.codec(self._meas)
+        frames: dict[int, tuple[bytes, int]] = {}  # position -> payload, stuffed bits
+
+        def on_tick(can_id: int, data: bytes, now: int) -> None:
+            bank.advance_to(now)  # once per tick: the other boards' calls find it done
+            can_tick_fast(ram, rom)
+            send = self.bus.send_data  # type: ignore[attr-defined]  # a bus of bytes, started
+            # after its handlers are taken
+            if self.meas_bytes != 2:
+                send(*self.schema.encode_data(*self.measurement()))
+                return
+            position = int(ram[m.POS_TX])
+            frame = frames.get(position)
+            if frame is None:
+                payload = codec.encode({self._position: position})
+                frame = frames[position] = (payload, stuffed_length(meas_id, payload, False))
+            send(meas_id, *frame)
+
+        iw, xw = self.schema.codec(self._act_name), self.schema.codec(self._posref_name)
+        amps: dict[bytes, float] = {}
+        refs: dict[bytes, int] = {}
+
+        def on_actuation(can_id: int, data: bytes, now: int) -> None:
+            value = amps.get(data)
+            if value is None:
+                if len(amps) > DECODED_CACHE:
+                    amps.clear()
+                value = amps[data] = iw.decode(data)[f"iw_{self.joint}"]
+            self.rig.actuate(value)
+
+        def on_posref(can_id: int, data: bytes, now: int) -> None:
+            value = refs.get(data)
+            if value is None:
+                if len(refs) > DECODED_CACHE:
+                    refs.clear()
+                value = refs[data] = int(xw.decode(data)[f"xw_{self.joint}"])
+            board.can_posref(ram, value)
+
+        return {self._tick: on_tick, self._act: on_actuation, self._posref: on_posref}
 
     def on_message(self, msg: can.Message) -> None:
         """Run the firmware's CAN handler for an accepted frame."""

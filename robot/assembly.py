@@ -28,7 +28,6 @@ from servobus.host.trajectory import Trajectory
 from servobus.host.tunings import Tuning
 from servobus.presets.board import DEFAULT_BOARD, Sensing
 from servobus.robot.advance import ENGINES
-from servobus.robot.engine_run import wire
 from servobus.robot.engine_sync import CompiledEngine, unsupported
 from servobus.robot.joint_setup import default_plant, joint_options, pid_gains, tuning_name
 from servobus.robot.node_build import board_nodes, host_node, tick_node, trajectory_of
@@ -148,9 +147,8 @@ class Robot(RobotRun):
         else:
             if self.engine == "compiled":
                 self.compiled = CompiledEngine(self)
-            self.lean = wire(self)
-            if self.compiled is not None:
-                self.compiled.lean = self.lean
+            nodes: list[Any] = [self.tick, *self.boards, self.host]
+            self.lean = self._wire({n.name: n for n in nodes})
         for line in cfg.actions:
             self._schedule_action(line)
         self._open_log(cfg.log_path)

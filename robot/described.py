@@ -24,13 +24,10 @@ from typing import Any
 from servobus.bus.busload_cyclic import busload_cyclic
 from servobus.bus.faults import BUS_FAULTS
 from servobus.bus.node import Node
-from servobus.bus.period_engine import LeanBus
 from servobus.bus.scheduler import NS_PER_S
 from servobus.bus.schema import Schema
 from servobus.presets.guroo import Board
-from servobus.robot.charge_batch import BatchedCharges
 from servobus.robot.description import NodeSpec
-from servobus.robot.engine_run import NodeBus, python_handler
 from servobus.robot.file_keys import RobotFileError
 from servobus.robot.robot_file import RobotFile
 from servobus.robot.run_base import RobotRun
@@ -125,7 +122,7 @@ class DescribedRobot(RobotRun):
                                    {int(m.frame_id) for m in self.schema.db.messages},
                                    config.seed, end)
         else:
-            self.lean = self._wire()
+            self.lean = self._wire(self.nodes)
         self._open_log(config.log_path)
 
     def _unsupported(self) -> str | None:
@@ -136,27 +133,6 @@ class DescribedRobot(RobotRun):
         if why is None and self.config.realtime_factor is not None:
             why = "a run paced to wall time (--realtime) runs period by period"
         return why
-
-    def _wire(self) -> LeanBus:
-        """The nodes on a LeanBus: each hears what the DBC names it a receiver of, the hot frames
-        on raw payloads (a node's ``byte_handlers``), the rest as can.Message."""
-        lean = LeanBus(self.env, self.schema.bitrate)
-        for name, node in self.nodes.items():
-            heard = [int(m.frame_id) for m in self.schema.db.messages
-                     if any(name in s.receivers for s in m.signals)]
-            handlers = dict.fromkeys(heard, python_handler(node))
-            fast = getattr(node, "byte_handlers", None)  # hot frames on raw payloads
-            if fast is not None:
-                handlers.update({i: h for i, h in fast().items() if i in handlers})
-            lean.attach(name, handlers)
-        if self.compiled is not None:
-            self.compiled.bind(lean)
-        for k, (name, node) in enumerate(self.nodes.items()):
-            clock = self.env if self.compiled is None else self.compiled.clock(name)
-            node.start(NodeBus(lean, k), clock)  # type: ignore[arg-type]  # a bus's send
-        self._charges = BatchedCharges(self.meter)  # charged in compiled batches
-        lean.charges.append(self._charges.add)
-        return lean
 
     def _robot_fault(self, line: str) -> str:
         """'node N silent at T [for D]' as the bus fault on board N's node; other lines as

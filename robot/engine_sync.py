@@ -217,7 +217,7 @@ class CompiledEngine:
 
     def __init__(self, robot: "Robot") -> None:
         """Take over the time trigger's and the boards' STATUS timers (before the nodes start,
-        so that their first timers come here too); ``lean`` is set once the robot is wired."""
+        so that their first timers come here too); the bus is bound once the robot is wired."""
         self.robot = robot
         self.lean: LeanBus = None  # type: ignore[assignment]
         schema = robot.schema
@@ -244,6 +244,14 @@ class CompiledEngine:
         robot.tick.on_due = self.on_tick  # its timers from now on
         for node in robot.boards:
             node.on_status_due = partial(self.on_status, node)
+
+    def bind(self, lean: LeanBus) -> None:
+        """The period engine's bus the nodes are on (the batches' frames go out on it)."""
+        self.lean = lean
+
+    def clock(self, name: str) -> Any:
+        """A node's clock: the robot's environment (its timers come here through the hooks)."""
+        return self.robot.env
 
     def on_status(self, node: Any) -> None:
         """A board's STATUS timer: at a tick's instant the frame waits for that tick's decision
@@ -332,6 +340,7 @@ class CompiledEngine:
         tick.sent_by_engine(n)
 
     def _deliver(self, count: int) -> None:
-        """The batch's frames to the load meter and the taps, in order (as LeanBus._deliver;
-        the robot's only charge is its meter's, which has charged the boot period's frames)."""
+        """The batch's frames to the load meter and the taps, in order (as LeanBus._deliver):
+        the frames the LeanBus delivered before the batch are charged first."""
+        self.robot.flush_charges()
         hand_over(self.frames[:count], self.data[:count], self.robot.meter, self.lean.taps)

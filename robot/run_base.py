@@ -11,7 +11,7 @@ their nodes sit on the period engine's LeanBus and which compiled engine takes t
 periods.
 """
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from servobus.bus.fault_runner import apply_script
@@ -24,6 +24,7 @@ from servobus.bus.scheduler import NS_PER_S, Environment
 from servobus.bus.schema import Schema
 from servobus.robot.advance import ENGINES, chunk_for, engine_fields, run_and_close
 from servobus.robot.charge_batch import BatchedCharges
+from servobus.robot.engine_run import NodeBus, python_handler
 from servobus.robot.robot_file import RobotFile
 from servobus.robot.run_log import RunLog
 from servobus.robot.script_lines import script_time, script_words
@@ -101,6 +102,29 @@ class RobotRun:
         self.medium.taps.append(self.meter.tap)
         self.buses = [attach_sim(node, self.medium) for node in nodes]
         apply_script(self.medium, bus_faults, ids, self.description.period_ns, end_ns)
+
+    def _wire(self, nodes: Mapping[str, Any]) -> LeanBus:
+        """The nodes on the period engine's LeanBus, started: each hears what the DBC names it a
+        receiver of, its hot frames on raw payloads (a node's ``byte_handlers``), the rest as
+        can.Message; the compiled engine, if any, bound to the bus and giving each node its
+        clock; the load meter charged in batches."""
+        lean = LeanBus(self.env, self.schema.bitrate)
+        for name, node in nodes.items():
+            heard = [int(m.frame_id) for m in self.schema.db.messages
+                     if any(name in s.receivers for s in m.signals)]
+            handlers = dict.fromkeys(heard, python_handler(node))
+            fast = getattr(node, "byte_handlers", None)  # hot frames on raw payloads
+            if fast is not None:
+                handlers.update({i: h for i, h in fast().items() if i in handlers})
+            lean.attach(name, handlers)
+        if self.compiled is not None:
+            self.compiled.bind(lean)
+        for k, (name, node) in enumerate(nodes.items()):
+            clock = self.env if self.compiled is None else self.compiled.clock(name)
+            node.start(NodeBus(lean, k), clock)
+        self._charges = BatchedCharges(self.meter)  # charged in compiled batches
+        lean.charges.append(self._charges.add)
+        return lean
 
     def _open_log(self, path: str | None) -> None:
         """The bus log (last, so that a bad line leaves no half-written log behind)."""
