@@ -72,7 +72,7 @@ def frame_ids(joints: int, groups: int) -> dict[str, int]:
     return ids
 
 
-def _signal(name: str, start: int, length: int, receivers: list[str], *, signed: bool = False,
+def dbc_signal(name: str, start: int, length: int, receivers: list[str], *, signed: bool = False,
             scale: float = 1, lo: float = 0, hi: float | None = None, unit: str | None = None,
             choices: tuple[str, ...] | None = None) -> Signal:
     """A little-endian signal; `hi` defaults to the raw range's top."""
@@ -85,11 +85,11 @@ def _signal(name: str, start: int, length: int, receivers: list[str], *, signed:
 
 def _current(name: str, start: int, receivers: list[str]) -> Signal:
     """A current in A, Q12 in 16 bits (+-8 A)."""
-    return _signal(name, start, 16, receivers, signed=True, scale=Q12, lo=-8.0, hi=8.0 - Q12,
+    return dbc_signal(name, start, 16, receivers, signed=True, scale=Q12, lo=-8.0, hi=8.0 - Q12,
                    unit="A")
 
 
-def _message(frame_id: int, name: str, signals: list[Signal], sender: str, comment: str,
+def dbc_message(frame_id: int, name: str, signals: list[Signal], sender: str, comment: str,
              cycle_ms: int | None = None, send_type: str | None = None) -> Message:
     """A message; a cyclic one with its GenMsgCycleTime and GenMsgSendType."""
     attributes: OrderedDict[str, DbcAttribute] = OrderedDict()
@@ -100,7 +100,7 @@ def _message(frame_id: int, name: str, signals: list[Signal], sender: str, comme
                    comment=comment, dbc_specifics=DbcSpecifics(attributes=attributes))
 
 
-def _joints_text(joints: tuple[int, ...]) -> str:
+def joints_text(joints: tuple[int, ...]) -> str:
     """'joints 1-4', 'joints 5, 7', 'joint 3'."""
     if len(joints) == 1:
         return f"joint {joints[0]}"
@@ -114,20 +114,20 @@ def _host_messages(bus: TimeTriggeredBus, ids: dict[str, int]) -> list[Message]:
     out, host = [], bus.host_node
     for k, group in enumerate(bus.groups, start=1):
         board = [[bus.boards[j - 1]] for j in group]
-        out.append(_message(ids[f"ACTUATION_{k}"], f"ACTUATION_{k}", [
+        out.append(dbc_message(ids[f"ACTUATION_{k}"], f"ACTUATION_{k}", [
             _current(f"iw_{j}", 16 * i, board[i]) for i, j in enumerate(group)], host,
-            f"Current references of {_joints_text(group)} in A (Q12), applied at the next TICK.",
+            f"Current references of {joints_text(group)} in A (Q12), applied at the next TICK.",
             bus.period_ms, "OnTick"))
-        out.append(_message(ids[f"POSREF_{k}"], f"POSREF_{k}", [
-            _signal(f"xw_{j}", 16 * i, 16, board[i], hi=1023, unit="LSB")
+        out.append(dbc_message(ids[f"POSREF_{k}"], f"POSREF_{k}", [
+            dbc_signal(f"xw_{j}", 16 * i, 16, board[i], hi=1023, unit="LSB")
             for i, j in enumerate(group)], host,
-            f"Local-P mode position references of {_joints_text(group)} (pot LSB), used on "
+            f"Local-P mode position references of {joints_text(group)} (pot LSB), used on "
             "reception.", None, "OnTick"))
     boards = list(bus.boards)
-    out.append(_message(ids["COMMAND"], "COMMAND", [
-        _signal("joint", 0, 8, boards, hi=len(boards)),
-        _signal("command", 8, 8, boards, hi=len(COMMAND_NAMES) - 1, choices=COMMAND_NAMES),
-        _signal("mode", 16, 8, boards, hi=len(MODE_NAMES) - 1, choices=MODE_NAMES)], host,
+    out.append(dbc_message(ids["COMMAND"], "COMMAND", [
+        dbc_signal("joint", 0, 8, boards, hi=len(boards)),
+        dbc_signal("command", 8, 8, boards, hi=len(COMMAND_NAMES) - 1, choices=COMMAND_NAMES),
+        dbc_signal("mode", 16, 8, boards, hi=len(MODE_NAMES) - 1, choices=MODE_NAMES)], host,
         "Per-joint command (joint 0 = all joints)."))
     return out
 
@@ -137,31 +137,31 @@ def _board_messages(bus: TimeTriggeredBus, ids: dict[str, int], j: int) -> list[
     board, host, modes = bus.boards[j - 1], [bus.host_node], len(MODE_NAMES) - 1
 
     def position() -> Signal:
-        return _signal(f"position_{j}", 0, 16, host, hi=1023, unit="LSB")
+        return dbc_signal(f"position_{j}", 0, 16, host, hi=1023, unit="LSB")
 
     return [
-        _message(ids[f"MEAS_{j}"], f"MEAS_{j}", [position()], board,
+        dbc_message(ids[f"MEAS_{j}"], f"MEAS_{j}", [position()], board,
                  f"Measurement of joint {j}: pot block mean latched at the TICK (MEAS_n, 2-byte "
                  "variant).", bus.period_ms, "OnTick"),
-        _message(ids[f"MEAS6_{j}"], f"MEAS6_{j}", [
-            position(), _signal(f"supply_{j}", 16, 16, host, scale=0.001, hi=65.535, unit="V"),
+        dbc_message(ids[f"MEAS6_{j}"], f"MEAS6_{j}", [
+            position(), dbc_signal(f"supply_{j}", 16, 16, host, scale=0.001, hi=65.535, unit="V"),
             _current(f"current_{j}", 32, host)], board,
             f"Extended measurement of joint {j} (6-byte variant): position, supply voltage, "
             "measured current.", bus.period_ms, "OnTick"),
-        _message(ids[f"STATUS_{j}"], f"STATUS_{j}", [
-            _signal(f"mode_{j}", 0, 8, host, hi=modes, choices=MODE_NAMES),
-            _signal(f"over_current_{j}", 8, 1, host),
-            _signal(f"over_temperature_{j}", 9, 1, host),
-            _signal(f"watchdog_{j}", 10, 1, host),
-            _signal(f"can_state_{j}", 11, 2, host, hi=len(CAN_STATE_NAMES) - 1,
+        dbc_message(ids[f"STATUS_{j}"], f"STATUS_{j}", [
+            dbc_signal(f"mode_{j}", 0, 8, host, hi=modes, choices=MODE_NAMES),
+            dbc_signal(f"over_current_{j}", 8, 1, host),
+            dbc_signal(f"over_temperature_{j}", 9, 1, host),
+            dbc_signal(f"watchdog_{j}", 10, 1, host),
+            dbc_signal(f"can_state_{j}", 11, 2, host, hi=len(CAN_STATE_NAMES) - 1,
                     choices=CAN_STATE_NAMES),
-            _signal(f"tec_{j}", 16, 8, host), _signal(f"rec_{j}", 24, 8, host)], board,
+            dbc_signal(f"tec_{j}", 16, 8, host), dbc_signal(f"rec_{j}", 24, 8, host)], board,
             f"Board status and latched faults of joint {j}, every {STATUS_MS} ms and on change.",
             STATUS_MS, "Cyclic"),
-        _message(ids[f"ANNOUNCE_{j}"], f"ANNOUNCE_{j}", [
-            _signal(f"unique_id_{j}", 0, 32, host), _signal(f"fw_version_{j}", 32, 16, host),
-            _signal(f"board_mode_{j}", 48, 8, host, hi=modes, choices=MODE_NAMES),
-            _signal(f"sensing_{j}", 56, 8, host, hi=1)], board,
+        dbc_message(ids[f"ANNOUNCE_{j}"], f"ANNOUNCE_{j}", [
+            dbc_signal(f"unique_id_{j}", 0, 32, host), dbc_signal(f"fw_version_{j}", 32, 16, host),
+            dbc_signal(f"board_mode_{j}", 48, 8, host, hi=modes, choices=MODE_NAMES),
+            dbc_signal(f"sensing_{j}", 56, 8, host, hi=1)], board,
             "Board announce at boot: unique ID burned into the bootloader, firmware version."),
     ]
 
@@ -170,8 +170,8 @@ def generate(bus: TimeTriggeredBus) -> Database:
     """The robot's DBC as a cantools database (ValueError: beyond the ID rule's reach)."""
     joints = len(bus.boards)
     ids = frame_ids(joints, len(bus.groups))
-    tick = _message(ids["TICK"], "TICK", [
-        _signal("seq", 0, 8, [bus.host_node, *bus.boards])], bus.tick_node,
+    tick = dbc_message(ids["TICK"], "TICK", [
+        dbc_signal("seq", 0, 8, [bus.host_node, *bus.boards])], bus.tick_node,
         f"Bus clock: broadcast every {bus.period_ms} ms, seq counts mod 256 (a gap is a slip).",
         bus.period_ms, "Cyclic")
     messages = [tick, *_host_messages(bus, ids)]
@@ -179,6 +179,17 @@ def generate(bus: TimeTriggeredBus) -> Database:
         messages += _board_messages(bus, ids, j)
     messages.sort(key=lambda m: m.frame_id)
     names = [bus.tick_node, bus.host_node, *dict.fromkeys(bus.boards)]
+    comment = (f"servobus: {bus.title}. Time-triggered cycle every {bus.period_ms} ms: TICK, "
+               f"then every joint's MEAS (or MEAS6), then {len(bus.groups)} ACTUATION frame"
+               f"{'s' * (len(bus.groups) > 1)} applied at the next TICK.")
+    return database(messages, names, comment, bus.bitrate)
+
+
+def database(messages: list[Message], nodes: list[str], comment: str,
+             bitrate: int) -> Database:
+    """A generated robot's database: its messages and nodes, the bus comment and bit rate, the
+    attribute definitions servobus' DBCs use (BusType, Baudrate, GenMsgCycleTime,
+    GenMsgSendType)."""
     definitions: OrderedDict[str, DbcAttributeDefinition] = OrderedDict(
         BusType=DbcAttributeDefinition("BusType", default_value="CAN", type_name="STRING"),
         Baudrate=DbcAttributeDefinition("Baudrate", default_value=1_000_000, type_name="INT",
@@ -187,10 +198,7 @@ def generate(bus: TimeTriggeredBus) -> Database:
                                                type_name="INT", minimum=0, maximum=65535),
         GenMsgSendType=_SEND_TYPE)
     attributes = OrderedDict(BusType=DbcAttribute("CAN", definitions["BusType"]))
-    comment = (f"servobus: {bus.title}. Time-triggered cycle every {bus.period_ms} ms: TICK, "
-               f"then every joint's MEAS (or MEAS6), then {len(bus.groups)} ACTUATION frame"
-               f"{'s' * (len(bus.groups) > 1)} applied at the next TICK.")
-    db = Database(messages, [Node(n) for n in names], [Bus("", comment, bus.bitrate)],
+    db = Database(messages, [Node(n) for n in nodes], [Bus("", comment, bitrate)],
                   version="servobus 1",
                   dbc_specifics=DbcSpecifics(attributes=attributes,
                                              attribute_definitions=definitions))

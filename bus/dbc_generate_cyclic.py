@@ -22,13 +22,11 @@ so every ID is unique and priorities keep GuRoo's order: set-points < announces 
 servo status.
 """
 
-from collections import OrderedDict
 from dataclasses import dataclass
 
-from cantools.database.can import Bus, Database, Message, Node, Signal
-from cantools.database.can.formats.dbc import DbcAttribute, DbcAttributeDefinition, DbcSpecifics
+from cantools.database.can import Database, Message, Signal
 
-from servobus.bus.dbc_generate import _joints_text, _message, _signal
+from servobus.bus.dbc_generate import database, dbc_message, dbc_signal, joints_text
 
 BOARD_IDS = (1, 15)  # a DIP-switch ID: four bits of the feedback status word
 HP_JOINTS = 3  # joints per high-power board at most (its motors)
@@ -99,28 +97,28 @@ def _servo_frames(servo: CyclicBoard) -> int:
 
 def _word(name: str, start: int, receivers: list[str], scale: float, unit: str) -> Signal:
     """A signed 16-bit word of `scale` per LSB."""
-    return _signal(name, start, 16, receivers, signed=True, scale=scale, lo=-32768 * scale,
+    return dbc_signal(name, start, 16, receivers, signed=True, scale=scale, lo=-32768 * scale,
                    hi=32767 * scale, unit=unit)
 
 
 def _hp_messages(bus: CyclicBus, ids: dict[str, int], board: CyclicBoard) -> list[Message]:
     """VEL_SP_b, ANNOUNCE_b and FEEDBACK_b of high-power board b."""
     b, n, me, central = board.board, len(board.joints), [board.name], [bus.central]
-    joints, feedback_ms = _joints_text(board.joints), 2 * bus.period_ms
+    joints, feedback_ms = joints_text(board.joints), 2 * bus.period_ms
     return [
-        _message(ids[f"VEL_SP_{b}"], f"VEL_SP_{b}", [
+        dbc_message(ids[f"VEL_SP_{b}"], f"VEL_SP_{b}", [
             *(_word(f"w_{j}", 16 * m, me, VEL_LSB, "cnt/s") for m, j in enumerate(board.joints)),
-            _signal(f"seq_{b}", 16 * n, 16, me)], bus.central,
+            dbc_signal(f"seq_{b}", 16 * n, 16, me)], bus.central,
             f"Velocity set-points of {joints} (motor encoder counts per second, {VEL_LSB} cnt/s "
             f"per LSB) and the broadcast's 16-bit sequence number; every {bus.period_ms} ms.",
             bus.period_ms, "Cyclic"),
-        _message(ids[f"ANNOUNCE_{b}"], f"ANNOUNCE_{b}", [
-            _signal(f"board_{b}", 0, 8, central, hi=BOARD_IDS[1])], board.name,
+        dbc_message(ids[f"ANNOUNCE_{b}"], f"ANNOUNCE_{b}", [
+            dbc_signal(f"board_{b}", 0, 8, central, hi=BOARD_IDS[1])], board.name,
             ANNOUNCE_COMMENT.format(b=b)),
-        _message(ids[f"FEEDBACK_{b}"], f"FEEDBACK_{b}", [
+        dbc_message(ids[f"FEEDBACK_{b}"], f"FEEDBACK_{b}", [
             *(_word(f"x_{j}", 16 * m, central, FB_LSB, "cnt")
               for m, j in enumerate(board.joints)),
-            _signal(f"status_{b}", 16 * n, 16, central)], board.name,
+            dbc_signal(f"status_{b}", 16 * n, 16, central)], board.name,
             f"Joint positions of {joints} (motor encoder counts, {FB_LSB} cnt per LSB) and the "
             f"board's status word; every {feedback_ms} ms.", feedback_ms, "Cyclic"),
     ]
@@ -132,16 +130,16 @@ def _servo_messages(bus: CyclicBus, ids: dict[str, int], servo: CyclicBoard) -> 
     out = []
     for k in range(1, _servo_frames(servo) + 1):
         joints = servo.joints[SERVO_WORDS * (k - 1):SERVO_WORDS * k]
-        out.append(_message(ids[f"SERVO_SP_{k}"], f"SERVO_SP_{k}", [
+        out.append(dbc_message(ids[f"SERVO_SP_{k}"], f"SERVO_SP_{k}", [
             _word(f"p_{j}", 16 * m, me, SERVO_LSB, "rad") for m, j in enumerate(joints)],
-            bus.central, f"Position set-points of RC servo {_joints_text(joints)} (rad, 1 mrad "
+            bus.central, f"Position set-points of RC servo {joints_text(joints)} (rad, 1 mrad "
                          f"per LSB); every {bus.period_ms} ms.", bus.period_ms, "Cyclic"))
     return [*out,
-            _message(ids[f"ANNOUNCE_{servo.board}"], f"ANNOUNCE_{servo.board}", [
-                _signal(f"board_{servo.board}", 0, 8, central, hi=BOARD_IDS[1])], servo.name,
+            dbc_message(ids[f"ANNOUNCE_{servo.board}"], f"ANNOUNCE_{servo.board}", [
+                dbc_signal(f"board_{servo.board}", 0, 8, central, hi=BOARD_IDS[1])], servo.name,
                 ANNOUNCE_COMMENT.format(b=servo.board)),
-            _message(ids["SERVO_STATUS"], "SERVO_STATUS", [
-                _signal("updates", 0, 8, central), _signal("servo_status", 8, 8, central)],
+            dbc_message(ids["SERVO_STATUS"], "SERVO_STATUS", [
+                dbc_signal("updates", 0, 8, central), dbc_signal("servo_status", 8, 8, central)],
                 servo.name, "RC servo board: position updates received mod 256 and status "
                             f"flags; every {status_ms} ms.", status_ms, "Cyclic")]
 
@@ -155,25 +153,10 @@ def generate(bus: CyclicBus) -> Database:
     messages.sort(key=lambda m: m.frame_id)
     names = [bus.central, *(b.name for b in _ranked(bus)),
              *([bus.servo.name] if bus.servo else [])]
-    definitions: OrderedDict[str, DbcAttributeDefinition] = OrderedDict(
-        BusType=DbcAttributeDefinition("BusType", default_value="CAN", type_name="STRING"),
-        Baudrate=DbcAttributeDefinition("Baudrate", default_value=1_000_000, type_name="INT",
-                                        minimum=10_000, maximum=1_000_000),
-        GenMsgCycleTime=DbcAttributeDefinition("GenMsgCycleTime", default_value=0, kind="BO_",
-                                               type_name="INT", minimum=0, maximum=65535),
-        GenMsgSendType=DbcAttributeDefinition("GenMsgSendType", default_value="OnEvent",
-                                              kind="BO_", type_name="ENUM",
-                                              choices=["Cyclic", "OnTick", "OnEvent"]))
-    attributes = OrderedDict(BusType=DbcAttribute("CAN", definitions["BusType"]))
     dc = sum(len(b.joints) for b in bus.hp)
     servos = f" and an RC servo board of {len(bus.servo.joints)}" if bus.servo else ""
     comment = (f"servobus: {bus.title}. {bus.central} broadcasts set-points every "
                f"{bus.period_ms} ms to {len(bus.hp)} high-power board"
                f"{'s' * (len(bus.hp) > 1)} of {dc} DC joints{servos}; feedback every "
                f"{2 * bus.period_ms} ms.")
-    db = Database(messages, [Node(n) for n in names], [Bus("", comment, bus.bitrate)],
-                  version="servobus 1",
-                  dbc_specifics=DbcSpecifics(attributes=attributes,
-                                             attribute_definitions=definitions))
-    db.refresh()
-    return db
+    return database(messages, names, comment, bus.bitrate)
