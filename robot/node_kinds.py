@@ -1,13 +1,17 @@
 """The registry of node kinds a robot description file may use: per kind, its node keys, the
-options its joints take, how many joints and what ID it has, and the messages it sends (named the
-way the DBC names them) -- data in one place, read by the loader, the DBC check and the docs.
+options its joints take, how many joints and what ID it has, the messages it sends and those it
+must hear (named the way the DBC names them) -- data in one place, read by the loader, the DBC
+check and the docs.  A node hears a message when the DBC names it a receiver of one of its
+signals: the period engine delivers exactly those, so a DBC that leaves a node deaf to what its
+kind needs is refused before anything runs.
 
-A sent message is a name template and what it ranges over:
+A message is a name template and what it ranges over:
 
     "joint"        each joint of the node             MEAS_{n}: MEAS_3 for the board of joint 3
     "id"           the node's own ID                  FEEDBACK_{n}: FEEDBACK_2 for board 2
     "group"        each actuation group of the host   ACTUATION_{n}: ACTUATION_1 .. ACTUATION_G
     "once"         the name as it is                  TICK, COMMAND, SERVO_STATUS
+    "every-joint"  every joint of the robot's boards  STATUS_{n}: STATUS_1 .. STATUS_N (the host)
     "peer:KIND"    the ID of every node of KIND       VEL_SP_{n} for each hp-board
     "fours:KIND"   each four of KIND's joints         SERVO_SP_{n}: 8 servo joints, SERVO_SP_1..2
 """
@@ -52,7 +56,8 @@ class Sends:
 @dataclass(frozen=True)
 class Kind:
     """A node kind: the keys its [[nodes]] entry takes (with defaults), its joint options,
-    its joint count and ID range, which schedule it belongs to, and what it sends."""
+    its joint count and ID range, which schedule it belongs to, what it sends and what it must
+    hear."""
 
     name: str
     schedule: str
@@ -61,21 +66,29 @@ class Kind:
     node_keys: dict[str, Any]  # extra keys of its [[nodes]] entry -> default
     joint_options: tuple[str, ...]
     sends: tuple[Sends, ...]
+    hears: tuple[Sends, ...] = ()
 
 
 KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("time-trigger", "time-triggered", (0, 0), None, {}, (), (Sends("TICK", "once"),)),
     Kind("board", "time-triggered", (1, 1), (1, 255), {}, tuple(JOINT_OPTIONS),
-         (Sends("MEAS", "joint"), Sends("STATUS_{n}", "joint"), Sends("ANNOUNCE_{n}", "joint"))),
+         (Sends("MEAS", "joint"), Sends("STATUS_{n}", "joint"), Sends("ANNOUNCE_{n}", "joint")),
+         (Sends("TICK", "once"), Sends("COMMAND", "once"))),  # and its group's: robot_check
     Kind("host", "time-triggered", (0, 0), None, {"groups": None, "compute": "200us"}, (),
          (Sends("ACTUATION_{n}", "group"), Sends("POSREF_{n}", "group"),
-          Sends("COMMAND", "once"))),
+          Sends("COMMAND", "once")),
+         (Sends("TICK", "once"), Sends("MEAS", "every-joint"), Sends("STATUS_{n}", "every-joint"),
+          Sends("ANNOUNCE_{n}", "every-joint"))),
     Kind("central", "cyclic", (0, 0), None, {}, (),
-         (Sends("VEL_SP_{n}", "peer:hp-board"), Sends("SERVO_SP_{n}", "fours:servo-board"))),
+         (Sends("VEL_SP_{n}", "peer:hp-board"), Sends("SERVO_SP_{n}", "fours:servo-board")),
+         (Sends("FEEDBACK_{n}", "peer:hp-board"), Sends("ANNOUNCE_{n}", "peer:hp-board"),
+          Sends("ANNOUNCE_{n}", "peer:servo-board"), Sends("SERVO_STATUS", "peer:servo-board"))),
     Kind("hp-board", "cyclic", (1, 3), (1, 15), {"loop": LOOPS[0]}, (),
-         (Sends("ANNOUNCE_{n}", "id"), Sends("FEEDBACK_{n}", "id"))),
+         (Sends("ANNOUNCE_{n}", "id"), Sends("FEEDBACK_{n}", "id")),
+         (Sends("VEL_SP_{n}", "id"),)),
     Kind("servo-board", "cyclic", (1, 8), (1, 15), {}, (),
-         (Sends("ANNOUNCE_{n}", "id"), Sends("SERVO_STATUS", "once"))),
+         (Sends("ANNOUNCE_{n}", "id"), Sends("SERVO_STATUS", "once")),
+         (Sends("SERVO_SP_{n}", "fours:servo-board"),)),
 )}
 """The kinds: SPEJBL's (time-triggered) and GuRoo's (cyclic).  A board's "MEAS" is MEAS_{n} or
 MEAS6_{n} by the robot's meas_bytes."""
@@ -85,8 +98,20 @@ def sent_by(spec: NodeSpec, nodes: tuple[NodeSpec, ...], groups: int,
             meas_bytes: int) -> list[str]:
     """The names of the messages node `spec` sends, in a robot of `nodes` with `groups`
     actuation groups and measurements of `meas_bytes` bytes."""
+    return _names(spec, KINDS[spec.kind].sends, nodes, groups, meas_bytes)
+
+
+def heard_by(spec: NodeSpec, nodes: tuple[NodeSpec, ...], groups: int,
+             meas_bytes: int) -> list[str]:
+    """The names of the messages node `spec` must hear (as ``sent_by`` names them)."""
+    return _names(spec, KINDS[spec.kind].hears, nodes, groups, meas_bytes)
+
+
+def _names(spec: NodeSpec, templates: tuple[Sends, ...], nodes: tuple[NodeSpec, ...],
+           groups: int, meas_bytes: int) -> list[str]:
+    """The message names `templates` stand for at node `spec` (module docstring)."""
     names = []
-    for sends in KINDS[spec.kind].sends:
+    for sends in templates:
         template = MEAS_MESSAGE[meas_bytes] if sends.template == "MEAS" else sends.template
         kind = sends.over.partition(":")[2]
         if sends.over == "once":
@@ -94,6 +119,8 @@ def sent_by(spec: NodeSpec, nodes: tuple[NodeSpec, ...], groups: int,
             names.append(template)
         elif sends.over == "joint":
             numbers = list(spec.joints)
+        elif sends.over == "every-joint":
+            numbers = sorted(j for n in nodes if n.kind == "board" for j in n.joints)
         elif sends.over == "id":
             numbers = [spec.board]
         elif sends.over == "group":

@@ -16,7 +16,7 @@ import cantools
 from servobus.bus import frame_bits as fb
 from servobus.bus.schema import Schema, SchemaError
 from servobus.robot.file_keys import RobotFileError
-from servobus.robot.node_kinds import MEAS_MESSAGE, sent_by
+from servobus.robot.node_kinds import MEAS_MESSAGE, heard_by, sent_by
 from servobus.robot.robot_file import RobotFile, load
 
 NS_PER_MS = 1_000_000
@@ -54,6 +54,7 @@ def check(robot: RobotFile) -> dict[str, Any]:
     loaded = schema(robot)
     db = loaded.db
     _senders(robot, db)
+    _receivers(robot, db)
     if robot.schedule == "time-triggered":
         _groups_heard(robot, db)
         _groups_framed(robot, loaded)
@@ -104,6 +105,25 @@ def _senders(robot: RobotFile, db: cantools.database.can.Database) -> None:
                 raise RobotFileError(f"{robot.path}: {robot.where(k)}: a {node.kind} sends "
                                      f"{name}, whose sender in {robot.dbc.name} is "
                                      f"{', '.join(by_name[name].senders) or 'nobody'}")
+
+
+def _receivers(robot: RobotFile, db: cantools.database.can.Database) -> None:
+    """Every node is a receiver of what its kind must hear (the period engine delivers a node
+    what the DBC names it a receiver of; the other measurement variant where the DBC has it)."""
+    by_name = {m.name: m for m in db.messages}
+    for k, node in enumerate(robot.nodes):
+        names = heard_by(node, robot.nodes, len(robot.groups), robot.meas_bytes)
+        other = 6 if robot.meas_bytes == 2 else 2
+        names += [n for n in heard_by(node, robot.nodes, len(robot.groups), other)
+                  if n in by_name and n not in names]
+        for name in names:
+            if name not in by_name:
+                raise RobotFileError(f"{robot.path}: {robot.where(k)}: a {node.kind} hears "
+                                     f"{name}, which {robot.dbc.name} does not define")
+            if not any(node.name in s.receivers for s in by_name[name].signals):
+                raise RobotFileError(f"{robot.path}: {robot.where(k)}: a {node.kind} hears "
+                                     f"{name}, but no signal of it in {robot.dbc.name} names "
+                                     f"{node.name} a receiver")
 
 
 def _groups_heard(robot: RobotFile, db: cantools.database.can.Database) -> None:

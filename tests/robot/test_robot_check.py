@@ -144,3 +144,21 @@ def test_a_cyclic_period_is_the_shortest_cycle(tmp_path: Path) -> None:
     path = tmp_path / "g.toml"
     path.write_text(load("guroo").path.read_text().replace('"2ms"', '"4ms"'))
     assert error_of(path) == "period: 4 ms, but VEL_SP_1 in guroo.dbc is sent every 2 ms"
+
+
+@pytest.mark.parametrize(("message", "node", "kind"), [
+    ("TICK", "J2", "board"),  # a board deaf to the tick would never measure
+    ("MEAS_3", "HOST", "host"),  # the host deaf to a joint would fault it every period
+    ("COMMAND", "J1", "board")])
+def test_a_node_deaf_to_what_its_kind_hears(tmp_path: Path, message: str, node: str,
+                                           kind: str) -> None:
+    """The period engine delivers a node what the DBC names it a receiver of: a DBC that drops
+    one is refused, not run with engines that disagree."""
+    path = tri(tmp_path)
+
+    def deafen(db: cantools.database.can.Database) -> None:
+        for sig in db.get_message_by_name(message).signals:
+            sig.receivers[:] = [r for r in sig.receivers if r != node]
+    edit_dbc(tmp_path, deafen)
+    assert f"a {kind} hears {message}, but no signal of it in tri.dbc names {node} a " \
+           "receiver" in error_of(path)
