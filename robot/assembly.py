@@ -29,7 +29,7 @@ from servobus.host.tunings import Tuning
 from servobus.presets.board import DEFAULT_BOARD, Sensing
 from servobus.robot.advance import ENGINES
 from servobus.robot.engine_sync import CompiledEngine, unsupported
-from servobus.robot.joint_setup import default_plant, joint_options, pid_gains, tuning_name
+from servobus.robot.joint_setup import default_plant, host_gains, joint_options, tuning_name
 from servobus.robot.node_build import board_nodes, host_node, tick_node, trajectory_of
 from servobus.robot.robot_check import checked
 from servobus.robot.robot_file import RobotFile
@@ -103,7 +103,8 @@ class Robot(RobotRun):
             raise ValueError(f"engine {cfg.engine!r}: use {', '.join(ENGINES)}")
         rf = self.description = checked(cfg.robot)
         if rf.schedule != "time-triggered":
-            raise ValueError(f"{rf.name} is a {rf.schedule} robot (robot.described runs it)")
+            raise ValueError(f"{rf.name} is a {rf.schedule} robot: a time-triggered one runs "
+                             "here (a cyclic one on robot.described.DescribedRobot)")
         self.joint_options = joints = joint_options(rf, cfg)
         self.joints = n = len(joints)
         self.mode = joints[0].mode
@@ -130,8 +131,7 @@ class Robot(RobotRun):
             (PeriodLog(), Supervisor())  # else the latest periods only (bounded memory)
         self.host = host_node(rf, self.schema, joints, self.trajectory, self.meas_bytes,
                               compute_ns, records=records[0], supervisor=records[1])
-        nominal = default_plant()
-        self.gains = pid_gains(joints, nominal.kp, nominal.f)  # the host's, for the report
+        self.gains = host_gains(joints, rf)  # the host's, for the report
         self.host_delays: list[tuple[int, int]] = []
         self.host.extra_delay = self._host_delay
         self._end_ns = None if cfg.duration_s is None else round(cfg.duration_s * NS_PER_S)

@@ -88,8 +88,8 @@ def described(robot: str | RobotFile) -> RobotFile:
     are what the experiment excites)."""
     rf = checked(robot)
     if rf.schedule != "time-triggered":
-        raise ValueError(f"--robot {rf.name}: a {rf.schedule} robot; identify excites a "
-                         "time-triggered robot's host")
+        raise ValueError(f"--robot {robot if isinstance(robot, str) else rf.name}: a "
+                         f"{rf.schedule} robot; identify excites a time-triggered robot's host")
     return rf
 
 

@@ -85,6 +85,12 @@ def pid_gains(options: list[JointOptions], kp: float, f_can: float) -> np.ndarra
     return np.array(rows, dtype=float)
 
 
+def host_gains(options: list[JointOptions], robot: RobotFile) -> np.ndarray:
+    """The host's gains for `robot`'s joints: named and relative tunings scaled by the default
+    robot's identified K_P at the robot's own bus rate (one sample per period)."""
+    return pid_gains(options, DEFAULT_ROBOT_KP, 1e9 / robot.period_ns)
+
+
 def tuning_name(options: list[JointOptions]) -> str:
     """The tuning's name when every joint has the same named one, else 'per-joint'."""
     tunings = {o.tuning for o in options}

@@ -38,9 +38,10 @@ def installed(path: Path) -> bool:
     return any(where.is_relative_to(Path(str(resources.files(p))).resolve()) for p in PACKAGES)
 
 
-def target(robot: RobotFile, given: str) -> Path:
+def target(robot: RobotFile, given: str, joint: int) -> Path:
     """The file --write-tunings writes: `given`, else the robot's own description (refused for
-    a shipped robot and anywhere inside the installed package)."""
+    a shipped robot and anywhere inside the installed package, and for an existing description
+    whose joint the identified gains do not fit)."""
     if not given:
         if installed(robot.path):
             raise TuningTargetError(
@@ -54,7 +55,28 @@ def target(robot: RobotFile, given: str) -> Path:
                                 "package; name a file of your own")
     if path.suffix != ".toml":
         raise TuningTargetError(f"--write-tunings: {path}: a description is a .toml file")
+    if path.is_file():
+        _fits(robot, checked(str(path)), joint, path)
     return path
+
+
+def _fits(robot: RobotFile, other: RobotFile, joint: int, path: Path) -> None:
+    """The identified gains fit joint `joint` of `other` only if it is a time-triggered robot
+    with that joint, the same period (gains are per sample) and the same servo and load."""
+    where = f"--write-tunings: {path}"
+    if other.schedule != "time-triggered" or not 1 <= joint <= len(other.joints):
+        raise TuningTargetError(f"{where}: {other.name} has no servo joint {joint}")
+    if other.period_ns != robot.period_ns:
+        raise TuningTargetError(f"{where}: its period {other.period_ns / 1e6:g} ms is not "
+                                f"{robot.name}'s {robot.period_ns / 1e6:g} ms (the gains are "
+                                "per sample)")
+    mine, theirs = robot.joints[joint - 1].options, other.joints[joint - 1].options
+    assert mine is not None and theirs is not None  # time-triggered joints have options
+    if (mine.preset, mine.alpha) != (theirs.preset, theirs.alpha):
+        raise TuningTargetError(f"{where}: its joint {joint} has another servo or load than "
+                                f"{robot.name}'s (preset {theirs.preset.name}, alpha "
+                                f"{theirs.alpha:g}; identified: {mine.preset.name}, alpha "
+                                f"{mine.alpha:g})")
 
 
 def gains(result: dict, f: float) -> tuple[Gains, str]:
@@ -75,8 +97,8 @@ def gains(result: dict, f: float) -> tuple[Gains, str]:
 
 def write(result: dict, robot: RobotFile, given: str, f: float) -> str:
     """Write joint N's designed tuning into the target (module docstring); its path."""
-    path = target(robot, given)
     joint = int(result["settings"]["joint"])
+    path = target(robot, given, joint)
     g, comment = gains(result, f)
     lines = comment + f"tuning = {{ r_p = {g.r_p!r}, r_i = {g.r_i!r}, r_d = {g.r_d!r} }}\n"
     if path.exists():

@@ -19,13 +19,7 @@ from servobus.plant.board_node import BoardNode
 from servobus.plant.build import PlantOptions
 from servobus.robot.description import NodeSpec
 from servobus.robot.joint_options import JointOptions
-from servobus.robot.joint_setup import (
-    BOARD_MODES,
-    default_plant,
-    joint_options,
-    pid_gains,
-    plant_seed,
-)
+from servobus.robot.joint_setup import BOARD_MODES, host_gains, joint_options, plant_seed
 from servobus.robot.robot_file import RobotFile
 
 
@@ -61,10 +55,10 @@ def host_node(robot: RobotFile, schema: Schema, options: Sequence[JointOptions],
               trajectory: Trajectory, meas_bytes: int, compute_ns: int,
               **fields: Any) -> HostNode:
     """The PID host of every joint (`options`: theirs; one mode and anti-windup for all), the
-    gains scaled by the default robot's identified K_P; `fields`: HostNode's others."""
-    nominal = default_plant()
+    gains scaled by the default robot's identified K_P at the robot's bus rate
+    (``joint_setup.host_gains``); `fields`: HostNode's others."""
     anti_windup: AntiWindup = options[0].anti_windup  # type: ignore[assignment]  # checked
-    return HostNode(schema, PidBank(pid_gains(list(options), nominal.kp, nominal.f),
+    return HostNode(schema, PidBank(host_gains(list(options), robot),
                                     anti_windup=anti_windup),
                     Player(trajectory), meas_bytes, compute_ns,
                     local_p=options[0].mode == "local-p",
@@ -86,15 +80,23 @@ class NodeOptions:
     trajectory: str | None = None
 
 
+def node_names(robot: RobotFile, words: Sequence[str]) -> list[str]:
+    """The node names `words` stand for, each once, in the description's order: a DBC node name
+    as it is, a kind as all its nodes (ValueError naming the robot's nodes for any other)."""
+    chosen: set[str] = set()
+    for word in words:
+        named = [n.name for n in robot.nodes if word in (n.name, n.kind)]
+        if not named:
+            raise ValueError(f"{word}: {robot.name} has no such node or kind (its nodes: "
+                             f"{', '.join(n.name for n in robot.nodes)})")
+        chosen.update(named)
+    return [n.name for n in robot.nodes if n.name in chosen]
+
+
 def real_bus_nodes(robot: RobotFile, names: Sequence[str], options: NodeOptions) -> list[Any]:
-    """The nodes `names` (DBC node names of `robot`) for a real bus, in their order; the boards
-    among them one bank (filtering the bus only when they are alone in the process); ValueError
-    naming an unknown name."""
+    """The nodes `names` (``node_names``'s) for a real bus, in their order; the boards among
+    them one bank (filtering the bus only when one is alone in the process)."""
     specs = {n.name: n for n in robot.nodes}
-    for name in names:
-        if name not in specs:
-            raise ValueError(f"{robot.name} has no node {name} (its nodes: "
-                             f"{', '.join(specs)})")
     if robot.schedule == "cyclic":
         return [_cyclic(robot, specs[name], options) for name in names]
     schema = Schema(robot.dbc, required=TIME_TRIGGERED_REQUIRED)

@@ -52,7 +52,7 @@ def _do_identify(args: argparse.Namespace) -> None:
                         amplitude=args.amplitude, hold=args.hold, robot=args.robot)
     if args.write_tunings is not None:  # a target refused before the experiment, not after
         rf = described(args.robot)
-        joint_tuning.target(rf, args.write_tunings)
+        joint_tuning.target(rf, args.write_tunings, args.joint)
     result = identify_settings(settings)
     if args.write_tunings is not None:
         result["written"] = joint_tuning.write(result, rf, args.write_tunings,

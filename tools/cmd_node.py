@@ -12,7 +12,6 @@ One node per process, or any of a time-triggered robot's boards together (one co
 
 import argparse
 
-from servobus.robot.robot_file import RobotFile
 from servobus.tools import units
 from servobus.tools.bus_options import add_bus_arguments
 from servobus.tools.cli import Commands
@@ -43,32 +42,22 @@ def add_subparser(sub: Commands) -> None:
     parser.set_defaults(func=_do_node)
 
 
-def _names(robot: RobotFile, asked: list[str]) -> list[str]:
-    """The node names `asked` stands for, each once, in the description's order: a name as
-    it is, a kind as all its nodes."""
-    chosen: set[str] = set()
-    for word in asked:
-        named = [n.name for n in robot.nodes if word in (n.name, n.kind)]
-        if not named:
-            raise ServobusError(f"{word}: {robot.name} has no such node or kind (its nodes: "
-                                f"{', '.join(n.name for n in robot.nodes)})")
-        chosen.update(named)
-    return [n.name for n in robot.nodes if n.name in chosen]
-
-
 def _do_node(args: argparse.Namespace) -> None:
-    from servobus.plant.board_node import BoardNode
-    from servobus.robot.node_build import NodeOptions, real_bus_nodes
+    from servobus.robot.node_build import NodeOptions, node_names, real_bus_nodes
     from servobus.robot.robot_check import checked
 
     robot = checked(args.robot)
-    names = _names(robot, args.nodes)
+    names = node_names(robot, args.nodes)
+    kinds = {n.kind for n in robot.nodes if n.name in names}
+    if len(names) > 1 and kinds != {"board"}:  # a process's nodes hear each other via the bus
+        raise ServobusError(f"{', '.join(names)}: one node per process, or a time-triggered "
+                            "robot's boards together (one compiled bank): the nodes of one "
+                            "process do not hear each other's frames")
+    if args.trajectory and not kinds & {"host", "central"}:
+        raise ServobusError("--trajectory is the host's or the central's: give host or "
+                            "central among the nodes")
     nodes = real_bus_nodes(robot, names, NodeOptions(args.seed, args.trajectory))
-    boards = all(isinstance(n, BoardNode) for n in nodes)
-    if len(nodes) > 1 and not boards:  # nodes of one process hear each other only via the bus
-        raise ServobusError(f"{', '.join(names)}: one node per process, or boards together "
-                            "(one compiled bank): a process's nodes do not hear each other's "
-                            "frames")
+    boards = kinds == {"board"}
     runner = serve(args, *nodes, filters=[f for n in nodes for f in n.filters]
                    if boards and len(nodes) > 1 else None)
     emit({"robot": robot.name, "nodes": {name: node.report()

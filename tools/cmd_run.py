@@ -131,11 +131,13 @@ def _robot(args: argparse.Namespace) -> tuple[Callable[[bool], Robot | Described
     if given:
         raise ServobusError(f"--{given[0].replace('_', '-')} applies to a time-triggered "
                             f"robot, not --robot {args.robot} ({robot.schedule})")
-    dc = sum(len(n.joints) for n in robot.nodes if n.kind == "hp-board")
-    args.plot_joints = args.plot_joints or default_plot_joints(dc)
-    if max(args.plot_joints) > dc:
+    dc = sorted(j for n in robot.nodes if n.kind == "hp-board" for j in n.joints)
+    args.plot_joints = args.plot_joints or [j for j in DEFAULT_PLOT_JOINTS if j in dc] or dc[:3]
+    if not set(args.plot_joints) <= set(dc):
+        shown = f"{dc[0]}..{dc[-1]}" if dc == list(range(dc[0], dc[-1] + 1)) else \
+            ", ".join(map(str, dc))
         raise ServobusError(f"--plot-joints {args.plot_joints}: {robot.name}'s feedback "
-                            f"carries joints 1..{dc} (the DC joints)")
+                            f"carries joints {shown} (the high-power boards' DC joints)")
     from servobus.plant.guroo_rig import run_periods_lean_fast
     from servobus.plant.rc_servo import run_steps_fast
     from servobus.robot.guroo_compiled import forward_c

@@ -125,3 +125,19 @@ def test_identify_cli_writes_the_tuning_of_the_experiment(
     assert "spejbl is a shipped robot" in capsys.readouterr().err
     assert main(["identify", "--robot", str(path), "--joint", "7"]) == 2
     assert "--joint must be 1..6 (the joints of my-leg)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("new", "says"), [
+    (["--joints", "12", "--period", "10ms"], "its period 10 ms is not spejbl's 4 ms"),
+    (["--joints", "2"], "other has no servo joint 3"),
+])
+def test_gains_go_only_where_they_fit(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                      new: list[str], says: str) -> None:
+    """Gains are per sample and per servo: another period or a missing joint is refused
+    before the experiment runs (the file stays as it was)."""
+    assert main(["robot", "new", "other", *new, "--out", str(tmp_path)]) == 0
+    other = tmp_path / "other.toml"
+    before = other.read_text()
+    capsys.readouterr()
+    assert main(["identify", "--joint", "3", "--write-tunings", str(other)]) == 2
+    assert says in capsys.readouterr().err and other.read_text() == before

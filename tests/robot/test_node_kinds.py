@@ -7,10 +7,9 @@ import cantools
 
 from servobus.host.tunings import TUNINGS
 from servobus.plant.build import PlantKind
-from servobus.presets.servos import SERVOS
 from servobus.robot.assembly import Robot, RobotConfig
 from servobus.robot.joint_setup import BOARD_MODES
-from servobus.robot.node_kinds import JOINT_OPTIONS, MODES, PLANTS, sent_by
+from servobus.robot.node_kinds import MODES, PLANTS, sent_by
 from servobus.robot.robot_file import load
 
 
@@ -20,19 +19,18 @@ def test_the_choices_are_the_codes() -> None:
 
 
 def test_the_joint_defaults_are_spejbls_run_defaults() -> None:
-    """The registry's joint defaults are the options `servobus run` gives SPEJBL's joints (the
-    thesis robot: cascade, supply-unipolar sensing, switching plant, R2, soft anti-windup),
-    its host a 200 us computation and 2-byte measurements."""
+    """The registry's joint defaults are the thesis robot's (SPEC 1, 4.2): the HSR-5995TG in
+    cascade mode, the as-built supply-unipolar sensing, the switching plant, no extra inertia,
+    the thesis' R2 tuning with soft anti-windup; its host a 200 us computation and 2-byte
+    measurements."""
     robot = Robot(RobotConfig())
     for options in robot.joint_options:
-        assert {key: getattr(options, key) for key in ("mode", "sensing", "plant",
-                                                       "anti_windup", "alpha")} == \
-            {key: JOINT_OPTIONS[key] for key in ("mode", "sensing", "plant", "anti_windup",
-                                                 "alpha")}
-        assert options.tuning == TUNINGS[JOINT_OPTIONS["tuning"]]
-        assert options.preset == SERVOS[JOINT_OPTIONS["preset"]]
+        assert (options.preset.name, options.mode, options.sensing, options.plant,
+                options.alpha, options.tuning.name, options.anti_windup) == \
+            ("hsr-5995tg", "cascade", "supply-unipolar", "switching", 1.0, "R2", "soft")
     assert robot.host.compute_ns == 200_000 and robot.meas_bytes == 2
     assert robot.tuning_name == "R2" and robot.mode == "cascade"
+    assert TUNINGS["R2"] == robot.joint_options[0].tuning
 
 
 def test_each_node_sends_what_its_dbc_names_it_the_sender_of() -> None:

@@ -69,8 +69,10 @@ def _error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
                            "JOINT_1, JOINT_2,"),
     (["node", "hp-board"], "hp-board: spejbl has no such node or kind"),  # guroo's kind
     (["node", "central", "--robot", "spejbl-leg"], "central: spejbl-leg has no such node"),
-    (["node", "host", "time-trigger"], "TIME_TRIGGER, HOST: one node per process, or boards"),
-    (["node", "JOINT_1", "HOST"], "JOINT_1, HOST: one node per process, or boards together"),
+    (["node", "host", "time-trigger"], "TIME_TRIGGER, HOST: one node per process, or a time-"),
+    (["node", "JOINT_1", "HOST"], "JOINT_1, HOST: one node per process, or a time-triggered "
+                                  "robot's boards together"),
+    (["node", "JOINT_1", "--trajectory", "x.traj"], "--trajectory is the host's or the central's"),
     (["node", "CENTRAL", "HP_1", "--robot", "guroo"], "CENTRAL, HP_1: one node per process"),
     (["node", "host", "--robot", "/no/such.toml"], "no such file and no shipped robot"),
     (["step", "--alpha", "nan"], "not a finite number"),

@@ -21,7 +21,7 @@ from tests.processes import kill, servobus, stop
     (["JOINT_1", "JOINT_13"], "JOINT_13: spejbl has no such node or kind"),
     (["board", "host"], "JOINT_1, JOINT_2, JOINT_3, JOINT_4, JOINT_5, JOINT_6, JOINT_7, "
                         "JOINT_8, JOINT_9, JOINT_10, JOINT_11, JOINT_12, HOST: one node per "
-                        "process, or boards together"),
+                        "process, or a time-triggered robot's boards together"),
     (["time-trigger", "JOINT_2"], "TIME_TRIGGER, JOINT_2: one node per process"),
 ])
 def test_boards_with_another_node_or_unknown_are_a_clear_error(
