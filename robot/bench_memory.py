@@ -1,4 +1,4 @@
-"""RSS of a long `servobus run` against simulated time (issue 11: bounded memory).
+"""RSS of a long `servobus run` against simulated time (its memory must stay bounded).
 
 The default robot runs in steps; after each the resident set size is read from
 /proc/self/statm.  The growth per simulated hour is the least-squares slope of RSS over
