@@ -18,20 +18,20 @@ from servobus.tools.errors import user_errors
 
 # command -> (module in servobus.tools, one-line help); a module may register several commands
 COMMANDS: dict[str, tuple[str, str]] = {
-    "run": ("cmd_run", "the whole robot on the simulated bus (SPEJBL, or --robot guroo)"),
+    "run": ("cmd_run", "a robot on the simulated bus (SPEJBL, or --robot NAME|FILE.toml)"),
     "step": ("cmd_step", "current step response of one board"),
     "analyze": ("cmd_analyze", "linear analysis of the control loops"),
     "identify": ("cmd_identify", "fit P(z) = K_P/(z(z-1)(z-q)) of one joint"),
     "bench": ("cmd_bench", "speed benchmarks"),
     "budget": ("cmd_budget", "timing budgets (CPU of the board firmware)"),
     "busload": ("cmd_busload", "bus load and host timing window"),
-    "bussim": ("cmd_bussim", "simulated bus carrying the 4 ms schedule"),
+    "bussim": ("cmd_bussim", "a time-triggered robot's tick schedule on the simulated bus"),
     "log": ("cmd_log", "record or replay a CAN bus"),
     "remote-server": ("cmd_remote", "serve a bus to python-can 'remote' clients"),
     "node": ("cmd_node", "any nodes of a robot on a real bus, in real time"),
     "record": ("cmd_record", "record a trajectory by puppet animation"),
     "sweep": ("cmd_sweep", "many runs (axes x metrics) as one Dask job, resumable"),
-    "robot": ("cmd_robot", "robot description files: check, generate the DBC, list"),
+    "robot": ("cmd_robot", "robot description files: new, check, generate the DBC, list"),
 }
 
 
