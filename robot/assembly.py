@@ -13,23 +13,25 @@ Robot-level fault lines (besides the bus faults of ``bus.faults``):
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
+
+import numpy as np
 
 from servobus.bus.busload import busload
-from servobus.bus.faults import BUS_FAULTS, FaultScriptError, check_before_end
+from servobus.bus.faults import BUS_FAULTS, FaultScriptError
 from servobus.bus.scheduler import NS_PER_S
 from servobus.bus.schema import TIME_TRIGGERED_REQUIRED, Schema
 from servobus.firmware import board
 from servobus.firmware import memory as m
 from servobus.host.period_log import PeriodLog
-from servobus.host.pid import AntiWindup
+from servobus.host.pid import AntiWindup, PidBank
 from servobus.host.supervisor import Supervisor
 from servobus.host.trajectory import Trajectory
-from servobus.host.tunings import Tuning
+from servobus.host.tunings import DEFAULT_ROBOT_KP, Tuning
 from servobus.presets.board import DEFAULT_BOARD, Sensing
 from servobus.robot.advance import ENGINES
 from servobus.robot.engine_sync import CompiledEngine, unsupported
-from servobus.robot.joint_setup import default_plant, host_gains, joint_options, tuning_name
+from servobus.robot.joint_setup import joint_options, tuning_name
 from servobus.robot.node_build import board_nodes, host_node, tick_node, trajectory_of
 from servobus.robot.robot_check import checked
 from servobus.robot.robot_file import RobotFile
@@ -108,7 +110,6 @@ class Robot(RobotRun):
         self.joint_options = joints = joint_options(rf, cfg)
         self.joints = n = len(joints)
         self.mode = joints[0].mode
-        self.anti_windup = cast(AntiWindup, joints[0].anti_windup)  # one of ANTI_WINDUP (read)
         self.meas_bytes = cfg.meas_bytes if cfg.meas_bytes is not None else rf.meas_bytes
         host_keys = rf.node_keys[next(s.name for s in rf.nodes if s.kind == "host")]
         compute_ns = cfg.compute_ns if cfg.compute_ns is not None else host_keys["compute_ns"]
@@ -131,16 +132,16 @@ class Robot(RobotRun):
             (PeriodLog(), Supervisor())  # else the latest periods only (bounded memory)
         self.host = host_node(rf, self.schema, joints, self.trajectory, self.meas_bytes,
                               compute_ns, records=records[0], supervisor=records[1])
-        self.gains = host_gains(joints, rf)  # the host's, for the report
+        ctl = self.host.controller  # the host's gains, a row per joint, for the report
+        assert isinstance(ctl, PidBank)  # host_node builds one
+        self.gains = np.stack((ctl.r_p, ctl.r_i, ctl.r_d), axis=1)
         self.host_delays: list[tuple[int, int]] = []
         self.host.extra_delay = self._host_delay
         self._end_ns = None if cfg.duration_s is None else round(cfg.duration_s * NS_PER_S)
-        self._timed: list[tuple[str, int, str]] = []  # (line, at, what): checked against the end
         bus_faults = self._robot_faults(cfg.faults)
         self.engine, self.engine_fallback = self._choose_engine(
             cfg.engine, bus_faults, lambda: unsupported(self))
-        self._check_times()
-        self._check_silenced(self._end_ns)
+        self._check_times(self._end_ns)
         if self.engine == "reference":
             self._reference_medium([self.tick, *self.boards, self.host], bus_faults,
                                    self.schema.sent_ids(self.meas_bytes), cfg.seed, self._end_ns)
@@ -195,17 +196,8 @@ class Robot(RobotRun):
             return {name: dict(zip(("r_p", "r_i", "r_d"), map(float, row), strict=True))
                     for name, row in zip(names, self.gains, strict=True)}
         return {"omega_d": tuning.omega_d, "omega_i": tuning.omega_i,
-                "K_times_KP": tuning.k_kp, "kp": default_plant().kp, "r_p": r_p, "r_i": r_i,
+                "K_times_KP": tuning.k_kp, "kp": DEFAULT_ROBOT_KP, "r_p": r_p, "r_i": r_i,
                 "r_d": r_d}
-
-    def _check_times(self) -> None:
-        """Every robot-level fault at a time before the run's end (a tick drop: the tick it
-        drops), once the lines and the engine are known to be right."""
-        for line, at, what in self._timed:
-            try:
-                check_before_end(at, self._end_ns, what)
-            except FaultScriptError as err:
-                raise FaultScriptError(f"fault {line!r}: {err}") from None
 
     def _schedule_action(self, line: str) -> None:
         """Operator actions at a time before the run's end: 'release 3 at 1s', 'freeze all at

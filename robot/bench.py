@@ -16,7 +16,7 @@ from servobus.robot.robot_file import RobotFile
 WARM_UP_S = 0.1
 
 
-def _measure(engine: str, seconds: float, kernel: bool = True,
+def measure(engine: str, seconds: float, kernel: bool = True,
              robot_name: str | RobotFile = "spejbl") -> dict:
     """One engine: simulated s per wall s and per CPU s, the tick periods run, and where the
     time goes (`kernel`: the boards' kernel share, which on the compiled engine would be its
@@ -54,9 +54,9 @@ def bench_run(seconds: float = 10.0, reference_seconds: float = 2.0,
     """A time-triggered robot (default SPEJBL: 12 switching boards, time trigger, host):
     `seconds` simulated on the compiled engine, `reference_seconds` on the period engine and on
     the reference path, in one process."""
-    compiled = _measure("compiled", seconds, kernel=False, robot_name=robot)
-    period = _measure("period", reference_seconds, robot_name=robot)
-    reference = _measure("reference", reference_seconds, robot_name=robot)
+    compiled = measure("compiled", seconds, kernel=False, robot_name=robot)
+    period = measure("period", reference_seconds, robot_name=robot)
+    reference = measure("reference", reference_seconds, robot_name=robot)
     compiled["us_per_period"] = 1e6 * compiled["wall_s"] / compiled["periods"]
     name = robot.name if isinstance(robot, RobotFile) else robot
     return {"robot": name, "compiled": compiled, "period": period, "reference": reference,

@@ -7,11 +7,9 @@ spreads over all of them)."""
 
 import statistics
 import tempfile
-import time
 from pathlib import Path
 
-from servobus.robot.assembly import Robot, RobotConfig
-from servobus.robot.bench import WARM_UP_S
+from servobus.robot.bench import measure
 from servobus.robot.robot_check import checked
 from servobus.robot.robot_file import RobotFile
 from servobus.robot.robot_new import write_new
@@ -20,19 +18,13 @@ JOINTS = (1, 3, 7, 12, 16, 23)  # the default shapes
 
 
 def _once(robot: RobotFile, seconds: float) -> dict[str, float]:
-    """One measurement: a fresh robot warmed up, then `seconds` simulated."""
-    run = Robot(RobotConfig(robot=robot))
-    run.run(WARM_UP_S)
-    ticks = run.tick.sent
-    wall, cpu = time.perf_counter(), time.process_time()
-    run.run(seconds)
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    periods = run.tick.sent - ticks
-    return {"sim_s_per_wall_s": seconds / wall, "sim_s_per_cpu_s": seconds / cpu,
-            "us_per_period": 1e6 * wall / periods,
-            "us_per_period_per_joint": 1e6 * wall / periods / run.joints,
-            "compiled_pct": 100.0 * run.compiled.counts["compiled"] /
-            max(1, sum(run.compiled.counts.values()))}
+    """One measurement (``bench.measure`` on the compiled engine), per period and joint."""
+    m = measure("compiled", seconds, kernel=False, robot_name=robot)
+    counts = m["engine_periods"]
+    return {"sim_s_per_wall_s": m["sim_s_per_wall_s"], "sim_s_per_cpu_s": m["sim_s_per_cpu_s"],
+            "us_per_period": 1e6 * m["wall_s"] / m["periods"],
+            "us_per_period_per_joint": 1e6 * m["wall_s"] / m["periods"] / len(robot.joints),
+            "compiled_pct": 100.0 * counts["compiled"] / sum(counts.values())}
 
 
 def _spread(values: list[float]) -> dict[str, float]:

@@ -112,7 +112,7 @@ class DescribedRobot(RobotRun):
         self.engine, self.engine_fallback = self._choose_engine(config.engine, bus_faults,
                                                                 self._unsupported)
         end = None if config.duration_s is None else round(config.duration_s * NS_PER_S)
-        self._check_silenced(end)  # once the lines and the engine are known to be right
+        self._check_times(end)  # once the lines and the engine are known to be right
         if self.engine == "compiled":
             from servobus.robot import guroo_sync
 

@@ -7,11 +7,9 @@ waits in ``recv``).  The same nodes serve `servobus node` on a real bus (in real
 from collections.abc import Sequence
 
 from servobus.bus.node import attach_sim
-from servobus.bus.schema import TIME_TRIGGERED_REQUIRED, Schema
 from servobus.bus.sim_interface import shared_medium
 from servobus.plant.board_node import BoardNode
-from servobus.robot.joint_setup import joint_options
-from servobus.robot.node_build import board_nodes, tick_node
+from servobus.robot.node_build import NodeOptions, node_names, real_bus_nodes
 from servobus.robot.robot_check import checked
 from servobus.robot.robot_file import RobotFile
 
@@ -29,17 +27,16 @@ def emulate(channel: str, joints: Sequence[int] | None = None, tick: bool = True
     if described.schedule != "time-triggered":
         raise ValueError(f"{described.name} is a {described.schedule} robot: emulate takes a "
                          "time-triggered one")
-    chosen = list(joints) if joints is not None else list(range(1, len(described.joints) + 1))
-    every = joint_options(described)
-    if bad := [j for j in chosen if not 1 <= j <= len(every)]:
-        raise ValueError(f"joint {bad[0]}: {described.name} has joints 1..{len(every)}")
-    schema = Schema(described.dbc, required=TIME_TRIGGERED_REQUIRED)
+    count = len(described.joints)
+    chosen = list(joints) if joints is not None else list(range(1, count + 1))
+    if bad := [j for j in chosen if not 1 <= j <= count]:
+        raise ValueError(f"joint {bad[0]}: {described.name} has joints 1..{count}")
+    board_of = {j: n.name for n in described.nodes if n.kind == "board" for j in n.joints}
+    options = NodeOptions(seed)
+    boards: list[BoardNode] = real_bus_nodes(described, [board_of[j] for j in chosen], options)
     medium = shared_medium(channel)
-    boards = board_nodes(described, chosen, [every[j - 1] for j in chosen], schema, seed,
-                         described.meas_bytes, max_step_ns=described.period_ns,
-                         filter_bus=len(chosen) == 1)
-    for board in boards:
-        attach_sim(board, medium)
-    if tick:
-        attach_sim(tick_node(described, schema, seed), medium)
+    ticks = real_bus_nodes(described, node_names(described, ["time-trigger"]), options) \
+        if tick else []
+    for node in [*boards, *ticks]:
+        attach_sim(node, medium)
     return boards

@@ -4,35 +4,19 @@ and the options the host holds once for all joints (its mode, anti-windup)."""
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from servobus.firmware import memory as m
-from servobus.host.position_loop import PositionPlant
-from servobus.host.tunings import DEFAULT_ROBOT_KP, DEFAULT_ROBOT_Q, TUNINGS, Tuning
-from servobus.presets.board import DEFAULT_BOARD
+from servobus.host.tunings import DEFAULT_ROBOT_KP, TUNINGS, Tuning
 from servobus.robot.joint_options import Gains, JointOptions
 from servobus.robot.robot_file import RobotFile
 
-# RobotConfig field -> the JointOptions field it overrides for every joint
-OVERRIDES = {"mode": "mode", "sensing": "sensing", "plant": "plant", "anti_windup": "anti_windup",
-             "tuning": "tuning"}
+# the JointOptions fields a run's config (RobotConfig) may set for every joint
+OVERRIDES = ("mode", "sensing", "plant", "anti_windup", "tuning")
 HOST_WIDE = ("mode", "anti_windup")  # one host serves every joint: one value for all
 BOARD_MODES = {"cascade": m.MODE_CURRENT, "local-p": m.MODE_LOCAL_P}  # the firmware's
-
-
-@dataclass(frozen=True)
-class NoOverrides:
-    """A run that keeps every joint option of its description."""
-
-    mode: None = None
-    sensing: None = None
-    plant: None = None
-    anti_windup: None = None
-    tuning: None = None
-    alphas: None = None
 
 
 def plant_seed(seed: int, joint: int) -> int:
@@ -41,20 +25,14 @@ def plant_seed(seed: int, joint: int) -> int:
     return seed * 100 + joint - 1
 
 
-def default_plant() -> PositionPlant:
-    """The identified P(z) of the default robot's joints (host.tunings): the K_P that named
-    and relative tunings scale by."""
-    return PositionPlant(DEFAULT_ROBOT_KP, DEFAULT_ROBOT_Q, float(DEFAULT_BOARD.can_hz))
-
-
-def joint_options(robot: RobotFile, config: Any = NoOverrides()) -> list[JointOptions]:
+def joint_options(robot: RobotFile, config: Any = None) -> list[JointOptions]:
     """Every joint's options (joint 1 first): the description's, then `config`'s overrides
-    (a field left None keeps the description's; alphas: one for all, or one per joint)."""
-    given = {field: getattr(config, name) for name, field in OVERRIDES.items()
-             if getattr(config, name) is not None}
+    (None, or a field left None: the description's; alphas: one for all, or one per joint)."""
+    given = {key: value for key in OVERRIDES
+             if (value := getattr(config, key, None)) is not None}
     if isinstance(given.get("tuning"), str):
         given["tuning"] = TUNINGS[given["tuning"]]
-    alphas: Sequence[float] | None = config.alphas
+    alphas: Sequence[float] | None = getattr(config, "alphas", None)
     if alphas is not None and len(alphas) == 1:
         alphas = list(alphas) * len(robot.joints)
     if alphas is not None and len(alphas) != len(robot.joints):

@@ -28,13 +28,13 @@ from servobus.firmware import board
 from servobus.firmware import memory as m
 from servobus.host.pid import PidBank
 from servobus.host.position_loop import voltage_plant
-from servobus.host.tunings import Tuning, tuning
+from servobus.host.tunings import DEFAULT_ROBOT_KP, Tuning, tuning
 from servobus.plant.build import OffsetStage, PlantOptions, zero_offset
 from servobus.plant.rig import TF_I_WINDING, TI_IREF, TI_MEAS, BoardRig
 from servobus.presets.board import DEFAULT_BOARD, Sensing
 from servobus.presets.firmware_image import Q12_AMP
 from servobus.robot.joint_options import Gains, JointOptions
-from servobus.robot.joint_setup import default_plant, pid_gains
+from servobus.robot.joint_setup import pid_gains
 from servobus.robot.robot_check import checked
 from servobus.robot.robot_file import RobotFile
 
@@ -121,7 +121,7 @@ def controller(cfg: HoldConfig, joint: HeldJoint) -> PidBank:
     """The host PID of the joint's tuning (in A as a run scales it, or in duty for
     voltage-pid), I term optional."""
     if cfg.mode == "cascade":
-        bank = PidBank(pid_gains([joint.options], default_plant().kp, joint.f))
+        bank = PidBank(pid_gains([joint.options], DEFAULT_ROBOT_KP, joint.f))
     elif isinstance(joint.options.tuning, Gains):
         raise ValueError("--mode voltage-pid: the joint's tuning is explicit gains in A per "
                          "LSB; give a named tuning (--tuning R2)")

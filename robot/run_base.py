@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from servobus.bus.fault_runner import apply_script
-from servobus.bus.faults import FaultPlan, FaultScriptError
+from servobus.bus.faults import FaultPlan, FaultScriptError, check_before_end
 from servobus.bus.load_meter import LoadMeter
 from servobus.bus.medium import Medium
 from servobus.bus.node import attach_sim
@@ -24,6 +24,7 @@ from servobus.bus.scheduler import NS_PER_S, Environment
 from servobus.bus.schema import Schema
 from servobus.robot.advance import ENGINES, chunk_for, engine_fields, run_and_close
 from servobus.robot.charge_batch import BatchedCharges
+from servobus.robot.description import spans
 from servobus.robot.engine_run import NodeBus, python_handler
 from servobus.robot.robot_file import RobotFile
 from servobus.robot.run_log import RunLog
@@ -33,8 +34,9 @@ NODE_FAULT = {"node": "node N silent at T [for D]"}  # every robot's own fault l
 
 
 class RobotRun:
-    """The shared part of an assembled robot (module docstring); a subclass sets ``schema``,
-    builds its nodes, then calls ``_choose_engine`` and ``_media``."""
+    """The shared part of an assembled robot (module docstring); a subclass calls ``_start``,
+    builds its nodes, then ``_choose_engine``, ``_check_times`` and ``_reference_medium`` or
+    ``_wire``, and ``_open_log`` last."""
 
     description: RobotFile
     schema: Schema
@@ -52,7 +54,8 @@ class RobotRun:
         self.compiled = None
         self.log: RunLog | None = None
         self._charges: BatchedCharges | None = None
-        self._silenced: list[tuple[str, int]] = []  # (line, at): checked against the run's end
+        # robot-level fault lines (line, at, what): each checked against the run's end
+        self._timed: list[tuple[str, int, str]] = []
 
     def _node_fault(self, line: str) -> str:
         """'node N silent at T [for D]' as the bus fault silencing the node of board ID N."""
@@ -61,18 +64,19 @@ class RobotRun:
         if not board.isdigit():
             raise FaultScriptError(f"fault {line!r}: board {board!r} is not a number")
         if int(board) not in boards:
-            ids = sorted(boards)
-            shown = (f"{ids[0]}..{ids[-1]}" if ids == list(range(ids[0], ids[-1] + 1))
-                     else ", ".join(map(str, ids)))
             raise FaultScriptError(f"fault {line!r}: {self.description.name} has boards "
-                                   f"{shown}, not {board}")
-        self._silenced.append((line, script_time("fault", line, at)))
+                                   f"{spans(sorted(boards))}, not {board}")
+        self._timed.append((line, script_time("fault", line, at), "at"))
         return f"silence {boards[int(board)]} at {at}" + (f" for {span[0]}" if span else "")
 
-    def _check_silenced(self, end_ns: int | None) -> None:
-        """Every silenced board's time before the run's end (once the lines are known right)."""
-        for line, at in self._silenced:
-            script_time("fault", line, f"{at}ns", end_ns)
+    def _check_times(self, end_ns: int | None) -> None:
+        """Every robot-level fault at a time before the run's end (a tick drop: the tick it
+        drops), once the lines and the engine are known to be right."""
+        for line, at, what in self._timed:
+            try:
+                check_before_end(at, end_ns, what)
+            except FaultScriptError as err:
+                raise FaultScriptError(f"fault {line!r}: {err}") from None
 
     def _choose_engine(self, engine: str, bus_faults: list[str],
                        unsupported: Callable[[], str | None]) -> tuple[str, str | None]:

@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from servobus.bus.dbc_generate import JOINTS_MAX
 from servobus.bus.recorder import LogWriteError
 from servobus.host.host_step import HOST_STEP
 from servobus.host.pid import ANTI_WINDUP
@@ -19,6 +20,7 @@ from servobus.robot.advance import ENGINES
 from servobus.robot.assembly import Robot, RobotConfig
 from servobus.robot.compile_phase import CompileClock, stderr_say, warm_up
 from servobus.robot.described import DescribedConfig, DescribedRobot
+from servobus.robot.description import spans
 from servobus.robot.joint_setup import BOARD_MODES
 from servobus.robot.robot_check import checked
 from servobus.robot.robot_file import RobotFile, shipped
@@ -74,7 +76,7 @@ def add_subparser(sub: Commands) -> None:
     parser.add_argument("--log", type=units.LOG, help="record the bus to run.blf / .asc / .log")
     parser.add_argument("--plot", type=units.PNG, metavar="FILE.png",
                         help="plot tracking, currents, bus load and host window")
-    parser.add_argument("--plot-joints", type=lambda text: units.joints(text, 128),
+    parser.add_argument("--plot-joints", type=lambda text: units.joints(text, JOINTS_MAX),
                         default=None,
                         help="joints to plot (default: 3,4,10, spejbl's left hip pitch and "
                              "both knees, those the robot has, else its first three; guroo: DC "
@@ -93,10 +95,14 @@ def add_subparser(sub: Commands) -> None:
     parser.set_defaults(func=_do_run)
 
 
-def default_plot_joints(joints: int) -> list[int]:
-    """The joints a plot shows unless --plot-joints says: SPEJBL's left hip pitch and both knees
-    (3, 4, 10; GuRoo's 3, 4, 10 move too) where the robot has them, else its first three."""
-    return [j for j in DEFAULT_PLOT_JOINTS if j <= joints] or list(range(1, min(joints, 3) + 1))
+def plot_joints(asked: list[int] | None, available: list[int], whose: str) -> list[int]:
+    """The joints a plot shows: --plot-joints' (each one of `available`, else an error saying
+    `whose` joints they are), else SPEJBL's left hip pitch and both knees (3, 4, 10; GuRoo's
+    move too) where the robot has them, else its first three."""
+    chosen = asked or [j for j in DEFAULT_PLOT_JOINTS if j in available] or available[:3]
+    if not set(chosen) <= set(available):
+        raise ServobusError(f"--plot-joints {chosen}: {whose} {spans(available)}")
+    return chosen
 
 
 def parse_alphas(text: str) -> list[float]:
@@ -121,23 +127,16 @@ def _robot(args: argparse.Namespace) -> tuple[Callable[[bool], Robot | Described
     robot = checked(args.robot)  # an error names the file, key and problem
     loop = robot_loop(args, robot)
     if robot.schedule == "time-triggered":
-        joints = len(robot.joints)
-        args.plot_joints = args.plot_joints or default_plot_joints(joints)
-        if max(args.plot_joints) > joints:
-            raise ServobusError(f"--plot-joints {args.plot_joints}: {robot.name} has "
-                                f"joints 1..{joints}")
+        args.plot_joints = plot_joints(args.plot_joints, [j.number for j in robot.joints],
+                                       f"{robot.name} has joints")
         return _time_triggered(args, robot)
     given = [name for name in TIME_TRIGGERED_OPTIONS if name in vars(args)]
     if given:
         raise ServobusError(f"--{given[0].replace('_', '-')} applies to a time-triggered "
                             f"robot, not --robot {args.robot} ({robot.schedule})")
-    dc = sorted(j for n in robot.nodes if n.kind == "hp-board" for j in n.joints)
-    args.plot_joints = args.plot_joints or [j for j in DEFAULT_PLOT_JOINTS if j in dc] or dc[:3]
-    if not set(args.plot_joints) <= set(dc):
-        shown = f"{dc[0]}..{dc[-1]}" if dc == list(range(dc[0], dc[-1] + 1)) else \
-            ", ".join(map(str, dc))
-        raise ServobusError(f"--plot-joints {args.plot_joints}: {robot.name}'s feedback "
-                            f"carries joints {shown} (the high-power boards' DC joints)")
+    args.plot_joints = plot_joints(
+        args.plot_joints, sorted(j for n in robot.nodes if n.kind == "hp-board" for j in n.joints),
+        f"{robot.name}'s feedback carries joints")
     from servobus.plant.guroo_rig import run_periods_lean_fast
     from servobus.plant.rc_servo import run_steps_fast
     from servobus.robot.guroo_compiled import forward_c
