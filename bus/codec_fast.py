@@ -8,10 +8,13 @@ cantools codec.  Tests require both paths to give the same bytes and values for 
 """
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import cantools
+
+T = TypeVar("T")
 
 _CODES = {(8, False): "B", (8, True): "b", (16, False): "H", (16, True): "h",
           (32, False): "I", (32, True): "i"}
@@ -45,6 +48,24 @@ class FastCodec:
                 for name, r, scale, offset, integral in zip(
                     self.names, self.layout.unpack(data), self.scales, self.offsets,
                     self.integral, strict=True)}
+
+
+DECODED_CACHE = 4096  # distinct payloads one signal reader keeps decoded
+
+
+def signal_reader(codec: FastCodec, signal: str, cast: Callable[[Any], T]) -> Callable[[bytes], T]:
+    """A reader of one signal of a message's payload: `cast` of its decoded value, each
+    distinct payload decoded once (a node's hot frames repeat; at most DECODED_CACHE kept)."""
+    kept: dict[bytes, T] = {}
+
+    def read(data: bytes) -> T:
+        value = kept.get(data)
+        if value is None:
+            if len(kept) > DECODED_CACHE:
+                kept.clear()
+            value = kept[data] = cast(codec.decode(data)[signal])
+        return value
+    return read
 
 
 def generate(message: cantools.database.Message) -> FastCodec | None:

@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from cantools.database.can import Database, Message, Signal
 
 from servobus.bus.dbc_generate import database, dbc_message, dbc_signal, joints_text
+from servobus.firmware.servo_board import WORDS_PER_FRAME
 
 BOARD_IDS = (1, 15)  # a DIP-switch ID: four bits of the feedback status word
 HP_JOINTS = 3  # joints per high-power board at most (its motors)
 SERVOS = 8  # servos per servo board at most
-SERVO_WORDS = 4  # servo set-points per SERVO_SP frame
 VEL_LSB, FB_LSB, SERVO_LSB = 16, 8, 0.001  # cnt/s, cnt, rad per LSB
 ANNOUNCE_COMMENT = ("Boot announce of board {b}: 11-bit ID BOARD | 0x20 (the firmware writes "
                     "(BOARD | 0x20) << 2 into the mailbox's MSGIDH register), payload the "
@@ -92,7 +92,7 @@ def frame_ids(bus: CyclicBus) -> dict[str, int]:
 
 def _servo_frames(servo: CyclicBoard) -> int:
     """SERVO_SP frames of a servo board: four servos each."""
-    return -(-len(servo.joints) // SERVO_WORDS)
+    return -(-len(servo.joints) // WORDS_PER_FRAME)
 
 
 def _word(name: str, start: int, receivers: list[str], scale: float, unit: str) -> Signal:
@@ -129,7 +129,7 @@ def _servo_messages(bus: CyclicBus, ids: dict[str, int], servo: CyclicBoard) -> 
     me, central, status_ms = [servo.name], [bus.central], 2 * bus.period_ms
     out = []
     for k in range(1, _servo_frames(servo) + 1):
-        joints = servo.joints[SERVO_WORDS * (k - 1):SERVO_WORDS * k]
+        joints = servo.joints[WORDS_PER_FRAME * (k - 1):WORDS_PER_FRAME * k]
         out.append(dbc_message(ids[f"SERVO_SP_{k}"], f"SERVO_SP_{k}", [
             _word(f"p_{j}", 16 * m, me, SERVO_LSB, "rad") for m, j in enumerate(joints)],
             bus.central, f"Position set-points of RC servo {joints_text(joints)} (rad, 1 mrad "

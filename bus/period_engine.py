@@ -281,8 +281,8 @@ class LeanBus:
 CHANNEL = "servobus0"  # the channel the period engine's frames carry, as the reference medium's
 
 
-def rx_message(can_id: int, data: bytes, now: int, channel: str = CHANNEL) -> can.Message:
+def rx_message(can_id: int, data: bytes, now: int) -> can.Message:
     """The received frame as the reference medium hands it out (for logs and Python nodes)."""
     return can.Message(timestamp=now / NS_PER_S, arbitration_id=can_id, is_extended_id=False,
-                       is_remote_frame=False, dlc=len(data), data=data, channel=channel,
+                       is_remote_frame=False, dlc=len(data), data=data, channel=CHANNEL,
                        is_rx=True, check=False)

@@ -83,7 +83,7 @@ class ScheduleSim:
         # holds exactly the frames the report counts
         with deferred_signals() as held:
             try:
-                self.env.run(until=round(duration_s * NS_PER_S), stop=lambda: bool(held))
+                self.env.run(until=round(duration_s * NS_PER_S), stop=held.__bool__)
             finally:
                 report = self.report()
                 self.close()

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import can
 import numpy as np
 
+from servobus.bus.codec_fast import signal_reader
 from servobus.bus.node import Clock, decode_or_count, send_bytes_or_count, send_or_count
 from servobus.bus.period_engine import Handler, rx_message
 from servobus.bus.schema import (
@@ -36,8 +37,6 @@ from servobus.host.period_log import PeriodLog
 from servobus.host.pid import MimoController
 from servobus.host.supervisor import Supervisor
 from servobus.host.trajectory import Player
-
-DECODED_CACHE = 4096  # distinct MEAS payloads decoded and kept per joint
 
 
 @dataclass
@@ -148,20 +147,14 @@ class HostNode:
         return {can_id: self._measurement_bytes(j, can_id) for can_id, j in self._meas.items()}
 
     def _measurement_bytes(self, j: int, can_id: int) -> Handler:
-        codec = self.schema.codec(meas_name(j, self.meas_bytes))
-        name = f"position_{j}"
-        positions: dict[bytes, float] = {}
+        position = signal_reader(self.schema.codec(meas_name(j, self.meas_bytes)),
+                                 f"position_{j}", float)
 
         def handler(can_id: int, data: bytes, now: int) -> None:
             if not self.idle(now):
                 self.on_message(rx_message(can_id, data, now))
                 return
-            position = positions.get(data)
-            if position is None:
-                if len(positions) > DECODED_CACHE:
-                    positions.clear()
-                position = positions[data] = float(codec.decode(data)[name])
-            self.measurement(j, position, now)
+            self.measurement(j, position(data), now)
         return handler
 
     def idle(self, now: int) -> bool:

@@ -23,6 +23,7 @@ import can
 import numpy as np
 from can.typechecking import CanFilter
 
+from servobus.bus.codec_fast import signal_reader
 from servobus.bus.frame_fast import stuffed_length
 from servobus.bus.node import Clock, send_or_count
 from servobus.bus.period_engine import Handler
@@ -41,7 +42,6 @@ from servobus.plant.board_bank import BoardBank
 from servobus.plant.kernel_cache import cached_njit
 
 STATUS_PERIOD_NS = 100_000_000
-DECODED_CACHE = 4096  # distinct payloads decoded and kept per board and message
 can_tick_fast = cached_njit(board.can_tick)  # the same handler, compiled
 
 
@@ -131,25 +131,14 @@ class BoardNode:
                 frame = frames[position] = (payload, stuffed_length(meas_id, payload, False))
             send(meas_id, *frame)
 
-        iw, xw = self.schema.codec(self._act_name), self.schema.codec(self._posref_name)
-        amps: dict[bytes, float] = {}
-        refs: dict[bytes, int] = {}
+        amps = signal_reader(self.schema.codec(self._act_name), f"iw_{self.joint}", float)
+        refs = signal_reader(self.schema.codec(self._posref_name), f"xw_{self.joint}", int)
 
         def on_actuation(can_id: int, data: bytes, now: int) -> None:
-            value = amps.get(data)
-            if value is None:
-                if len(amps) > DECODED_CACHE:
-                    amps.clear()
-                value = amps[data] = iw.decode(data)[f"iw_{self.joint}"]
-            self.rig.actuate(value)
+            self.rig.actuate(amps(data))
 
         def on_posref(can_id: int, data: bytes, now: int) -> None:
-            value = refs.get(data)
-            if value is None:
-                if len(refs) > DECODED_CACHE:
-                    refs.clear()
-                value = refs[data] = int(xw.decode(data)[f"xw_{self.joint}"])
-            board.can_posref(ram, value)
+            board.can_posref(ram, refs(data))
 
         return {self._tick: on_tick, self._act: on_actuation, self._posref: on_posref}
 

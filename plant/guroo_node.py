@@ -72,9 +72,6 @@ class GurooBoardNode:
         self._feedback_id = int(schema.message(f"FEEDBACK_{board}").frame_id)
         self._feedback_ns = schema.cycle_ns(f"FEEDBACK_{board}")
         self._send_data: Callable[[int, bytes], None] | None = None
-        # what the feedback timer calls: `send_feedback`, or an engine's hook; an engine that
-        # runs the board itself hands its progress back (`ran_to`) and re-arms (`arm_feedback`)
-        self.on_feedback_due: Callable[[], None] = self.send_feedback
 
     @property
     def boot_ns(self) -> int:
@@ -102,7 +99,7 @@ class GurooBoardNode:
 
     def arm_feedback(self, at: int) -> None:
         """Arm the feedback timer for `at` (ns)."""
-        self.clock.call_at(at, lambda: self.on_feedback_due())
+        self.clock.call_at(at, self.send_feedback)
 
     def next_feedback_due(self) -> int:
         """The grid instant of the next FEEDBACK_b (ns)."""

@@ -95,9 +95,6 @@ class ServoBoardNode:
         # DBC's codecs
         self._status_bytes = schema.codec("SERVO_STATUS").layout
         self._send_data: Callable[[int, bytes], None] | None = None
-        # what the status timer calls: `send_status`, or an engine's hook; an engine that sends
-        # statuses itself hands the state back (`take_batch_state`) and re-arms (`arm_status`)
-        self.on_status_due: Callable[[], None] = self.send_status
 
     def start(self, bus: can.BusABC, clock: Clock) -> None:
         """Boot: acceptance filter, announce, status timer; the servos start at now."""
@@ -113,7 +110,7 @@ class ServoBoardNode:
 
     def arm_status(self, at: int) -> None:
         """Arm the status timer for `at` (ns)."""
-        self.clock.call_at(at, lambda: self.on_status_due())
+        self.clock.call_at(at, self.send_status)
 
     def next_status_due(self) -> int:
         """The grid instant of the status armed next (ns)."""

@@ -15,6 +15,7 @@ import cantools
 
 from servobus.bus import frame_bits as fb
 from servobus.bus.schema import Schema, SchemaError
+from servobus.firmware.servo_board import WORDS_PER_FRAME
 from servobus.robot.file_keys import RobotFileError
 from servobus.robot.node_kinds import MEAS_MESSAGE, heard_by, sent_by
 from servobus.robot.robot_file import RobotFile, load
@@ -164,8 +165,9 @@ def cyclic_signals(robot: RobotFile) -> dict[str, list[str]]:
             out[f"VEL_SP_{b}"] = [*(f"w_{j}" for j in joints), f"seq_{b}"]
             out[f"FEEDBACK_{b}"] = [*(f"x_{j}" for j in joints), f"status_{b}"]
         if node.kind == "servo-board":
-            for k in range(0, len(joints), 4):
-                out[f"SERVO_SP_{k // 4 + 1}"] = [f"p_{j}" for j in joints[k:k + 4]]
+            for k in range(0, len(joints), WORDS_PER_FRAME):
+                out[f"SERVO_SP_{k // WORDS_PER_FRAME + 1}"] = [
+                    f"p_{j}" for j in joints[k:k + WORDS_PER_FRAME]]
             out["SERVO_STATUS"] = ["updates", "servo_status"]
         if node.kind in ("hp-board", "servo-board"):
             out[f"ANNOUNCE_{b}"] = [f"board_{b}"]

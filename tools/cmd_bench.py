@@ -5,6 +5,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
+from servobus.bus.dbc_generate import JOINTS_MAX
 from servobus.presets import guroo
 from servobus.tools import units
 from servobus.tools.cli import Commands
@@ -48,9 +49,9 @@ def add_subparser(sub: Commands) -> None:
                                 "its default engine only, --seconds)"}),
            ("--loop", LOOP_OPTION))
     target("scaling", "cost against joint count: described robots of N joints", _do_scaling,
-           ("--joints", {"type": lambda text: units.joints(text, 128),
+           ("--joints", {"type": lambda text: units.joints(text, JOINTS_MAX),
                          "default": "1,3,7,12,16,23",
-                         "help": "the joint counts, 1..128 (default 1,3,7,12,16,23)"}),
+                         "help": f"the joint counts, 1..{JOINTS_MAX} (default 1,3,7,12,16,23)"}),
            ("--seconds", {"type": units.EXPERIMENT_SECONDS, "default": 5.0,
                           "help": "simulated seconds per measurement"}),
            ("--runs", {"type": units.integer(1, 100), "default": 3,
