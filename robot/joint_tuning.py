@@ -11,20 +11,16 @@ edited text is loaded and checked before it replaces the file.
 
 import os
 import re
-from importlib import resources
 from pathlib import Path
 
 from servobus.host.tunings import DESIGN_OVERSHOOT_PCT
+from servobus.robot.bench_startup import installed_folders
 from servobus.robot.file_keys import RobotFileError
 from servobus.robot.joint_options import Gains
 from servobus.robot.robot_check import checked
 from servobus.robot.robot_file import RobotFile
 from servobus.robot.tunings_file import designed_for
 
-# the installed package's folders (pyproject.toml's packages): never written to
-PACKAGES = ("servobus", "servobus.firmware", "servobus.plant", "servobus.presets", "servobus.bus",
-            "servobus.dbc", "servobus.host", "servobus.robot", "servobus.analysis",
-            "servobus.tools", "servobus.sweep", "servobus.sweeps", "servobus.robots")
 MARK = "# identify: "  # the comment lines this module writes (replaced on the next write)
 
 
@@ -35,7 +31,7 @@ class TuningTargetError(ValueError):
 def installed(path: Path) -> bool:
     """Is `path` inside one of the installed package's folders?"""
     where = path.resolve()
-    return any(where.is_relative_to(Path(str(resources.files(p))).resolve()) for p in PACKAGES)
+    return any(where.is_relative_to(folder.resolve()) for folder in installed_folders().values())
 
 
 def target(robot: RobotFile, given: str, joint: int) -> Path:
