@@ -46,6 +46,7 @@ def set_mode(ram, mode: int) -> None:
     ram[m.DUTY_REF] = 0
     ram[m.P_SUM] = 0
     ram[m.P_COUNT] = 0
+    ram[m.P_PREV] = -1
 
 
 @register_jitable

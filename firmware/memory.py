@@ -47,7 +47,8 @@ TICKS = TEMP_RAW + 1  # CAN ticks received
 DUTY_REF = TICKS + 1  # duty mode: PWM duty from the host (PWM counts), applied at the tick
 ACT_SILENT = DUTY_REF + 1  # ticks since the last actuation (or POSREF) frame; 1 is normal
 ACT_TIMEOUTS = ACT_SILENT + 1  # actuation timeouts entered since reset
-RAM_SIZE = ACT_TIMEOUTS + 1
+P_PREV = ACT_TIMEOUTS + 1  # local-P: the previous block's pot sum (velocity); -1: none yet
+RAM_SIZE = P_PREV + 1
 
 # --- firmware constants ------------------------------------------------------------------
 ACT_TIMEOUT_PERIODS = 3  # periods in a row without actuation that time out (12 ms at 250 Hz)
@@ -67,12 +68,13 @@ POS_BLOCK = 10  # pot block length (80)
 P_BLOCK = 11  # local-P loop decimation (20 PWM periods -> 1 kHz)
 P_GAIN_Q8 = 12  # local-P gain, Q8 PWM counts per (pot LSB * P_BLOCK)
 U_MAX_Q15 = 13  # U_MAX << 15: the PI output limit before the final shift
-ROM_SIZE = 14
+P_VEL_Q8 = 14  # local-P velocity gain, Q8 PWM counts per pot-sum change between blocks
+ROM_SIZE = 15
 
 # --- enumerations -------------------------------------------------------------------------
 MODE_FLOAT = 0  # released: all switches off (puppet animation)
 MODE_CURRENT = 1  # cascade inner loop: PI current controller
-MODE_LOCAL_P = 2  # first-version local P position loop on the duty
+MODE_LOCAL_P = 2  # the board's position loop on the duty (the servo preset's law)
 MODE_DUTY = 3  # host drives the PWM duty directly (voltage PID on the host, no current loop)
 # The one mode enum: value = MODE_* above.  The same 8-bit value is COMMAND.mode (set_mode),
 # STATUS_j.mode_j and ANNOUNCE_j.board_mode_j, named by the DBC's VAL_ tables (bus.schema checks)

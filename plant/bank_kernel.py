@@ -135,6 +135,7 @@ def _board(ram, rom, prm, state, istate, tables, n):
     signed_sense, adc_zero_sum = rom[m.SIGNED_SENSE], rom[m.ADC_ZERO_SUM]
     oc_limit, oc_periods, ot_limit = rom[m.OC_LIMIT], rom[m.OC_PERIODS], rom[m.OT_LIMIT]
     pos_block, p_block, p_gain = rom[m.POS_BLOCK], rom[m.P_BLOCK], rom[m.P_GAIN_Q8]
+    p_vel, p_prev = rom[m.P_VEL_Q8], ram[m.P_PREV]
     mode, iw_counts, duty_ref, xw_ref = ram[m.MODE], ram[m.IW_COUNTS], ram[m.DUTY_REF], \
         ram[m.XW_REF]
     pwm_active, pwm_prev, pwm_shadow = ram[m.PWM_ACTIVE], ram[m.PWM_PREV], ram[m.PWM_SHADOW]
@@ -221,7 +222,9 @@ def _board(ram, rom, prm, state, istate, tables, n):
                 p_count = i32.add(p_count, 1)
                 if i32.eq(p_count, p_block):
                     e = i32.sub(i32.mul(xw_ref, p_block), p_sum)
-                    u_p = i32.asr(i32.mul(e, p_gain), 8)
+                    fall = 0 if i32.lt(p_prev, 0) else i32.sub(p_prev, p_sum)
+                    u_p = i32.asr(i32.add(i32.mul(e, p_gain), i32.mul(fall, p_vel)), 8)
+                    p_prev = p_sum
                     p_sum = 0
                     p_count = 0
                     pwm_shadow = i32.clamp(u_p, i32.sub(0, u_max), u_max)
@@ -279,6 +282,7 @@ def _board(ram, rom, prm, state, istate, tables, n):
     ram[m.POS_SEQ] = pos_seq
     ram[m.PI_MEAS], ram[m.PI_INTEG], ram[m.P_SUM], ram[m.P_COUNT] = pi_meas, pi_integ, p_sum, \
         p_count
+    ram[m.P_PREV] = p_prev
     ram[m.OC_COUNT], ram[m.STATUS], ram[m.TEMP_RAW] = oc_count, status, temp_raw
 
 

@@ -64,9 +64,10 @@ def build_params(servo: ServoPreset, hw: BoardHardware, opt: PlantOptions) -> np
     prm[p.ADC_CODES_PER_AMP] = hw.adc_codes_per_amp(opt.sensing)
     prm[p.ADC_ZERO_CODE] = hw.adc_zero_code(opt.sensing)
     prm[p.ADC_MAX_CODE] = hw.adc_codes - 1
-    prm[p.POT_LSB_PER_RAD] = hw.pot_lsb_per_rad
-    prm[p.POT_NOISE_LSB] = hw.pot_noise_lsb
-    prm[p.POT_BOW_LSB] = hw.pot_bow_lsb
+    sensor = servo.sensed_by(hw)
+    prm[p.POT_LSB_PER_RAD] = sensor.pot_lsb_per_rad
+    prm[p.POT_NOISE_LSB] = sensor.pot_noise_lsb
+    prm[p.POT_BOW_LSB] = sensor.pot_bow_lsb
     prm[p.ENC_COUNTS_PER_MOTOR_RAD] = hw.encoder_counts_per_motor_rev / (2.0 * math.pi)
     prm[p.GEAR] = hw.encoder_gear
     prm[p.THERMO_CODES_PER_C] = hw.thermo_mv_per_c * 1e-3 / hw.adc_vref * hw.adc_codes

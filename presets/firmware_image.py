@@ -9,7 +9,6 @@ PI design (SPEC 2.3): G_S(1) is the DC gain duty -> measured current in controll
 the same under either --adc-window (the window only delays the samples), so the design is too.
 """
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,8 +21,6 @@ PI_ZERO_N = 0.674
 PI_GAIN_FRACTION = 0.6
 Q15 = 1 << 15
 Q12_AMP = 1 << 12
-LOCAL_P_GAIN_PER_RAD = 15.0 / math.pi  # duty per radian (SPEC 2.6)
-LOCAL_P_HZ = 1000
 
 
 @dataclass(frozen=True)
@@ -64,8 +61,21 @@ def build_rom(servo: ServoPreset, hw: BoardHardware, sensing: Sensing) -> np.nda
     rom[m.OC_PERIODS] = round(hw.over_current_s * hw.pwm_hz)
     rom[m.OT_LIMIT] = hw.thermometer_code(hw.over_temperature_c)
     rom[m.POS_BLOCK] = hw.periods_per_tick
-    p_block = hw.pwm_hz // LOCAL_P_HZ
-    rom[m.P_BLOCK] = p_block
-    counts_per_lsb = LOCAL_P_GAIN_PER_RAD / hw.pot_lsb_per_rad * hw.pwm_top
-    rom[m.P_GAIN_Q8] = round(counts_per_lsb / p_block * 256)
+    p_block, p_gain_q8, p_vel_q8 = local_p_gains(servo, hw)
+    rom[m.P_BLOCK], rom[m.P_GAIN_Q8], rom[m.P_VEL_Q8] = p_block, p_gain_q8, p_vel_q8
     return rom
+
+
+def local_p_gains(servo: ServoPreset, hw: BoardHardware) -> tuple[int, int, int]:
+    """The local position loop's block length and Q8 gains from the servo's law (volts per
+    rad, volts per rad/s) on its sensor: PWM counts per pot-sum LSB, and per pot-sum change
+    between blocks (a speed of that change * loop_hz / (block * LSB per rad))."""
+    if hw.pwm_hz % servo.loop_hz:
+        raise ValueError(f"{servo.name}: loop_hz {servo.loop_hz} does not divide the PWM rate "
+                         f"{hw.pwm_hz} Hz")
+    block = hw.pwm_hz // servo.loop_hz
+    lsb_per_rad = servo.sensed_by(hw).pot_lsb_per_rad
+    counts_per_volt = hw.pwm_top / servo.supply_v
+    gain = servo.k_theta * counts_per_volt / lsb_per_rad / block
+    vel = servo.k_omega * counts_per_volt / lsb_per_rad * servo.loop_hz / block
+    return block, round(gain * 256), round(vel * 256)

@@ -1,15 +1,30 @@
-"""Servo plant presets (SPEC 3), referred to the output shaft, each with its derivation.
+"""Servo presets (SPEC 3 and 6): each a plant referred to its output shaft and its own controller,
+with the derivation of every number (docs/presets.md holds the papers' figures beside ours).
 
-Model: R_a i + K_e w = duty V;  J dw/dt = K_t i - B w - F_c sign(w) - load.
-The winding is a pure resistance (coreless motor: no inductance effect below 100 kHz).
+Plant: R_a i + K_e w = duty V;  J dw/dt = K_t i - B w - F_c sign(w) - load, K_t = K_e.  The winding
+is a pure resistance (the switching model solves it exactly per PWM segment); a motor-side
+constant becomes an output one through the gear: K = N k, B = N^2 b.
+
+Controller: the firmware mode the servo's own controller runs in.  "cascade": the board's current
+loop under the host's position PID (SPEJBL's HSR-5995TG).  "local-p": the board closes the
+position loop itself from POSREF set-points, the AX-12's law U = k_theta (theta_ref - theta) +
+k_omega (w_ref - w) at w_ref = 0 (set-points carry no speed), every 1/loop_hz s, U clipped to the
+supply (firmware.local_p; a P law has k_omega = 0).
 """
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
+
+from servobus.presets.board import BoardHardware
+
+# SPEC 2.6: SPEJBL's first-version local P loop, r = 15/pi duty per rad at 1 kHz
+LOCAL_P_DUTY_PER_RAD = 15.0 / math.pi
 
 
 @dataclass(frozen=True)
 class ServoPreset:
-    """Electrical and mechanical constants of one servo, referred to its output shaft."""
+    """A servo: electrical and mechanical constants referred to its output shaft, its own
+    controller, and its position sensor where it is not the board's pot."""
 
     name: str
     supply_v: float
@@ -19,11 +34,26 @@ class ServoPreset:
     j: float  # kg m^2, servo + test arm (alpha = 1)
     coulomb: float  # N m
     derivation: str
+    mode: str = "cascade"  # the firmware mode of its own controller (module docstring)
+    k_theta: float = LOCAL_P_DUTY_PER_RAD * 7.0  # V per rad of position error (local-p)
+    k_omega: float = 0.0  # V s / rad: the law's K_omega (U gains -K_omega w at w_ref = 0)
+    loop_hz: int = 1000  # the local position loop's rate (a divisor of the PWM rate)
+    pot_lsb_per_pi: float | None = None  # its position sensor's scale; None: the board's pot
+    pot_noise_lsb: float | None = None  # ... its noise (None: the board's)
+    pot_bow_lsb: float | None = None  # ... its track's bow (None: the board's)
 
     @property
     def stall_current_a(self) -> float:
         """Current at full duty with the rotor locked."""
         return self.supply_v / self.r_a
+
+    def sensed_by(self, hw: BoardHardware) -> BoardHardware:
+        """The board hardware with this servo's own position sensor in place of the pot."""
+        return replace(
+            hw, pot_lsb_per_pi=hw.pot_lsb_per_pi if self.pot_lsb_per_pi is None else
+            self.pot_lsb_per_pi,
+            pot_noise_lsb=hw.pot_noise_lsb if self.pot_noise_lsb is None else self.pot_noise_lsb,
+            pot_bow_lsb=hw.pot_bow_lsb if self.pot_bow_lsb is None else self.pot_bow_lsb)
 
 
 HSR_5995TG = ServoPreset(
@@ -37,8 +67,96 @@ HSR_5995TG = ServoPreset(
     derivation=(
         "Hitec HSR-5995TG in SPEJBL: static gain 2.30*pi rad/s per unit duty at 7 V, "
         "T_m = 14.3 ms with test arm, stall ~2.4 N m. K_e = 0.834 and R_a = 2.43 give stall "
-        "2.9 A / 2.4 N m; B = 0.046 gives no-load current ~0.4 A; J from T_m."
+        "2.9 A / 2.4 N m; B = 0.046 gives no-load current ~0.4 A; J from T_m. Controller: the "
+        "cascade (host PID, board current PI); local-p: SPEC 2.6's 15/pi duty per rad at 1 kHz."
     ),
 )
 
-SERVOS = {p.name: p for p in (HSR_5995TG,)}
+AX12_GEAR = 254  # AX-12 datasheet: 1/254 reduction (not in Lima et al.)
+AX12_K_S = 0.006810  # V s / rad on the motor shaft (Lima et al., mean of 13 measurements)
+AX12 = ServoPreset(
+    name="ax-12",
+    supply_v=12.0,  # datasheet: 12 V nominal (9-12 V)
+    kt=AX12_K_S * AX12_GEAR,  # 1.730 V s / rad at the output
+    r_a=8.0,
+    b=0.01278,  # at the output: on the motor shaft it would be 2,200 x K_s^2 / R_a
+    j=7.0e-3,
+    coulomb=1.71e-5,
+    mode="local-p",
+    k_theta=30.0,
+    k_omega=-1.2,
+    loop_hz=1000,
+    pot_lsb_per_pi=1023.0 / 300.0 * 180.0,  # 0..1023 over 300 degrees (datasheet)
+    derivation=(
+        "Dynamixel AX-12 (Lima et al., SPEC 6.1): R_a = 8 ohm, K_s = 0.00681 V s/rad taken on "
+        "the motor shaft (at the output the no-load speed at 12 V would be 1,760 rad/s), through "
+        "the datasheet's 254:1 gear: 1.730 V s/rad; its no-load speed at 12 V is then 6.7 rad/s "
+        "(datasheet 59 rpm = 6.2 rad/s). Friction B_v = 0.01278, F_c = 1.71e-5 at the output "
+        "(B_v on the motor shaft would stop the motor). Supply 12 V (datasheet). J = 7e-3 kg m^2 "
+        "chosen: a 1e-7 kg m^2 rotor through 254^2 plus a 50 g, 10 cm arm (neither published). "
+        "L_a = 5 mH omitted (tau_e = 0.625 ms, 1/30 of the step's time constant). Controller: "
+        "U = 30 (theta_ref - theta) - 1.2 (w_ref - w) in V, rad, rad/s (units not in the paper: "
+        "SI chosen), w_ref = 0, at 1 kHz (chosen), clipped to the supply; no torque limit "
+        "beyond it (the model's stall torque is 2.6 N m, the datasheet's 1.5 N m)."
+    ),
+)
+
+NXT_GAIN = 1.55615  # (rad/s)/V at the output: the paper's three measured gains, w = a V - c
+NXT_OFFSET = 0.226964  # rad/s: c of the same fit (Coulomb friction)
+NXT_R = 6.8562  # ohm (Hurbain)
+NXT_B = 1.1278e-3  # N m s / rad (Hurbain)
+NXT_KT = (1.0 + math.sqrt(1.0 - 4.0 * NXT_GAIN ** 2 * NXT_B * NXT_R)) / (2.0 * NXT_GAIN)
+NXT_DAMPING = NXT_KT ** 2 / NXT_R + NXT_B  # N m s / rad with the winding conducting
+NXT_TAU_S = 2.4e-3  # mechanical time constant (docs/presets.md: from the paper's 0.1 s models)
+NXT = ServoPreset(
+    name="nxt",
+    supply_v=7.63,  # the paper's battery (Table 2)
+    kt=NXT_KT,  # 0.630 V s / rad at the output
+    r_a=NXT_R,
+    b=NXT_B,
+    j=NXT_TAU_S * NXT_DAMPING,
+    coulomb=NXT_OFFSET * NXT_DAMPING,
+    mode="local-p",
+    k_theta=20.0,
+    k_omega=0.0,
+    loop_hz=1000,
+    pot_lsb_per_pi=180.0,  # the tachometer: 1 degree per count
+    pot_noise_lsb=0.0,
+    pot_bow_lsb=0.0,
+    derivation=(
+        "LEGO NXT motor (Pinto & Bermudez, SPEC 6.2), following what the paper measured, not its "
+        "white-box constants (which contradict each other and its measurements): the identified "
+        "gains 1.466, 1.520, 1.527 (rad/s)/V at 2.50, 6.57, 7.51 V are w = 1.556 V - 0.227 rad/s "
+        "(least squares, within 0.1 %), i.e. K = 0.630 V s/rad with Hurbain's R_a = 6.856 ohm "
+        "and B = 1.128e-3, and Coulomb friction 0.227 x 0.0591 = 0.0134 N m. J from the "
+        "mechanical time constant the 0.1 s models give when speed is measured as the brick "
+        "does (docs/presets.md). Supply: the 7.63 V battery. Sensor: the tachometer, 1 degree "
+        "per count, no noise. Controller (not in the paper, chosen): P, 20 V/rad at 1 kHz."
+    ),
+)
+
+SG90_GEAR = 55.5
+SG90_KT_MOTOR = 0.15 / SG90_GEAR / 0.6  # tau_stall / i_stall, N m / A on the motor shaft
+SG90 = ServoPreset(
+    name="sg90",
+    supply_v=5.0,  # the article's experiment (V_nom = 6 V)
+    kt=SG90_KT_MOTOR * SG90_GEAR,  # 0.25 N m / A at the output
+    r_a=6.0 / 0.6,  # V_nom / i_stall
+    b=1.404e-6 * SG90_GEAR ** 2,  # the article's fitted b on the motor shaft, x G^2
+    j=1.2498e-5,  # the article's MuJoCo link: a 16 g cylinder, r 7.25 mm, 48 mm long, end-hinged
+    coulomb=0.0,
+    mode="local-p",
+    k_theta=8.897,  # the article's fitted k_p, V/rad
+    k_omega=0.0,
+    loop_hz=20_000,  # an analog servo's loop: every PWM period
+    derivation=(
+        "TowerPro SG90 (the MuJoCo article, SPEC 6.3): G = 55.5, R = V_nom / i_stall = 10 ohm, "
+        "k_t = k_e = (0.15 / G) / 0.6 = 4.50e-3 on the motor (0.25 at the output), b the "
+        "article's fit 1.404e-6 (computed: 1.409e-6) x G^2. With k_e = k_t the model's no-load "
+        "speed is 0.68 deg/ms at 5 V (0.81 at 6 V), not the datasheet's 0.66: the preset "
+        "reproduces the article's model. J: the article's one-joint MuJoCo link, no rotor. "
+        "Controller: the article's P, V = clip(8.897 e, +-5 V), at every 50 us PWM period."
+    ),
+)
+
+SERVOS = {p.name: p for p in (HSR_5995TG, AX12, NXT, SG90)}

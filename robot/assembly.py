@@ -122,7 +122,9 @@ class Robot(RobotRun):
         start = self.trajectory.poses[0]
         self.boards = board_nodes(rf, range(1, n + 1), joints, self.schema, cfg.seed,
                                   self.meas_bytes,
-                                  theta0=(start - 512.0) / DEFAULT_BOARD.pot_lsb_per_rad)
+                                  theta0=[(x - 512.0) / o.preset.sensed_by(
+                                      DEFAULT_BOARD).pot_lsb_per_rad
+                                          for x, o in zip(start, joints, strict=True)])
         self.bank = self.boards[0].bank
         for rig, x in zip(self.bank.rigs, start, strict=True):
             rig.ram[m.XW_REF] = int(x)

@@ -6,12 +6,16 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from servobus.host.tunings import TUNINGS, Tuning
+from servobus.presets.board import DEFAULT_BOARD
 from servobus.presets.servos import SERVOS, ServoPreset
 from servobus.robot.description import NodeSpec
 from servobus.robot.file_keys import FileKeys, shown
 from servobus.robot.node_kinds import ALPHA_RANGE, CHOICES, JOINT_OPTIONS, KINDS
 
 PRESET_KEYS = tuple(f.name for f in fields(ServoPreset))
+# an inline preset's optional controller and sensor numbers: key -> range
+CONTROLLER_RANGES = {"k_theta": (0.0, 1e6), "k_omega": (-1e6, 1e6), "pot_lsb_per_pi": (1.0, 1e5),
+                     "pot_noise_lsb": (0.0, 100.0), "pot_bow_lsb": (0.0, 100.0)}
 TUNING_KEYS = (("omega_d", "omega_i", "k_kp"), ("r_p", "r_i", "r_d"))
 
 
@@ -90,10 +94,12 @@ def _options(f: FileKeys, j: int, values: dict[str, tuple[str, Any]]) -> JointOp
         return f"{values[key][0]}{key}"
 
     out: dict[str, Any] = {}
+    out["preset"] = _preset(f, at("preset"), values["preset"][1], j)
+    if values["mode"][1] is None:  # the servo's own controller
+        values["mode"] = ("", out["preset"].mode)
     for key in ("mode", "sensing", "plant", "anti_windup"):
         out[key] = f.choice(at(key), values[key][1], CHOICES[key])
     out["alpha"] = f.number(at("alpha"), values["alpha"][1], *ALPHA_RANGE)
-    out["preset"] = _preset(f, at("preset"), values["preset"][1], j)
     out["tuning"] = _tuning(f, at("tuning"), values["tuning"][1], j)
     return JointOptions(**out)
 
@@ -104,16 +110,27 @@ def _preset(f: FileKeys, at: str, value: Any, j: int) -> ServoPreset:
     if isinstance(value, str):
         return SERVOS[f.choice(at, value, tuple(SERVOS))]
     table = f.keys(at, value, PRESET_KEYS)
-    params: dict[str, float] = {}
+    params: dict[str, Any] = {}
     for key in ("supply_v", "kt", "r_a", "b", "j"):
         if key not in table:
             raise f.error(f"{at}.{key}", "missing (an inline preset gives supply_v, kt, r_a, "
-                                         "b, j; coulomb, name, derivation optional)")
+                                         "b, j; the others optional)")
         params[key] = f.number(f"{at}.{key}", table[key], 1e-12, 1e6)
     params["coulomb"] = f.number(f"{at}.coulomb", table.get("coulomb", 0.0), 0.0, 1e6)
+    for key, (lo, hi) in CONTROLLER_RANGES.items():  # its controller and sensor, optional
+        if key in table:
+            params[key] = f.number(f"{at}.{key}", table[key], lo, hi)
     name = f.string(f"{at}.name", table.get("name", f"joint-{j}"))
     derivation = f.string(f"{at}.derivation", table.get("derivation", f"inline in {f.path}"))
-    return ServoPreset(name=name, derivation=derivation, **params)
+    extra: dict[str, Any] = {}
+    if "mode" in table:
+        extra["mode"] = f.choice(f"{at}.mode", table["mode"], CHOICES["mode"])
+    if "loop_hz" in table:
+        extra["loop_hz"] = f.integer(f"{at}.loop_hz", table["loop_hz"], 1, DEFAULT_BOARD.pwm_hz)
+        if DEFAULT_BOARD.pwm_hz % extra["loop_hz"]:
+            raise f.error(f"{at}.loop_hz", f"{extra['loop_hz']} does not divide the PWM rate "
+                                           f"{DEFAULT_BOARD.pwm_hz} Hz")
+    return ServoPreset(name=name, derivation=derivation, **params, **extra)
 
 
 def _tuning(f: FileKeys, at: str, value: Any, j: int) -> Tuning | Gains:

@@ -31,9 +31,10 @@ PLANTS = ("switching", "averaged")  # plant.build.PlantKind
 SCHEDULES = ("time-triggered", "cyclic")
 MEAS_MESSAGE = {2: "MEAS_{n}", 6: "MEAS6_{n}"}  # a board's measurement, by meas_bytes
 
-# per-joint options: key -> default (today's RobotConfig defaults); choices where they are named
+# per-joint options: key -> default (today's RobotConfig defaults; mode None: the preset's own
+# controller's mode); choices where they are named
 JOINT_OPTIONS: dict[str, Any] = {
-    "preset": HSR_5995TG.name, "mode": "cascade", "sensing": "supply-unipolar",
+    "preset": HSR_5995TG.name, "mode": None, "sensing": "supply-unipolar",
     "plant": "switching", "alpha": 1.0, "tuning": DEFAULT_TUNING, "anti_windup": "soft",
 }
 CHOICES: dict[str, tuple[str, ...]] = {

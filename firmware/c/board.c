@@ -18,6 +18,7 @@ void set_mode(ram_t *ram, int32_t mode)
     ram->duty_ref = 0;
     ram->p_sum = 0;
     ram->p_count = 0;
+    ram->p_prev = -1;
 }
 
 void adc_isr(ram_t *ram, int32_t code)

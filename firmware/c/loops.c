@@ -67,7 +67,9 @@ int32_t p_sample(ram_t *ram, const rom_t *rom, int32_t code)
 int32_t p_step(ram_t *ram, const rom_t *rom)
 {
     int32_t e = ram->xw_ref * rom->p_block - ram->p_sum;
-    int32_t u = (e * rom->p_gain_q8) >> 8;
+    int32_t fall = ram->p_prev < 0 ? 0 : ram->p_prev - ram->p_sum;
+    int32_t u = (e * rom->p_gain_q8 + fall * rom->p_vel_q8) >> 8;
+    ram->p_prev = ram->p_sum;
     ram->p_sum = 0;
     ram->p_count = 0;
     return clamp(u, -rom->u_max, rom->u_max);

@@ -43,11 +43,12 @@ typedef struct {
     int32_t duty_ref;        /* duty mode: PWM duty from the host */
     int32_t act_silent;      /* ticks since the last actuation or POSREF frame */
     int32_t act_timeouts;
+    int32_t p_prev;          /* local-P: previous block's pot sum; -1: none yet */
 } ram_t;
 
 typedef struct {
     int32_t k_p, k_i, iw_max, u_max, signed_sense, adc_zero_sum, iref_to_sum_q15, oc_limit,
-        oc_periods, ot_limit, pos_block, p_block, p_gain_q8, u_max_q15;
+        oc_periods, ot_limit, pos_block, p_block, p_gain_q8, u_max_q15, p_vel_q8;
 } rom_t;
 
 enum { MODE_FLOAT = 0, MODE_CURRENT = 1, MODE_LOCAL_P = 2, MODE_DUTY = 3 };

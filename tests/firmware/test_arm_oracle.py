@@ -125,6 +125,9 @@ BOUNDARIES = [  # (routine, RAM cells, ROM cells, arguments): the edges named in
     ("decimator_push", {m.MA_SUM: INT32_MAX, m.MA_HEAD: 11, m.MA_BUF0 + 11: -1}, {}, [1]),
     ("measured_current", {m.MA_SUM: INT32_MIN, m.PWM_PREV: -1}, {m.SIGNED_SENSE: 0}, []),
     ("p_step", {m.XW_REF: INT32_MAX, m.P_SUM: INT32_MIN}, {m.P_GAIN_Q8: -1}, []),
+    ("p_step", {m.P_PREV: INT32_MAX, m.P_SUM: INT32_MIN}, {m.P_VEL_Q8: INT32_MAX}, []),  # wraps
+    ("p_step", {m.P_PREV: -1, m.P_SUM: 5}, {m.P_VEL_Q8: INT32_MAX}, []),  # no previous block
+    ("p_step", {m.P_PREV: 0, m.P_SUM: 7}, {m.P_VEL_Q8: -19654, m.P_GAIN_Q8: 0}, []),
     ("can_tick", {m.MODE: m.MODE_DUTY, m.IW_PENDING: INT32_MIN, m.ACT_SILENT: INT32_MIN}, {}, []),
     ("pwm_isr", {m.MODE: m.MODE_CURRENT, m.MA_SUM: INT32_MAX, m.PWM_PREV: -1}, {}, [-1, 0, 1, 0]),
     ("board_reset", {m.STATUS: 3}, {m.ADC_ZERO_SUM: -13}, [m.MODE_CURRENT]),  # /12 by SMULL

@@ -140,3 +140,31 @@ def test_local_p_is_fifteen_over_pi_duty_per_radian(rom, xw: int, x: int) -> Non
     if abs(ideal) < 2900:
         assert abs(u - ideal) <= 0.01 * abs(ideal) + 1
     assert ram[m.P_COUNT] == 0 and ram[m.P_SUM] == 0
+
+
+@given(CODE, st.integers(0, 1000), st.integers(-30, 30))
+def test_local_p_state_feedback_is_the_ax12_law(xw: int, x: int, step: int) -> None:
+    """The AX-12's U = 30 (theta_ref - theta) - 1.2 (w_ref - w) at w_ref = 0, in volts of its
+    12 V supply, by hand: a block at x, then a block at x + step one millisecond later."""
+    from servobus.presets.board import DEFAULT_BOARD
+    from servobus.presets.firmware_image import build_rom
+    from servobus.presets.servos import AX12
+
+    rom = build_rom(AX12, DEFAULT_BOARD, "supply-unipolar")
+    ram = m.new_ram()
+    board.set_mode(ram, m.MODE_LOCAL_P)
+    ram[m.XW_REF] = xw
+    lsb_per_rad = 1023 / 300 * 180 / np.pi
+    counts = 3000 / 12  # PWM counts per volt
+    for code, prev in ((x, None), (x + step, x)):
+        due = [local_p.p_sample(ram, rom, code) for _ in range(20)]
+        assert due == [False] * 19 + [True]
+        u = local_p.p_step(ram, rom)
+        # each gain rounded to Q8 (relative error <= 0.5 / |gain|), the shift truncates (1)
+        held = 30 * (xw - code) / lsb_per_rad * counts
+        speed = 0.0 if prev is None else -1.2 * (0 - (code - prev) / lsb_per_rad * 1000) * counts
+        bound = abs(held) * 0.5 / rom[m.P_GAIN_Q8] + abs(speed) * 0.5 / abs(rom[m.P_VEL_Q8]) + 1
+        if abs(held + speed) < 3000 - bound:
+            assert abs(u - (held + speed)) <= bound
+        elif abs(held + speed) > 3000 + bound:
+            assert u == (3000 if held + speed > 0 else -3000)
