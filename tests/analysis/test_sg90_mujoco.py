@@ -2,15 +2,16 @@
 Skipped only where the mujoco extra is not installed (CI's `test` extra installs it)."""
 
 import math
+import sys
 
+import numpy as np
 import pytest
-
-from servobus.analysis.sg90_model import ARTICLE, output_model
-
-pytest.importorskip("mujoco")
 
 from servobus.analysis import sg90_mujoco
 from servobus.analysis.sg90_compare import compare_step
+from servobus.analysis.sg90_model import ARTICLE, output_model
+
+mujoco = pytest.importorskip("mujoco")
 
 DEG_PER_MS = math.pi / 180 * 1000  # rad/s
 
@@ -48,6 +49,27 @@ def test_mujoco_and_the_emulator_follow_rk4_within_their_step_errors(b: float) -
 
 
 def test_without_mujoco_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(__import__("sys").modules, "mujoco", None)
+    monkeypatch.setitem(sys.modules, "mujoco", None)
     with pytest.raises(sg90_mujoco.MujocoUnavailable, match=r"servobus\[mujoco\]"):
         sg90_mujoco.hinge_inertia()
+
+
+def test_writing_ctrl_each_step_is_the_articles_control_callback() -> None:
+    """mjcb_control runs inside mj_step on the step's own qpos and qvel: the same trajectory,
+    bit for bit, as ``sg90_mujoco.run`` writing data.ctrl before each step."""
+    model, target, steps = output_model(), math.pi / 2, 2000
+    mj_model = mujoco.MjModel.from_xml_string(sg90_mujoco.mjcf())
+    data = mujoco.MjData(mj_model)
+
+    def control(_m: object, d: mujoco.MjData) -> None:
+        d.ctrl[0] = model.torque(model.volts(target - d.qpos[0]), d.qvel[0])
+
+    theta = np.empty(steps)
+    mujoco.set_mjcb_control(control)
+    try:
+        for n in range(steps):
+            mujoco.mj_step(mj_model, data)
+            theta[n] = data.qpos[0]
+    finally:
+        mujoco.set_mjcb_control(None)
+    assert np.array_equal(theta, sg90_mujoco.run(model, target, steps * 1e-4, 1e-4)[0][1:])
