@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass, replace
 
 from servobus.presets.board import BoardHardware
+from servobus.presets.sg90 import ARTICLE
 
 # SPEC 2.6: SPEJBL's first-version local P loop, r = 15/pi duty per rad at 1 kHz
 LOCAL_P_DUTY_PER_RAD = 15.0 / math.pi
@@ -135,27 +136,26 @@ NXT = ServoPreset(
     ),
 )
 
-SG90_GEAR = 55.5
-SG90_KT_MOTOR = 0.15 / SG90_GEAR / 0.6  # tau_stall / i_stall, N m / A on the motor shaft
 SG90 = ServoPreset(
     name="sg90",
-    supply_v=5.0,  # the article's experiment (V_nom = 6 V)
-    kt=SG90_KT_MOTOR * SG90_GEAR,  # 0.25 N m / A at the output
-    r_a=6.0 / 0.6,  # V_nom / i_stall
-    b=1.404e-6 * SG90_GEAR ** 2,  # the article's fitted b on the motor shaft, x G^2
-    j=1.2498e-5,  # the article's MuJoCo link: a 16 g cylinder, r 7.25 mm, 48 mm long, end-hinged
+    supply_v=ARTICLE.supply_v,  # the article's experiment at 5 V (V_nom = 6 V)
+    kt=ARTICLE.k_t * ARTICLE.gear,  # 0.25 N m / A at the output
+    r_a=ARTICLE.r,  # V_nom / i_stall = 10 ohm
+    b=ARTICLE.b_fit * ARTICLE.gear ** 2,  # the article's fitted b on the motor shaft, x G^2
+    j=ARTICLE.link_inertia,  # the article's MuJoCo link, 3.28e-6 kg m^2
     coulomb=0.0,
     mode="local-p",
-    k_theta=8.897,  # the article's fitted k_p, V/rad
+    k_theta=ARTICLE.k_p,  # the article's fitted k_p, V/rad
     k_omega=0.0,
     loop_hz=20_000,  # an analog servo's loop: every PWM period
     derivation=(
-        "TowerPro SG90 (the MuJoCo article, SPEC 6.3): G = 55.5, R = V_nom / i_stall = 10 ohm, "
-        "k_t = k_e = (0.15 / G) / 0.6 = 4.50e-3 on the motor (0.25 at the output), b the "
-        "article's fit 1.404e-6 (computed: 1.409e-6) x G^2. With k_e = k_t the model's no-load "
-        "speed is 0.68 deg/ms at 5 V (0.81 at 6 V), not the datasheet's 0.66: the preset "
-        "reproduces the article's model. J: the article's one-joint MuJoCo link, no rotor. "
-        "Controller: the article's P, V = clip(8.897 e, +-5 V), at every 50 us PWM period."
+        "TowerPro SG90 (the MuJoCo article, SPEC 6.3; presets/sg90.py): G = 55.5, R = V_nom / "
+        "i_stall = 10 ohm, k_t = k_e = (0.15 / G) / 0.6 = 4.50e-3 on the motor (0.25 at the "
+        "output), b the article's fit 1.404e-6 (computed: 1.409e-6) x G^2. With k_e = k_t the "
+        "model's no-load speed is 0.68 deg/ms at 5 V (0.81 at 6 V), not the datasheet's 0.66: "
+        "the preset reproduces the article's model. J: the article's one-joint MuJoCo link (a "
+        "16 g cylinder hinged through its centre), no rotor. Controller: the article's P, "
+        "V = clip(8.897 e, +-5 V), at every 50 us PWM period."
     ),
 )
 
