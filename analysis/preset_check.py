@@ -4,11 +4,11 @@ on its own, ``servo_model``), behind `servobus preset check` and docs/presets.md
 
 A source's figure keeps the digits it was printed with: its tolerance is half a unit of the
 last printed digit (2.30 pi: +-0.005 pi), and a figure "agrees" when the emulator's value is
-within it (for a bound, "<= 1 LSB", when it is at most the bound).  Figures the preset admits it
-does not reproduce (its derivation says why) stay in the table with agrees "no" and a note.
+within it (for a bound, "<= 1 LSB", when it is at most the bound).  Figures the emulator does
+not reproduce stay in the table with agrees "no" and a note on the cause.
 
-``CHECKS`` maps a preset's name to the functions that measure its figures; another module adds
-a row set with one entry there.
+``CHECKS`` maps a preset's name to the functions that measure its figures, each taking the
+preset and returning rows: another module's rows are one more function in its tuple.
 """
 
 import math
@@ -188,8 +188,8 @@ def nxt_figures(servo: ServoPreset) -> list[Figure]:
                 f"speed at {volts:.2f} V (power level {level}), {plant} bridge", "rad/s",
                 run.tail_mean(run.omega), "Pinto & Bermudez Tables 2, 3" if gain else "-",
                 f"{gain} x {volts:.2f}" if gain else None, source, precision,
-                note="" if plant == "averaged" or level > 1 else
-                "the board's 1 us dead time at partial duty (docs/presets.md)"))
+                note="the board's 1 us dead time at partial duty (docs/presets.md)"
+                if plant == "switching" and gain else ""))
     return figures
 
 

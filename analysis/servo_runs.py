@@ -6,6 +6,7 @@ plant) that measure a servo preset the way its source measured the real servo.
 * ``locked_current``: the same drive with the rotor locked: the winding current.
 * ``position_step``: the servo's own position loop (MODE_LOCAL_P) from rest at 0 to a
   set-point, as a POSREF frame delivers it: the shaft angle per PWM period.
+* ``first_order_fit``: the thesis' step fit of a speed response.
 * ``reading_spread``: the position sensor read at rest, many times at many angles.
 
 Speeds, currents and angles are the plant's (the true shaft, not a sensor's estimate): the
@@ -80,14 +81,13 @@ def _noiseless_reading(rig: BoardRig, theta: float) -> int:
     """The sensor's reading at `theta` without its noise (its quantisation and bow kept)."""
     params = rig.params.copy()
     params[p.POT_NOISE_LSB] = 0.0
-    return sensors.pot_code(params, replace_theta(rig.state, theta), rig.istate.copy())
+    return sensors.pot_code(params, _at_angle(rig.state, theta), rig.istate.copy())
 
 
 def position_step(servo: ServoPreset, theta_to: float, seconds: float) -> Run:
-    """The servo's own loop holding the reading of angle 0, then a POSREF frame with the
+    """The servo's own loop, the shaft at rest at angle 0, given a POSREF frame with the
     reading of `theta_to` (rad) at t = 0; `seconds` of the response."""
     rig = BoardRig(servo, mode=m.MODE_LOCAL_P)
-    board.can_posref(rig.ram, _noiseless_reading(rig, 0.0))
     board.can_posref(rig.ram, _noiseless_reading(rig, theta_to))
     return _record(rig, round(seconds * rig.hw.pwm_hz))
 
@@ -99,14 +99,14 @@ def reading_spread(servo: ServoPreset, angles: int = 16, readings: int = 500) ->
     half_range = 0.45 * (sensors.POT_CODES - 1) / rig.params[p.POT_LSB_PER_RAD]
     worst = 0
     for theta in np.linspace(-half_range, half_range, angles):
-        state = replace_theta(rig.state, float(theta))
+        state = _at_angle(rig.state, float(theta))
         codes = np.array([sensors.pot_code(rig.params, state, rig.istate)
                           for _ in range(readings)])
         worst = max(worst, int(np.max(np.abs(codes - np.median(codes)))))
     return worst
 
 
-def replace_theta(state: np.ndarray, theta: float) -> np.ndarray:
+def _at_angle(state: np.ndarray, theta: float) -> np.ndarray:
     """A copy of the plant state with the shaft at `theta`."""
     moved = state.copy()
     moved[p.THETA] = theta
