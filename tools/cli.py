@@ -22,6 +22,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "step": ("cmd_step", "current step response of one board"),
     "analyze": ("cmd_analyze", "linear analysis of the control loops"),
     "identify": ("cmd_identify", "fit P(z) = K_P/(z(z-1)(z-q)) of one joint"),
+    "preset": ("cmd_preset", "servo presets: list, each one's published figures beside the "
+                             "emulator's"),
     "ik": ("cmd_ik", "a SPEJBL leg's joint angles for a foot pose (all 8 solutions)"),
     "bench": ("cmd_bench", "speed benchmarks"),
     "budget": ("cmd_budget", "timing budgets (CPU of the board firmware)"),
