@@ -173,6 +173,29 @@ def sg90_figures(servo: ServoPreset) -> list[Figure]:
     ]
 
 
+def sg90_mujoco_figures(servo: ServoPreset) -> list[Figure]:
+    """The article's MuJoCo model and the emulator's plant on the same 0 -> 90 deg P step, each
+    against RK4 and within its own integration bound (analysis/sg90_compare.py); without the
+    `mujoco` extra the row says so."""
+    from servobus.analysis.sg90_compare import compare_step
+    from servobus.analysis.sg90_mujoco import MujocoUnavailable
+
+    cite = "integration bound (docs/presets.md, SG90 in MuJoCo)"
+    try:
+        runs = compare_step()
+    except MujocoUnavailable as exc:
+        return [Figure("P step 0 -> 90 deg in MuJoCo", "mrad", math.nan, cite, note=str(exc))]
+    mujoco, emulator = runs["mujoco"], runs["emulator"]
+    return [
+        Figure(f"P step 0 -> 90 deg in MuJoCo (h = {mujoco['timestep_s']:g} s): max |theta "
+               "- RK4|", "mrad", 1e3 * mujoco["max_abs_rad"], cite,
+               "w_nl h", 1e3 * mujoco["bound_rad"], bound=True),
+        Figure(f"P step 0 -> 90 deg on the emulator's plant ({emulator['pwm_hz']} Hz PWM): max "
+               "|theta - RK4|", "mrad", 1e3 * emulator["max_abs_rad"], cite,
+               "w_nl T", 1e3 * emulator["bound_rad"], bound=True),
+    ]
+
+
 def nxt_figures(servo: ServoPreset) -> list[Figure]:
     """SPEC 6.2: the steady speed at Table 2's voltages (duty V / 7.63 V) beside Table 3's DC
     gains x V, on the switching board and on the averaged bridge (no dead time)."""
@@ -197,7 +220,7 @@ CHECKS: dict[str, tuple[Callable[[ServoPreset], list[Figure]], ...]] = {
     HSR_5995TG.name: (hsr_figures,),
     AX12.name: (ax12_figures,),
     NXT.name: (nxt_figures,),
-    SG90.name: (sg90_figures,),
+    SG90.name: (sg90_figures, sg90_mujoco_figures),
 }
 
 
@@ -217,10 +240,10 @@ def row(figure: Figure) -> dict[str, str]:
     """A figure as the table's cells."""
     agrees = {None: "-", True: "yes", False: "no"}[figure.agrees]
     printed = figure.printed or "-"
+    if figure.value is not None:
+        printed = f"{printed} = {_fmt(figure.value)}"
     if figure.bound and figure.printed:
         printed = f"<= {printed}"
-    elif figure.value is not None:
-        printed = f"{printed} = {_fmt(figure.value)}"
     return {"figure": figure.name, "unit": figure.unit, "source": printed,
             "emulator": _fmt(figure.measured), "ratio": _fmt(figure.ratio), "agrees": agrees,
             "cited": figure.cite, "note": figure.note}
