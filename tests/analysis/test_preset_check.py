@@ -97,7 +97,7 @@ def test_the_sg90_step_stays_within_the_boards_dead_band_of_the_model(
     hw, s = DEFAULT_BOARD, SG90
     counts_per_lsb = s.k_theta * hw.pwm_top / s.supply_v / hw.pot_lsb_per_rad
     dead_band_deg = hw.dead_counts / counts_per_lsb * 180.0 / hw.pot_lsb_per_pi
-    step = _figure(checks[s.name], "P step").measured
+    step = _figure(checks[s.name], "P step 0 -> 90 deg, ").measured
     assert math.sqrt(step) < dead_band_deg
 
 
