@@ -16,9 +16,9 @@ import numpy as np
 from servobus.analysis.step_metrics import step_metrics
 from servobus.firmware import board
 from servobus.firmware import memory as m
-from servobus.host.trajectory import POT_CODES
 from servobus.plant.build import PlantOptions
 from servobus.plant.rig import TF_THETA, BoardRig
+from servobus.plant.sensors import POT_CODES
 from servobus.presets.board import DEFAULT_BOARD
 from servobus.presets.servos import ServoPreset
 
