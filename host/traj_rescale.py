@@ -6,7 +6,7 @@ sensor of s LSB per pi rad is the angle (x - 512) pi / s; in a sensor of s' it i
 512 + (x - 512) s' / s, rounded to the nearest LSB (ties to even): each angle kept within half
 an LSB of the new sensor.  SPEJBL's gait (the board's pot, 832 LSB per pi rad) on AX-12s
 (1023 LSB over 300 degrees) is `rescaled(default_gait(6), 832, AX-12's)`: the shipped
-`ax12-leg-gait.traj` (host/data), tests/host/test_traj_rescale.py proves it is exactly that.
+`ax12-leg-gait.traj` (host/data); tests/robot/test_preset_robots.py checks it is exactly that.
 """
 
 import numpy as np
