@@ -8,7 +8,7 @@ cycles counted (``arm_cycles``), and its RAM afterwards checked against the Pyth
 """
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,9 +32,10 @@ class MachineCost:
 
 
 @contextmanager
-def recording(calls: list[Call]) -> Any:
-    """Record every board interrupt call (RAM before and after, integer arguments)."""
-    saved = {name: getattr(board, name) for name in ISRS}
+def recording(calls: list[Call], names: Sequence[str] = ISRS) -> Any:
+    """Record every call of the board interrupts `names` (RAM before and after, integer
+    arguments)."""
+    saved = {name: getattr(board, name) for name in names}
 
     def recorder(name: str, fn: Callable) -> Callable:
         def record(ram: np.ndarray, *rest: Any) -> Any:
@@ -80,9 +81,10 @@ def replay(calls: list[Call], rom: np.ndarray, isa: str) -> dict[str, MachineCos
     from servobus.analysis.arm_oracle import Machine
 
     counter = CycleCounter(Machine(isa))
-    cycles: dict[str, list[int]] = {name: [] for name in ISRS}
-    instructions: dict[str, int] = dict.fromkeys(ISRS, 0)
-    mix: dict[str, Counter[str]] = {name: Counter() for name in ISRS}
+    names = dict.fromkeys(name for name, *_ in calls)  # the interrupts recorded, in order
+    cycles: dict[str, list[int]] = {name: [] for name in names}
+    instructions: dict[str, int] = dict.fromkeys(names, 0)
+    mix: dict[str, Counter[str]] = {name: Counter() for name in names}
     for name, before, args, after in calls:
         got, _, cost = counter.run(name, before, rom, args)
         if not np.array_equal(got, after):

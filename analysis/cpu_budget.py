@@ -1,8 +1,11 @@
 """CPU budget of the board firmware on a 60 MHz LPC2119 (ARM7TDMI), from counted operations.
 
-The reference path runs a representative workload (a current step, then a reversing reference,
-with CAN ticks and actuations every 4 ms) under ``OpCounter``; each interrupt's mean and worst
-operation counts are converted to cycles with the table below and weighted by its rate.
+The reference path runs a representative workload under ``OpCounter``: in the cascade a
+reversing current reference, in local-p (the servo's own position loop) a reversing position
+set-point, with CAN ticks and set-points every 4 ms; each interrupt's mean and worst operation
+counts are converted to cycles with the table below and weighted by its rate.  The servo preset
+sets the ROM (its gains, its loop's block) and the plant, so a local-p servo's loop rate and
+speed term cost what they cost (the SG90's loop runs every PWM period).
 
 The cycle table CYCLES is the ARM7TDMI TRM's S/N/I cycle counts, worst case, with zero flash
 wait states assumed (MAM fully enabled); `servobus budget --cpu` prints it with the result, and
@@ -10,6 +13,7 @@ beside it the figure counted from the C firmware's machine code on the same work
 (``arm_budget``, when the `oracle` extra is installed; docs/cpu-budget.md explains the gap).
 """
 
+import math
 from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -17,9 +21,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from servobus.analysis.op_counter import ISRS, OpCounter
+from servobus.firmware import board
+from servobus.firmware import memory as m
 from servobus.plant.build import PlantOptions
 from servobus.plant.rig import BoardRig
-from servobus.presets.board import DEFAULT_BOARD, BoardHardware
+from servobus.presets.board import DEFAULT_BOARD, BoardHardware, Sensing
+from servobus.presets.servos import HSR_5995TG, ServoPreset
 
 if TYPE_CHECKING:
     from servobus.analysis.arm_budget import Recording
@@ -41,6 +48,8 @@ CAN_DRIVER_CYCLES = {  # CAN controller register access around the firmware hand
     "rx_frame": 6 * 3 + 2 * 2 + 2 * 4,  # read ID, DLC, 2 data words, status; release buffer
     "tx_frame": 5 * 2 + 1 * 3 + 4,  # write ID, DLC, data, command; read status
 }
+SETPOINT_ISR = {"cascade": "can_actuation", "local-p": "can_posref"}  # the host's frame's
+WORKLOAD_DEG = 30.0  # local-p workload: set-points +-30 degrees about mid-scale
 
 
 @dataclass(frozen=True)
@@ -59,43 +68,62 @@ def _cycles(ops: dict[str, float]) -> float:
     return sum(CYCLES[op] * n for op, n in ops.items())
 
 
-def run_workload(rig: BoardRig, hw: BoardHardware, ticks: int) -> None:
-    """The budget's workload: +-0.8 A references reversing every 5 ticks, reference path."""
-    for iw in np.where(np.arange(ticks) % 10 < 5, 0.8, -0.8):
-        rig.command_current(float(iw))
+def isrs(mode: str = "cascade") -> tuple[str, ...]:
+    """The interrupts of a board in `mode`: the ADC's, the PWM's, the tick's and the handler of
+    the host's set-point frame (ACTUATION in the cascade, POSREF in local-p)."""
+    return (*ISRS[:3], SETPOINT_ISR[mode])
+
+
+def run_workload(rig: BoardRig, hw: BoardHardware, ticks: int, mode: str = "cascade") -> None:
+    """The budget's workload on the reference path, the set-point reversing every 5 ticks:
+    +-0.8 A (cascade), or +-WORKLOAD_DEG in the servo's own sensor LSB (local-p)."""
+    half = np.arange(ticks) % 10 < 5
+    if mode == "cascade":
+        for iw in np.where(half, 0.8, -0.8):
+            rig.command_current(float(iw))
+            rig.run(hw.periods_per_tick, record=False, fast=False)
+        return
+    swing = round(math.radians(WORKLOAD_DEG) * rig.servo.sensed_by(hw).pot_lsb_per_rad)
+    for xw in np.where(half, 512 + swing, 512 - swing):
+        board.can_posref(rig.ram, int(xw))
+        board.can_tick(rig.ram, rig.rom)
         rig.run(hw.periods_per_tick, record=False, fast=False)
 
 
 def rates_hz(hw: BoardHardware) -> dict[str, float]:
     """How often each interrupt runs."""
     return {"adc_isr": hw.adc_hz, "pwm_isr": hw.pwm_hz, "can_tick": hw.can_hz,
-            "can_actuation": hw.can_hz}
+            **dict.fromkeys(SETPOINT_ISR.values(), hw.can_hz)}
 
 
 def fixed_cycles(name: str) -> int:
     """Cycles of an interrupt outside the firmware routine: IRQ entry/exit, CAN driver."""
     driver = {"can_tick": CAN_DRIVER_CYCLES["rx_frame"] + CAN_DRIVER_CYCLES["tx_frame"],
-              "can_actuation": CAN_DRIVER_CYCLES["rx_frame"]}
+              **dict.fromkeys(SETPOINT_ISR.values(), CAN_DRIVER_CYCLES["rx_frame"])}
     return ISR_OVERHEAD_CYCLES + driver.get(name, 0)
 
 
 def measure(hw: BoardHardware = DEFAULT_BOARD, ticks: int = 25,
-            record: "Recording | None" = None) -> tuple[list[IsrCost], float]:
-    """Count the firmware over `ticks` CAN periods; return the ISR costs and CPU utilisation
-    (and, given `record`, record every interrupt call of that same run for arm_budget.replay)."""
-    rig = BoardRig(hw=hw, options=PlantOptions(rotor="free"))
-    with OpCounter(CYCLES) as counter, ExitStack() as stack:
+            record: "Recording | None" = None, servo: ServoPreset = HSR_5995TG,
+            mode: str = "cascade",
+            sensing: Sensing = "supply-unipolar") -> tuple[list[IsrCost], float]:
+    """Count the firmware of a board driving `servo` in `mode` over `ticks` CAN periods; return
+    the ISR costs and CPU utilisation (and, given `record`, record every interrupt call of that
+    same run for arm_budget.replay)."""
+    names = isrs(mode)
+    rig = BoardRig(servo, hw, PlantOptions(sensing=sensing, rotor="free"), mode=m.BOARD_MODES[mode])
+    with OpCounter(CYCLES, entries=(board, names)) as counter, ExitStack() as stack:
         if record is not None:
             from servobus.analysis.arm_budget import recording
 
             record.rom = np.array(rig.rom, dtype=np.int64)
-            stack.enter_context(recording(record.calls))
+            stack.enter_context(recording(record.calls, names))
         rig.ram = counter.watch(rig.ram, "ram")
         rig.rom = counter.watch(rig.rom, "rom")
-        run_workload(rig, hw, ticks)
+        run_workload(rig, hw, ticks, mode)
     rates = rates_hz(hw)
     costs = []
-    for name in ISRS:
+    for name in names:
         calls = counter.calls[name]
         mean_ops = {op: n / calls for op, n in sorted(counter.per_isr[name].items())}
         fixed = fixed_cycles(name)

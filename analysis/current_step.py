@@ -7,6 +7,7 @@ import numpy as np
 from servobus.analysis.step_metrics import step_metrics
 from servobus.plant.build import PlantOptions
 from servobus.plant.rig import TF_I_WINDING, TI_DUTY, TI_MEAS, BoardRig, Trace
+from servobus.presets.servos import HSR_5995TG, ServoPreset
 
 PRE_STEP_PERIODS = 20
 
@@ -23,13 +24,15 @@ class StepRun:
     trace: Trace
 
 
-def run_step(options: PlantOptions, iw: float = 1.0, periods: int = 200) -> StepRun:
-    """Run the board on its plant: PRE_STEP_PERIODS at zero, then `periods` at iw."""
+def run_step(options: PlantOptions, iw: float = 1.0, periods: int = 200,
+             servo: ServoPreset = HSR_5995TG) -> StepRun:
+    """Run the board in its current loop on `servo`'s plant: PRE_STEP_PERIODS at zero, then
+    `periods` at iw."""
     if not 0.0 < abs(iw) <= 1.0:
         raise ValueError(f"--iw must be non-zero and within the 1 A reference clamp, got {iw}")
     if periods < 40:
         raise ValueError(f"the step needs at least 40 PWM periods, got {periods}")
-    rig = BoardRig(options=options)
+    rig = BoardRig(servo, options=options)
     rig.run(PRE_STEP_PERIODS, record=False)
     rig.command_current(iw)
     trace = rig.run(periods)

@@ -79,6 +79,8 @@ MODE_DUTY = 3  # host drives the PWM duty directly (voltage PID on the host, no 
 # The one mode enum: value = MODE_* above.  The same 8-bit value is COMMAND.mode (set_mode),
 # STATUS_j.mode_j and ANNOUNCE_j.board_mode_j, named by the DBC's VAL_ tables (bus.schema checks)
 MODE_NAMES = ("float", "cascade", "local_p", "duty")
+# the modes a description, `servobus run --mode` and the CPU budget name: their MODE_* values
+BOARD_MODES = {"cascade": MODE_CURRENT, "local-p": MODE_LOCAL_P}
 BRIDGE_PWM = 0  # drive/brake PWM with the signed duty
 BRIDGE_FLOAT = 1  # all four switches off
 STATUS_OVER_CURRENT = 1

@@ -128,7 +128,8 @@ class Robot(RobotRun):
         self.bank = self.boards[0].bank
         for rig, x in zip(self.bank.rigs, start, strict=True):
             rig.ram[m.XW_REF] = int(x)
-        self.tuning_name = tuning_name(joints)
+        # in local-p the host runs no PID (it sends set-points): no tuning to name
+        self.tuning_name = "none (local-p)" if self.mode == "local-p" else tuning_name(joints)
         self.tick = tick_node(rf, self.schema, cfg.seed)
         records = (PeriodLog(None), Supervisor(history=None)) if cfg.keep_records else \
             (PeriodLog(), Supervisor())  # else the latest periods only (bounded memory)
@@ -191,7 +192,11 @@ class Robot(RobotRun):
 
     def _tuning_detail(self, names: list[str]) -> dict[str, Any]:
         """The tuning and its gains: one named tuning's corner frequencies, loop gain and gains;
-        else each board's gains."""
+        else each board's gains; in local-p each board's own loop (its servo's law)."""
+        if self.mode == "local-p":
+            return {name: {"servo": o.preset.name, "k_theta": o.preset.k_theta,
+                           "k_omega": o.preset.k_omega, "loop_hz": o.preset.loop_hz}
+                    for name, o in zip(names, self.joint_options, strict=True)}
         tuning = self.joint_options[0].tuning
         r_p, r_i, r_d = (float(x) for x in self.gains[0])
         if self.tuning_name == "per-joint" or not isinstance(tuning, Tuning):

@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from servobus.firmware import memory as m
 from servobus.host.tunings import DEFAULT_ROBOT_KP, TUNINGS, Tuning
 from servobus.robot.joint_options import Gains, JointOptions
 from servobus.robot.robot_file import RobotFile
@@ -16,7 +15,6 @@ from servobus.robot.robot_file import RobotFile
 # the JointOptions fields a run's config (RobotConfig) may set for every joint
 OVERRIDES = ("mode", "sensing", "plant", "anti_windup", "tuning")
 HOST_WIDE = ("mode", "anti_windup")  # one host serves every joint: one value for all
-BOARD_MODES = {"cascade": m.MODE_CURRENT, "local-p": m.MODE_LOCAL_P}  # the firmware's
 
 
 def plant_seed(seed: int, joint: int) -> int:

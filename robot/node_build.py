@@ -11,6 +11,7 @@ from typing import Any
 
 from servobus.bus.schema import TIME_TRIGGERED_REQUIRED, Schema
 from servobus.bus.tick_node import TickNode
+from servobus.firmware.memory import BOARD_MODES
 from servobus.host.host_node import HostNode
 from servobus.host.pid import AntiWindup, PidBank
 from servobus.host.trajectory import Player, Trajectory, default_gait, load
@@ -19,7 +20,7 @@ from servobus.plant.board_node import BoardNode
 from servobus.plant.build import PlantOptions
 from servobus.robot.description import NodeSpec
 from servobus.robot.joint_options import JointOptions
-from servobus.robot.joint_setup import BOARD_MODES, host_gains, joint_options, plant_seed
+from servobus.robot.joint_setup import host_gains, joint_options, plant_seed
 from servobus.robot.robot_file import RobotFile
 
 

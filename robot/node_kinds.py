@@ -26,7 +26,7 @@ from servobus.presets.guroo import LOOPS
 from servobus.presets.servos import HSR_5995TG
 from servobus.robot.description import NodeSpec
 
-MODES = ("cascade", "local-p")  # the board firmware's modes (robot.assembly.BOARD_MODES)
+MODES = ("cascade", "local-p")  # the board firmware's modes (firmware.memory.BOARD_MODES)
 PLANTS = ("switching", "averaged")  # plant.build.PlantKind
 SCHEDULES = ("time-triggered", "cyclic")
 MEAS_MESSAGE = {2: "MEAS_{n}", 6: "MEAS6_{n}"}  # a board's measurement, by meas_bytes

@@ -7,8 +7,10 @@ from servobus.presets.board import ADC_WINDOW_CHOICES, SENSING_CHOICES
 from servobus.tools import units
 
 
-def add_plant_arguments(parser: argparse.ArgumentParser, rotor_default: str = "locked") -> None:
-    """--sensing/--plant/--pwm/--rotor/--alpha/--seed/--adc-window."""
+def add_plant_arguments(parser: argparse.ArgumentParser,
+                        rotor_default: str | None = "locked") -> None:
+    """--sensing/--plant/--pwm/--rotor/--alpha/--seed/--adc-window (--rotor's default None:
+    the command's experiment picks it)."""
     parser.add_argument("--sensing", choices=SENSING_CHOICES, default="supply-unipolar",
                         help="current front end: as built, or the corrected design")
     parser.add_argument("--plant", choices=("switching", "averaged"), default="switching",

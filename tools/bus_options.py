@@ -49,7 +49,7 @@ def robot_of(args: argparse.Namespace, time_triggered: bool = False) -> "RobotFi
     with it, a bad description, or a cyclic robot where `time_triggered`: a ServobusError."""
     if args.robot is None:
         return None
-    if args.dbc is not None:
+    if getattr(args, "dbc", None) is not None:  # a command without --dbc has none
         raise ServobusError("--robot names its own DBC (its bus.dbc), --dbc another: give one")
     from servobus.robot.file_keys import RobotFileError
     from servobus.robot.robot_check import check

@@ -82,7 +82,8 @@ def _do_dbc(args: argparse.Namespace) -> None:
     if args.force is False and Path(args.out).exists():
         raise ServobusError(f"{args.out} exists: give --force to overwrite it")
     Path(args.out).write_text(text)
-    print(f"wrote {args.out} ({robot.name}: {len(robot.joints)} joints)")
+    n = len(robot.joints)
+    print(f"wrote {args.out} ({robot.name}: {n} joint{'' if n == 1 else 's'})")
 
 
 def _do_list(args: argparse.Namespace) -> None:

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 from servobus.bus.dbc_generate import JOINTS_MAX
 from servobus.bus.recorder import LogWriteError
+from servobus.firmware.memory import BOARD_MODES
 from servobus.host.host_step import HOST_STEP
 from servobus.host.pid import ANTI_WINDUP
 from servobus.host.trajectory import load
@@ -21,7 +22,6 @@ from servobus.robot.assembly import Robot, RobotConfig
 from servobus.robot.compile_phase import CompileClock, stderr_say, warm_up
 from servobus.robot.described import DescribedConfig, DescribedRobot
 from servobus.robot.description import spans
-from servobus.robot.joint_setup import BOARD_MODES
 from servobus.robot.robot_check import checked
 from servobus.robot.robot_file import RobotFile, shipped
 from servobus.tools import units

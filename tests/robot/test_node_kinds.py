@@ -5,10 +5,10 @@ from typing import get_args
 
 import cantools
 
+from servobus.firmware.memory import BOARD_MODES
 from servobus.host.tunings import TUNINGS
 from servobus.plant.build import PlantKind
 from servobus.robot.assembly import Robot, RobotConfig
-from servobus.robot.joint_setup import BOARD_MODES
 from servobus.robot.node_kinds import MODES, PLANTS, sent_by
 from servobus.robot.robot_file import load
 

@@ -51,7 +51,8 @@ def error_of(tmp_path: Path, text: str) -> str:
 def test_the_shipped_descriptions_are_the_sources_robots() -> None:
     """SPEJBL (SPEC 1): a 4 ms time trigger, boards JOINT_1..12 of IDs 1..12, the host; GuRoo
     (SPEC 5): a 2 ms central, five high-power boards of three joints, an 8-servo board of ID 6."""
-    assert shipped() == ["guroo", "guroo-arm", "spejbl", "spejbl-leg"]
+    assert shipped() == ["guroo", "guroo-arm", "nxt-joint", "sg90-arm", "spejbl", "spejbl-leg",
+                         "spejbl-leg-ax12"]
     spejbl, guroo = load("spejbl"), load("guroo")
     assert [(n.name, n.kind, n.board, n.joints) for n in spejbl.nodes] == [
         ("TIME_TRIGGER", "time-trigger", 0, ()),
@@ -222,7 +223,7 @@ def test_a_bases_files_are_found_beside_the_base(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("base", "expected"), [
     ("tri.toml", "base: tri.toml: a description cannot be built on itself"),
     ("nope", "base: nope: no such file beside tri.toml and no shipped robot of that name "
-     "(shipped: guroo, guroo-arm, spejbl, spejbl-leg)"),
+     "(shipped: guroo, guroo-arm, nxt-joint, sg90-arm, spejbl, spejbl-leg, spejbl-leg-ax12)"),
     ("3", "base: must be a non-empty string, got 3"),
 ])
 def test_base_errors(tmp_path: Path, base: str, expected: str) -> None:
@@ -242,8 +243,8 @@ def test_more_groups_than_the_id_rule_has_room_for(tmp_path: Path) -> None:
 
 def test_a_name_that_is_neither_file_nor_shipped(tmp_path: Path) -> None:
     with pytest.raises(RobotFileError, match="^nope: no such file and no shipped robot of that "
-                                             r"name \(shipped: guroo, guroo-arm, spejbl, "
-                                             r"spejbl-leg\)$"):
+                                             r"name \(shipped: guroo, guroo-arm, nxt-joint, "
+                                             r"sg90-arm, spejbl, spejbl-leg, spejbl-leg-ax12\)$"):
         load("nope")
 
 

@@ -103,3 +103,19 @@ def test_an_edited_description_changes_the_sweeps_fingerprint(tmp_path: Path) ->
     before = _spec(tmp_path, {"alpha": [1, 2]}, base={"robot": "leg.toml"}).fingerprint()
     leg.write_text('base = "spejbl-leg"\n[defaults]\ntuning = "R2b"\n')
     assert _spec(tmp_path, {"alpha": [1, 2]}, base={"robot": "leg.toml"}).fingerprint() != before
+
+
+def test_a_preset_axis_runs_each_servo_in_its_own_mode(tmp_path: Path) -> None:
+    """`defaults.preset` over the four servos: each point's joints get the preset and its mode
+    (the cascade under the host's PID, the others' own local-p loops) and run without faults."""
+    presets = ["hsr-5995tg", "ax-12", "nxt", "sg90"]
+    spec = _spec(tmp_path, {"defaults.preset": presets}, base={"duration": 0.2},
+                 metrics=["slips", "max:tracking_rms_lsb"])
+    points = tasks(spec)
+    assert [t.point["defaults.preset"] for t in points] == presets
+    for task, mode in zip(points, ["cascade", "local-p", "local-p", "local-p"], strict=True):
+        robot, _ = build(task)
+        assert {(o.preset.name, o.mode) for o in robot.joint_options} == \
+            {(task.point["defaults.preset"], mode)}
+        row = run_point(task)
+        assert row["status"] == "ok" and row["slips"] == 0, row

@@ -18,12 +18,14 @@ def test_list_names_the_shipped_robots(capsys: pytest.CaptureFixture[str]) -> No
     rows = json.loads(capsys.readouterr().out)
     assert [(r["name"], r["joints"], r["nodes"], r["period_ms"], r["dbc"]) for r in rows] == [
         ("guroo", 23, 7, 2.0, "guroo.dbc"), ("guroo-arm", 8, 4, 2.0, "guroo-arm.dbc"),
+        ("nxt-joint", 1, 3, 4.0, "nxt-joint.dbc"), ("sg90-arm", 3, 5, 4.0, "sg90-arm.dbc"),
         ("spejbl", 12, 14, 4.0, "servobus.dbc"),
-        ("spejbl-leg", 6, 8, 4.0, "spejbl-leg.dbc")]
+        ("spejbl-leg", 6, 8, 4.0, "spejbl-leg.dbc"),
+        ("spejbl-leg-ax12", 6, 8, 4.0, "spejbl-leg-ax12.dbc")]
     assert main(["robot", "list"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "shipped robots:" and [line.split()[0] for line in lines[2:]] == \
-        ["guroo", "guroo-arm", "spejbl", "spejbl-leg"]
+        ["guroo", "guroo-arm", "nxt-joint", "sg90-arm", "spejbl", "spejbl-leg", "spejbl-leg-ax12"]
 
 
 def test_check_prints_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
