@@ -56,15 +56,16 @@ def typical_payloads(schema: Schema, frames: list[cantools.database.Message],
 
 
 def busload(schema: Schema, period_ns: int | None = None, bitrate: int | None = None,
-            meas_bytes: int = 2) -> dict[str, Any]:
-    """The `servobus busload` report (JSON layout of the issue)."""
+            meas_bytes: int = 2, local_p: bool = False) -> dict[str, Any]:
+    """The `servobus busload` report (JSON layout of the issue); `local_p`: the host sends the
+    groups' POSREF set-points, not their ACTUATION currents."""
     period_ns = period_ns or schema.tick_period_ns
     bitrate = bitrate or schema.bitrate
     if period_ns <= 0 or bitrate <= 0 or NS_PER_S % bitrate:
         raise ValueError(f"period {period_ns} ns and bit rate {bitrate} must be positive, "
                          "and the bit rate must divide 1e9")
     bit_ns = NS_PER_S // bitrate
-    frames = schema.period_messages(meas_bytes)
+    frames = schema.period_messages(meas_bytes, local_p)
     schedule = [{"name": m.name, "id": f"0x{m.frame_id:03X}", "dlc": m.length,
                  **{model: f(m.length) for model, f in MODELS.items()}} for m in frames]
     models = {model: _window(sum(f(m.length) for m in frames), f(frames[0].length), period_ns,

@@ -193,13 +193,16 @@ class Schema:
                 from err
         return Decoded(definition.name, dict(values))
 
-    def period_messages(self, meas_bytes: int) -> list[cantools.database.Message]:
+    def period_messages(self, meas_bytes: int,
+                        local_p: bool = False) -> list[cantools.database.Message]:
         """The frames of one tick period: TICK, a measurement per joint, the actuations (SPEC
-        1.2: 12 and 3 on SPEJBL)."""
+        1.2: 12 and 3 on SPEJBL) -- the position set-points POSREF_k instead when the boards
+        run their own position loops (local-p)."""
         if meas_bytes not in MEAS_BYTES:
             raise SchemaError(f"measurement messages are 2 or 6 bytes, not {meas_bytes}")
         meas = [self.message(meas_name(j, meas_bytes)) for j in range(1, self.joints + 1)]
-        act = [self.message(actuation_name(k)) for k in range(1, len(self.layout.groups) + 1)]
+        act = [self.message(posref_name(k) if local_p else actuation_name(k))
+               for k in range(1, len(self.layout.groups) + 1)]
         return [self.message(TICK), *meas, *act]
 
     def variant_messages(self, meas_bytes: int) -> list[cantools.database.Message]:
@@ -335,3 +338,8 @@ def sequence_gap(prev: int, seq: int) -> int:
 def actuation_name(k: int) -> str:
     """ACTUATION_<k>: the current references of actuation group k (``Schema.layout``)."""
     return f"ACTUATION_{k}"
+
+
+def posref_name(k: int) -> str:
+    """POSREF_<k>: the position set-points of actuation group k (local-p boards)."""
+    return f"POSREF_{k}"

@@ -244,7 +244,8 @@ class Robot(RobotRun):
                     for k, r in enumerate(self.bank.rigs) if r.ram[m.ACT_TIMEOUTS]}
         timed_out = [names[k] for k, r in enumerate(self.bank.rigs)
                      if board.actuation_timed_out(r.ram)]
-        predicted = busload(self.schema, meas_bytes=self.meas_bytes)["exact"]
+        predicted = busload(self.schema, meas_bytes=self.meas_bytes,
+                            local_p=self.mode == "local-p")["exact"]
         return {
             "tuning": self.tuning_name, "mode": self.mode,
             "tuning_detail": self._tuning_detail(names),

@@ -39,7 +39,7 @@ from servobus.bus import frame_bits as fb
 from servobus.bus.deferred_signals import deferred_signals
 from servobus.bus.period_engine import LeanBus
 from servobus.bus.scheduler import NS_PER_S
-from servobus.bus.schema import MODE_NAMES, TICK, actuation_name, meas_name
+from servobus.bus.schema import MODE_NAMES, TICK, actuation_name, meas_name, posref_name
 from servobus.host.pid import ANTI_WINDUP, PidBank
 from servobus.plant.board_node import STATUS_PERIOD_NS
 from servobus.robot import engine_compiled as ec
@@ -52,10 +52,7 @@ if TYPE_CHECKING:
 
 def period_names(schema: Any, meas_bytes: int, local_p: bool) -> list[str]:
     """The period's frames: TICK, a MEAS per joint, an ACTUATION (POSREF) per group."""
-    layout = schema.layout
-    return [TICK, *(meas_name(j, meas_bytes) for j in range(1, layout.joints + 1)),
-            *(f"POSREF_{k}" if local_p else actuation_name(k)
-              for k in range(1, len(layout.groups) + 1))]
+    return [m.name for m in schema.period_messages(meas_bytes, local_p)]
 
 
 @cache
@@ -157,7 +154,7 @@ def _same_signals(schema: Any) -> bool:
           (schema.codec(actuation_name(k)) for k in range(1, groups + 1))]
     meas6 = [schema.codec(meas_name(j, 6)) for j in range(1, n + 1)]
     ints = [schema.codec(TICK), *(schema.codec(meas_name(j, 2)) for j in range(1, n + 1)),
-            *(schema.codec(f"POSREF_{k}") for k in range(1, groups + 1))]
+            *(schema.codec(posref_name(k)) for k in range(1, groups + 1))]
     first = (iw[0][0][:1], iw[0][1][:1], iw[0][2][:1])
     return all(x == tuple(f * len(x[0]) for f in first) for x in iw) and \
         all((c.scales[0], c.offsets[0], c.scales[2], c.offsets[2]) ==
@@ -188,7 +185,7 @@ def unsupported(robot: "Robot") -> str | None:
         (not _same_signals(schema), "signals scaled differently per joint"),
         (table_error is not None, str(table_error)),
         (not _status_as_packed(schema), "the STATUS layout"),
-        (any(schema.codec(f"POSREF_{k}").layout.format != "<" + "H" * len(group)
+        (any(schema.codec(posref_name(k)).layout.format != "<" + "H" * len(group)
              for k, group in enumerate(groups, start=1)), "the POSREF layout"),
     ]
     reasons = [*_node_faults(robot), *(why for failed, why in checks if failed)]

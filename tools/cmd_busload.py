@@ -111,7 +111,10 @@ def _do_busload(args: argparse.Namespace) -> None:
         _cyclic(args, schema, rate)
         return
     period = args.period or (robot.period_ns if robot else None)
-    report = busload(schema, period, rate, args.meas_bytes or (robot.meas_bytes if robot else 2))
+    local_p = robot is not None and any(j.options is not None and j.options.mode == "local-p"
+                                        for j in robot.joints)
+    report = busload(schema, period, rate, args.meas_bytes or (robot.meas_bytes if robot else 2),
+                     local_p)
     if args.json:
         emit(report, True)
         return

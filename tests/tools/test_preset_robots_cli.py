@@ -32,7 +32,7 @@ def test_busload_of_each_preset_robot(capsys: pytest.CaptureFixture[str], name: 
     n, groups = JOINTS[name], len(SETPOINTS[name])
     assert [f["name"] for f in out["schedule"]] == \
         ["TICK", *(f"MEAS_{j}" for j in range(1, n + 1)),
-         *(f"ACTUATION_{k}" for k in range(1, groups + 1))]
+         *(f"POSREF_{k}" for k in range(1, groups + 1))]  # their boards' set-points
     bits = DAVIS[1] + n * DAVIS[2] + sum(DAVIS[b] for b in SETPOINTS[name])
     assert out["models"]["worst_case"]["frame_bits"] == bits
     assert out["models"]["worst_case"]["load_pct"] == pytest.approx(bits / 4000 * 100)
