@@ -52,8 +52,8 @@ def read_legs(f: FileKeys, raw: Any, joints: tuple[JointSpec, ...]) -> tuple[Leg
                     lambda key, v: f.integer(key, v, 0, POT_CODES - 1))
         direction = _six(f, f"{at}.direction", table["direction"], _sign(f))
         limits = _limits(f, f"{at}.limits", table.get("limits"), zero)
-        scale = tuple(pot_lsb_per_rad(joints[j - 1].options.preset
-                                      if joints[j - 1].options else None) for j in numbers)
+        options = [joints[j - 1].options for j in numbers]
+        scale = tuple(pot_lsb_per_rad(o.preset if o else None) for o in options)
         legs.append(Leg(name, numbers, zero, direction, limits, scale))
     return tuple(legs)
 
