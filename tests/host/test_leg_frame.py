@@ -10,11 +10,10 @@ from servobus.host.leg_kinematics import forward
 
 
 def turned(i: int, angle: float) -> np.ndarray:
-    """The foot's pose with joint i (0-based) turned from standing, in the leg frame."""
+    """The foot's position (mm, leg frame) with joint i (0-based) turned from standing."""
     q = list(STAND)
     q[i] += angle
-    pose = forward(q)
-    return np.concatenate([TO_DH.T @ pose[:3, 3] * 1e3, [0.0]])
+    return TO_DH.T @ forward(q)[:3, 3] * 1e3
 
 
 def test_the_standing_pose_is_the_hanging_leg_with_the_foot_flat() -> None:
@@ -25,7 +24,7 @@ def test_the_standing_pose_is_the_hanging_leg_with_the_foot_flat() -> None:
 def test_the_leg_frames_axes() -> None:
     assert turned(2, 0.1)[0] > 20  # hip pitch: the foot swings forward
     assert turned(1, 0.1)[1] > 20  # hip roll: the foot swings to the left
-    assert np.allclose(turned(0, 0.1), [0, 0, -240, 0])  # hip yaw turns about the leg
+    assert np.allclose(turned(0, 0.1), [0, 0, -240])  # hip yaw turns about the leg
     bent = list(STAND)
     bent[2], bent[3], bent[4] = 0.3, -0.6, 0.3  # knee forward, foot flat: straight below
     assert np.allclose(forward(bent)[:3, :3], forward(STAND)[:3, :3])
