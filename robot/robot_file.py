@@ -21,14 +21,16 @@ from servobus.bus.schema import (
     MEAS_BYTES,
     whole_ns_bit_time,
 )
+from servobus.host.cartesian import Leg
 from servobus.robot.description import NodeSpec
 from servobus.robot.file_keys import FileKeys, RobotFileError, shown
 from servobus.robot.joint_options import JointSpec, read_joints
+from servobus.robot.kinematics_file import read_legs
 from servobus.robot.node_kinds import CHOICES, COMPUTE_RANGE_NS, GROUP_MAX, KINDS
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,31}")  # a DBC node name (BU_)
 TOP_KEYS = ("base", "name", "title", "joints", "schedule", "period", "trajectory", "meas_bytes",
-            "bus", "defaults", "joint", "nodes")
+            "bus", "defaults", "joint", "nodes", "legs")
 BUS_KEYS = ("bitrate", "dbc")
 NODE_KEYS = ("kind", "name", "id", "joints")
 
@@ -50,6 +52,7 @@ class RobotFile:
     groups: tuple[tuple[int, ...], ...]  # the host's actuation frames (time-triggered)
     meas_bytes: int
     trajectory: Path | None  # None: the robot's shipped gait
+    legs: tuple[Leg, ...] = ()  # the 6R legs for `servobus cartesian`; () when it names none
 
     def where(self, k: int) -> str:
         """The key path of node k (0-based) as errors print it: nodes[k+1] (NAME)."""
@@ -229,8 +232,9 @@ def _parse(doc: dict[str, Any], path: Path) -> RobotFile:
         keys[nodes[host[0]].name]["groups"] = groups
     joints = read_joints(f, doc, nodes)
     trajectory = _trajectory(f, path, doc["trajectory"]) if "trajectory" in doc else None
+    legs = read_legs(f, doc["legs"], joints) if "legs" in doc else ()
     return RobotFile(path, name, title, schedule, period_ns, bitrate, dbc, nodes, keys, joints,
-                     groups, meas_bytes, trajectory)
+                     groups, meas_bytes, trajectory, legs)
 
 
 def _bitrate(f: FileKeys, value: Any) -> int:

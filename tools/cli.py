@@ -25,6 +25,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "preset": ("cmd_preset", "servo presets: list, each one's published figures beside the "
                              "emulator's"),
     "ik": ("cmd_ik", "a SPEJBL leg's joint angles for a foot pose (all 8 solutions)"),
+    "cartesian": ("cmd_cartesian", "feet poses over time (a poses file) as a robot's joint "
+                                   "trajectory (.traj)"),
     "bench": ("cmd_bench", "speed benchmarks"),
     "budget": ("cmd_budget", "timing budgets (CPU of the board firmware)"),
     "busload": ("cmd_busload", "bus load and host timing window"),

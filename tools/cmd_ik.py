@@ -28,15 +28,11 @@ def add_subparser(sub: Commands) -> None:
 def _do_ik(args: argparse.Namespace) -> None:
     import numpy as np
 
+    from servobus.host.leg_frame import rpy_matrix
     from servobus.host.leg_kinematics import LENGTH_M, forward, inverse
 
-    roll, pitch, yaw = (math.radians(a) for a in args.rpy)
-    cr, sr, cp, sp, cy, sy = (math.cos(roll), math.sin(roll), math.cos(pitch),
-                              math.sin(pitch), math.cos(yaw), math.sin(yaw))
     pose = np.eye(4)
-    pose[:3, :3] = [[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-                    [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-                    [-sp, cp * sr, cp * cr]]
+    pose[:3, :3] = rpy_matrix(*(math.radians(a) for a in args.rpy))
     pose[:3, 3] = [args.x / 1e3, args.y / 1e3, args.z / 1e3]
     solutions = inverse(pose)
     rows = []

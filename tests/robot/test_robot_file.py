@@ -109,7 +109,8 @@ tuning = { omega_d = 30, omega_i = 6, k_kp = 0.02 }
 
 @pytest.mark.parametrize(("old", "new", "expected"), [
     ('period = "4ms"', 'peroid = "4ms"', "peroid: unknown key (did you mean period?); use base, "
-     "name, title, joints, schedule, period, trajectory, meas_bytes, bus, defaults, joint, nodes"),
+     "name, title, joints, schedule, period, trajectory, meas_bytes, bus, defaults, joint, nodes, "
+     "legs"),
     ("joints = 3\n", 'joints = "3"\n', "joints: must be a whole number, got '3'"),
     ('name = "tri"\n', "", "name: missing (every description names it)"),
     ('period = "4ms"', 'period = "3ms"', "period: '3ms': a time-triggered robot's period divides "
