@@ -2,7 +2,6 @@
 inverse kinematics' axis order q1..q6, and how their pots read the angles; for
 `servobus cartesian` (``host.cartesian``)."""
 
-import math
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -19,10 +18,9 @@ T = TypeVar("T")
 
 
 def pot_lsb_per_rad(preset: ServoPreset | None) -> float:
-    """A joint's pot scale: its servo preset's own `pot_lsb_per_pi` where it has one, else the
-    board's (presets/board.py: 832 LSB per pi rad)."""
-    per_pi = getattr(preset, "pot_lsb_per_pi", None) or DEFAULT_BOARD.pot_lsb_per_pi
-    return float(per_pi) / math.pi
+    """A joint's pot scale: its servo preset's own sensor's where it has one, else the board's
+    (presets/board.py: 832 LSB per pi rad)."""
+    return (DEFAULT_BOARD if preset is None else preset.sensed_by(DEFAULT_BOARD)).pot_lsb_per_rad
 
 
 def read_legs(f: FileKeys, raw: Any, joints: tuple[JointSpec, ...]) -> tuple[Leg, ...]:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from servobus.presets.board import DEFAULT_BOARD
-from servobus.presets.servos import HSR_5995TG
+from servobus.presets.servos import AX12, HSR_5995TG
 from servobus.robot.file_keys import RobotFileError
 from servobus.robot.kinematics_file import pot_lsb_per_rad
 from servobus.robot.robot_file import load
@@ -45,8 +45,7 @@ def test_spejbls_legs_stand_where_its_gait_starts() -> None:
 def test_the_pot_scale_is_the_servos_else_the_boards() -> None:
     assert pot_lsb_per_rad(HSR_5995TG) == pot_lsb_per_rad(None) == \
         DEFAULT_BOARD.pot_lsb_per_pi / math.pi
-    own = type("Preset", (), {"pot_lsb_per_pi": 1000.0})()
-    assert pot_lsb_per_rad(own) == 1000.0 / math.pi  # type: ignore[arg-type]
+    assert pot_lsb_per_rad(AX12) == pytest.approx(1023 / 300 * 180 / math.pi)  # its own pot
 
 
 def test_limits_are_read(tmp_path: Path) -> None:
