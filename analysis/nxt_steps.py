@@ -21,12 +21,13 @@ firmware reading its encoder every PWM period):
 """
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from servobus.analysis.first_order_fit import FirstOrderModel, fit_first_order
+from servobus.analysis.nxt_paper import FIT_RANGE_PERCENT, LEVEL_VOLTS, PAPER_MODELS, white_box
 from servobus.firmware import board
 from servobus.firmware import memory as m
 from servobus.plant.build import PlantOptions
@@ -35,42 +36,12 @@ from servobus.presets.board import DEFAULT_BOARD, BoardHardware
 from servobus.presets.firmware_image import Q12_AMP
 from servobus.presets.servos import NXT, ServoPreset
 
-LEVEL_VOLTS = {1: 2.50, 2: 3.31, 3: 4.91, 4: 6.57, 5: 7.51}  # Table 2, battery 7.63 V
 TACHO_COUNTS_PER_REV = 360
 DEFAULT_SECONDS = 20.0  # level 1 turns 4,200 counts: one count is 0.024 % of its gain
 DEFAULT_START_DEG = 0.5  # half a count: the shaft at rest mid-way between two counts
 MIN_SAMPLES = 10
 CALL_PERIODS = 20_000  # PWM periods traced per rig call: 1.8 MB of trace however long the run
 OTHER_TS_S = 0.1  # sample time at the levels the paper identified no model at
-FIT_RANGE_PERCENT = "55-57"  # the paper's fits, not given per model
-
-
-@dataclass(frozen=True)
-class PaperModel:
-    """One of the paper's Table 3 models: b / (z + f) <-> s_num / (s + s_den)."""
-
-    ts_s: float
-    b: float
-    f: float
-    s_num: float
-    s_den: float
-
-    @property
-    def gain(self) -> float:
-        """DC gain of the continuous model ((rad/s)/V)."""
-        return self.s_num / self.s_den
-
-    @property
-    def tau_s(self) -> float:
-        """Time constant of the continuous model."""
-        return 1.0 / self.s_den
-
-
-PAPER_MODELS = {
-    1: PaperModel(ts_s=0.01, b=1.558, f=0.06275, s_num=405.8933, s_den=276.8591),
-    4: PaperModel(ts_s=0.1, b=1.548, f=0.01837, s_num=60.7647, s_den=39.972),
-    5: PaperModel(ts_s=0.1, b=1.568, f=0.02715, s_num=55.0652, s_den=36.0625),
-}
 
 
 def tachometer_board(servo: ServoPreset = NXT, hw: BoardHardware = DEFAULT_BOARD) -> BoardHardware:
@@ -184,6 +155,10 @@ def identify_levels(levels: list[int], seconds: float = DEFAULT_SECONDS,
             row["gain_error_percent"] = (model.gain / paper.gain - 1.0) * 100.0
             row["tau_error_percent"] = (model.tau_s / paper.tau_s - 1.0) * 100.0
         rows.append(row)
+    damping = NXT.kt ** 2 / NXT.r_a
+    conducting = 1.0 - 2.0 * hw.dead_counts / hw.pwm_top  # the open segments carry no current
     return {"preset": NXT.name, "model": "b / (z + f), voltage -> output speed (rad/s)",
-            "seconds": seconds, "start_deg": start_deg, "tau_true_ms": NXT.j / (
-                NXT.kt ** 2 / NXT.r_a + NXT.b) * 1e3, "levels": rows}
+            "seconds": seconds, "start_deg": start_deg,
+            "tau_true_ms": NXT.j / (damping + NXT.b) * 1e3,
+            "tau_on_board_ms": NXT.j / (damping * conducting + NXT.b) * 1e3,
+            "levels": rows, "white_box": white_box()}

@@ -125,3 +125,8 @@ def _do_preset(args: argparse.Namespace) -> None:
                 rows.append({"level": row["level"], "volts": row["volts"], "ts_s": row["ts_s"],
                              "model": source, **row[source]})
     emit_rows("Table 3 beside the emulator", rows)
+    white = result["white_box"]
+    print(f"the paper's white-box constants instead: DC gain {white['dc_gain_motor']:.3f} "
+          f"(rad/s)/V ({white['dc_gain_output']:.4f} through N = 32), poles "
+          f"{white['pole_real']:.0f} +- {white['pole_imag']:.0f}j rad/s (damping "
+          f"{white['damping_ratio']:.2f})")
