@@ -96,6 +96,8 @@ def step_record(volts: float, ts_s: float, seconds: float, start_deg: float = DE
     if abs(per_sample - ts_s * hw.pwm_hz) > 1e-9 * per_sample or per_sample < 1:
         raise ValueError(f"sample time {ts_s} s is not a whole number of {hw.pwm_hz} Hz "
                          "PWM periods")
+    if not 0.0 <= start_deg < 1.0:
+        raise ValueError(f"--start-deg must be in [0, 1) degree, got {start_deg}")
     n = round(seconds / ts_s)
     if n < MIN_SAMPLES:
         raise ValueError(f"--seconds {seconds} gives {n} samples of {ts_s} s: at least "
@@ -137,8 +139,6 @@ def _figures(b: float, f: float, gain: float, tau_s: float) -> dict[str, float]:
 def identify_levels(levels: list[int], seconds: float = DEFAULT_SECONDS,
                     start_deg: float = DEFAULT_START_DEG) -> dict[str, Any]:
     """Table 3 beside the emulator's models at the given power levels."""
-    if not 0.0 <= start_deg < 1.0:
-        raise ValueError(f"--start-deg must be in [0, 1) degree, got {start_deg}")
     hw = tachometer_board()
     rows = []
     for level in levels:

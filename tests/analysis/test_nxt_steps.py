@@ -132,8 +132,7 @@ def test_the_speed_is_count_differences_over_the_sample_time() -> None:
 
 @pytest.mark.parametrize(("args", "message"), [
     ((2.5, 0.01, 0.05), "at least 10"), ((2.5, 0.00001, 1.0), "whole number"),
-    ((9.0, 0.1, 2.0), "duty counts")])
-def test_impossible_experiments_are_refused(args: tuple[float, float, float],
-                                            message: str) -> None:
+    ((9.0, 0.1, 2.0), "duty counts"), ((2.5, 0.01, 1.0, 1.0), "start-deg")])
+def test_impossible_experiments_are_refused(args: tuple[float, ...], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         nxt_steps.step_record(*args)
