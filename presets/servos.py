@@ -108,7 +108,10 @@ NXT_R = 6.8562  # ohm (Hurbain)
 NXT_B = 1.1278e-3  # N m s / rad (Hurbain)
 NXT_KT = (1.0 + math.sqrt(1.0 - 4.0 * NXT_GAIN ** 2 * NXT_B * NXT_R)) / (2.0 * NXT_GAIN)
 NXT_DAMPING = NXT_KT ** 2 / NXT_R + NXT_B  # N m s / rad with the winding conducting
-NXT_TAU_S = 2.4e-3  # mechanical time constant (docs/presets.md: from the paper's 0.1 s models)
+# mechanical time constant: a motor this fast, stepped from rest and its speed measured as the
+# brick does (count differences over T_s >> tau), gives |p| = tau / T_s; the geometric mean of
+# the paper's 0.1 s models' |p| = 0.01837 and 0.02715 (docs/presets.md, "NXT")
+NXT_TAU_S = 0.1 * math.sqrt(0.01837 * 0.02715)  # 2.233 ms
 NXT = ServoPreset(
     name="nxt",
     supply_v=7.63,  # the paper's battery (Table 2)
@@ -129,10 +132,14 @@ NXT = ServoPreset(
         "white-box constants (which contradict each other and its measurements): the identified "
         "gains 1.466, 1.520, 1.527 (rad/s)/V at 2.50, 6.57, 7.51 V are w = 1.556 V - 0.227 rad/s "
         "(least squares, within 0.1 %), i.e. K = 0.630 V s/rad with Hurbain's R_a = 6.856 ohm "
-        "and B = 1.128e-3, and Coulomb friction 0.227 x 0.0591 = 0.0134 N m. J from the "
-        "mechanical time constant the 0.1 s models give when speed is measured as the brick "
-        "does (docs/presets.md). Supply: the 7.63 V battery. Sensor: the tachometer, 1 degree "
-        "per count, no noise. Controller (not in the paper, chosen): P, 20 V/rad at 1 kHz."
+        "and B = 1.128e-3, and Coulomb friction 0.227 x 0.0591 = 0.0134 N m. J from a "
+        "mechanical time constant of 2.23 ms: stepped from rest, speed measured as the brick "
+        "does (1 degree count differences over T_s), a first-order motor gives |p| = tau / T_s "
+        "at T_s = 0.1 s, and 2.23 ms is the geometric mean of the paper's 0.1 s models' |p| "
+        "(0.01837, 0.02715); its 0.01 s model's |p| is set by a 2-count first sample and does "
+        "not resolve tau (docs/presets.md). Supply: the 7.63 V battery. Sensor: the "
+        "tachometer, 1 degree per count, no noise. Controller (not in the paper, chosen): P, "
+        "20 V/rad at 1 kHz."
     ),
 )
 
