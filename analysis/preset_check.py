@@ -26,6 +26,8 @@ from servobus.analysis.servo_runs import (
     position_step,
     reading_spread,
 )
+from servobus.presets.board import DEFAULT_BOARD
+from servobus.presets.firmware_image import Q12_AMP
 from servobus.presets.servos import AX12, HSR_5995TG, NXT, SERVOS, SG90, ServoPreset
 
 AX12_L_A = 5e-3  # H, Lima et al.'s armature inductance (not in the preset: its derivation)
@@ -197,29 +199,53 @@ def sg90_mujoco_figures(servo: ServoPreset) -> list[Figure]:
 
 
 def nxt_figures(servo: ServoPreset) -> list[Figure]:
-    """SPEC 6.2: the steady speed at Table 2's voltages (duty V / 7.63 V) beside Table 3's DC
-    gains x V, on the switching board and on the averaged bridge (no dead time)."""
+    """SPEC 6.2: the steady speed at Table 2's voltages beside Table 3's DC gains x V.  The
+    paper's voltages are the motor's mean terminal voltages, so the duty is the one whose mean
+    terminal voltage, the bridge's dead time included, is each (``nxt_steps.level_duty``)."""
+    from servobus.analysis.nxt_steps import level_duty, q12_duty
+
     figures = []
-    for plant in ("switching", "averaged"):
-        for level, volts in enumerate(NXT_TABLE2_V, start=1):
-            run = duty_step(servo, volts / servo.supply_v, NXT_RUN_PERIODS, plant=plant)
-            gain = NXT_GAINS.get(level)
-            source = float(gain) * volts if gain else None
-            precision = (half_digit(gain) * volts + float(gain) * half_digit(f"{volts:.2f}")
-                         if gain else None)
-            figures.append(Figure(
-                f"speed at {volts:.2f} V (power level {level}), {plant} bridge", "rad/s",
-                run.tail_mean(run.omega), "Pinto & Bermudez Tables 2, 3" if gain else "-",
-                f"{gain} x {volts:.2f}" if gain else None, source, precision,
-                note="the board's 1 us dead time at partial duty (docs/presets.md)"
-                if plant == "switching" and gain else ""))
+    for level, volts in enumerate(NXT_TABLE2_V, start=1):
+        counts = level_duty(servo, DEFAULT_BOARD, volts)
+        run = duty_step(servo, q12_duty(counts, DEFAULT_BOARD) / Q12_AMP, NXT_RUN_PERIODS)
+        gain = NXT_GAINS.get(level)
+        source = float(gain) * volts if gain else None
+        precision = (half_digit(gain) * volts + float(gain) * half_digit(f"{volts:.2f}")
+                     if gain else None)
+        figures.append(Figure(
+            f"steady speed at {volts:.2f} V (power level {level})", "rad/s",
+            run.mean_speed(), "Pinto & Bermudez Tables 2, 3" if gain else "-",
+            f"{gain} x {volts:.2f}" if gain else None, source, precision))
+    return figures
+
+
+def nxt_identification_figures(servo: ServoPreset) -> list[Figure]:
+    """SPEC 6.2's Table 3 repeated (``nxt_steps``: power-level steps, the brick's tachometer,
+    the paper's output-error fit): each model's DC gain within 0.15 % (its b printed to four
+    digits, the preset's straight line through the three gains) and time constant within 10 %
+    (it rests on the first sample's whole counts; docs/presets.md, NXT)."""
+    from servobus.analysis.nxt_paper import PAPER_MODELS
+    from servobus.analysis.nxt_steps import identify_level
+
+    cite = "Pinto & Bermudez Table 3"
+    figures = []
+    for level, paper in PAPER_MODELS.items():
+        model, _ = identify_level(level)
+        printed = f"{paper.s_num:g}/(s + {paper.s_den:g})"
+        figures += [
+            Figure(f"identified DC gain, power level {level} (Ts {paper.ts_s:g} s)",
+                   "(rad/s)/V", model.gain, cite, printed, paper.gain, 1.5e-3 * paper.gain),
+            Figure(f"identified time constant, power level {level} (Ts {paper.ts_s:g} s)",
+                   "ms", 1e3 * model.tau_s, cite, printed, 1e3 * paper.tau_s,
+                   0.1e3 * paper.tau_s, note="-Ts / ln|f|: the emulator's f > 0, the paper's "
+                   "< 0 (docs/presets.md, NXT)")]
     return figures
 
 
 CHECKS: dict[str, tuple[Callable[[ServoPreset], list[Figure]], ...]] = {
     HSR_5995TG.name: (hsr_figures,),
     AX12.name: (ax12_figures,),
-    NXT.name: (nxt_figures,),
+    NXT.name: (nxt_figures, nxt_identification_figures),
     SG90.name: (sg90_figures, sg90_mujoco_figures),
 }
 

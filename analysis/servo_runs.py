@@ -41,6 +41,13 @@ class Run:
         """The mean of the last `fraction` of a column (a steady state's value)."""
         return float(np.mean(values[-max(1, round(len(values) * fraction)):]))
 
+    def mean_speed(self, fraction: float = 0.25) -> float:
+        """The mean speed over the last `fraction` of the run, from the angle it turned: at
+        partial duty the speed ripples within each PWM period, and the period-end samples
+        see one phase of it."""
+        k = max(1, round(len(self.t) * fraction))
+        return float((self.theta[-1] - self.theta[-k - 1]) / (self.t[-1] - self.t[-k - 1]))
+
 
 def _record(rig: BoardRig, periods: int, from_drive: bool = False) -> Run:
     """Run `periods` PWM periods; t = 0 at the start of the first, or with `from_drive` of the
