@@ -267,11 +267,13 @@ def _dbc(path: Path, name: str) -> Path:
 
 def _trajectory(f: FileKeys, path: Path, value: Any) -> Path:
     """trajectory resolved: beside the file, else a shipped one (host/data: gait.traj,
-    guroo_walk.toml); it must exist."""
+    guroo_walk.toml, ...); it must exist."""
     found = _beside_or_shipped(path, f.string("trajectory", value), ("servobus.host.data",))
     if found is None:
+        shipped = sorted(p.name for p in resources.files("servobus.host.data").iterdir()
+                         if p.name.endswith((".traj", ".toml")))
         raise f.error("trajectory", f"{value}: no such file beside {path.name} and no shipped "
-                                    "trajectory of that name (gait.traj, guroo_walk.toml)")
+                                    f"trajectory of that name ({', '.join(shipped)})")
     return found
 
 

@@ -3,21 +3,22 @@ against its generated DBC, plays its own trajectory in its servos' own LSB and r
 compiled engine without faults, its joints in their presets' local-p loops; same seed, same
 log."""
 
+import math
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from servobus.host.traj_rescale import rescaled
-from servobus.host.trajectory import Trajectory, TrajectoryError, default_gait, load
-from servobus.presets.board import DEFAULT_BOARD
-from servobus.presets.servos import AX12
+from servobus.host import poses_file
+from servobus.host.cartesian import Leg, joint_trajectory
+from servobus.host.trajectory import load
 from servobus.robot.assembly import Robot, RobotConfig
 from servobus.robot.robot_check import check
 from servobus.robot.robot_dbc import dbc_text
 from servobus.robot.robot_file import load as load_robot
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
+DATA = ROBOTS.parent / "host" / "data"
 # name: (servo, joints, frames of one period: TICK, a MEAS per joint, the set-point frames)
 SHIPPED = {"spejbl-leg-ax12": ("ax-12", 6, 1 + 6 + 2), "sg90-arm": ("sg90", 3, 1 + 3 + 1),
            "nxt-joint": ("nxt", 1, 1 + 1 + 1)}
@@ -35,33 +36,34 @@ def test_checks_against_its_generated_dbc(name: str) -> None:
     assert load(robot.trajectory, joints).poses.shape[1] == joints
 
 
-def test_the_ax12_legs_gait_is_spejbls_at_the_same_angles() -> None:
-    """ax12-leg-gait.traj is SPEJBL's gait, joints 1-6, carried from the pot's 832 LSB per pi
-    rad to the AX-12's 1023 per 300 deg: every angle within half an AX-12 LSB."""
-    robot = load_robot("spejbl-leg-ax12")
-    assert robot.trajectory is not None
-    leg = load(robot.trajectory, 6)
-    gait = default_gait(6)
-    ax = AX12.sensed_by(DEFAULT_BOARD).pot_lsb_per_pi
-    assert ax == pytest.approx(613.8)
-    assert (leg.poses == rescaled(gait, DEFAULT_BOARD.pot_lsb_per_pi, ax).poses).all()
-    assert (leg.durations == gait.durations).all()
-    angle_gait = (gait.poses - 512) / DEFAULT_BOARD.pot_lsb_per_pi
-    angle_leg = (leg.poses - 512) / ax
-    assert abs(angle_leg - angle_gait).max() <= 0.5 / ax
+def test_the_ax12_legs_step_is_the_same_angles_as_spejbls_leg_in_its_own_lsb() -> None:
+    """ax12-leg-step.traj is what `servobus cartesian leg_step.poses` makes for the AX-12 leg;
+    the same poses on SPEJBL's leg (832 LSB per pi rad) give the same joint angles: the two
+    agree within half an LSB of each, after each description's zero and direction."""
+    ax12, spejbl = load_robot("spejbl-leg-ax12"), load_robot("spejbl-leg")
+    assert ax12.trajectory is not None
+    lines = poses_file.load(DATA / "leg_step.poses", ("left",))
+    shipped = load(ax12.trajectory, 6)
+    made = joint_trajectory(lines, ax12.legs, 6, "leg_step.poses")
+    assert (made.poses == shipped.poses).all() and (made.durations == shipped.durations).all()
+    pots = joint_trajectory(lines, spejbl.legs, 6, "leg_step.poses").poses
+    (leg_ax,), (leg_pot,) = ax12.legs, spejbl.legs
+    assert leg_ax.lsb_per_rad[0] == pytest.approx(1023 / 300 * 180 / math.pi)
 
+    def angles(columns: np.ndarray, leg: Leg) -> np.ndarray:
+        return (columns - np.array(leg.zero)) * np.array(leg.direction) / np.array(
+            leg.lsb_per_rad)
 
-def test_a_rescale_that_leaves_the_sensor_is_an_error() -> None:
-    knee_bent = Trajectory(np.array([[512.0, 512.0, 512.0, 632.0]]), np.array([0.05]), "t.traj")
-    with pytest.raises(TrajectoryError, match=r"^t\.traj: sample 1, joint 4: 632 LSB at 100 "
-                                              r"per pi rad is 1510 at 832, outside 0\.\.1023$"):
-        rescaled(knee_bent, 100.0, 832.0)
+    # the zeros differ by rounding too: 532 on the pot is 526.75 on the AX-12, written 527
+    bound = 0.5 / leg_ax.lsb_per_rad[0] + 0.5 / leg_pot.lsb_per_rad[0] + \
+        0.25 / leg_ax.lsb_per_rad[0]
+    assert abs(angles(made.poses, leg_ax) - angles(pots, leg_pot)).max() <= bound
 
 
 @pytest.mark.parametrize(("name", "lo", "hi"), [
     # tracking rms per joint (its sensor's LSB) over 1.5 s, measured at seed 0 and bracketed
-    # by a factor of 2: the AX-12 leg's hip yaw holds still
-    ("spejbl-leg-ax12", [0.0, 1.0, 3.0, 3.0, 2.0, 1.0], [2.0, 8.0, 16.0, 18.0, 10.0, 7.0]),
+    # by a factor of 2
+    ("spejbl-leg-ax12", [0.5, 0.8, 0.6, 0.7, 0.6, 1.1], [2.3, 3.6, 2.5, 3.0, 2.5, 4.7]),
     ("sg90-arm", [10.0, 4.0, 8.0], [60.0, 25.0, 45.0]),
     ("nxt-joint", [3.0], [16.0]),
 ])

@@ -123,7 +123,8 @@ tuning = { omega_d = 30, omega_i = 6, k_kp = 0.02 }
     ("joints = 3", "joints = 3\nmeas_bytes = 4", "meas_bytes: 4: a board's measurement is 2 or 6 "
      "bytes (MEAS_j or MEAS6_j)"),
     ("joints = 3", 'joints = 3\ntrajectory = "nope.traj"', "trajectory: nope.traj: no such file "
-     "beside tri.toml and no shipped trajectory of that name (gait.traj, guroo_walk.toml)"),
+     "beside tri.toml and no shipped trajectory of that name (ax12-leg-step.traj, gait.traj, "
+     "guroo_walk.toml, nxt-joint.traj, sg90-arm.traj, step_in_place.traj)"),
     ('dbc = "tri.dbc"', 'dbc = "tri.dbc"\nbitrate = 300000', "bus.bitrate: 300000: the bit time "
      "must be whole nanoseconds (e.g. 125000, 500000, 1000000)"),
     ('dbc = "tri.dbc"', 'dbc = "tri.dbc"\nbitrate = 2000000',
