@@ -21,7 +21,7 @@ import cantools
 from servobus.bus import frame_bits as fb
 from servobus.bus.rta import MessageTiming, response_rows, response_times
 from servobus.bus.scheduler import NS_PER_S
-from servobus.bus.schema import TICK, Schema
+from servobus.bus.schema import TICK, Schema, posref_name
 
 MODELS: dict[str, Callable[[int], int]] = {
     "stretch_6_5": fb.stretch_6_5_bits,
@@ -87,15 +87,19 @@ def busload(schema: Schema, period_ns: int | None = None, bitrate: int | None = 
               "payloads": "tick seq 0..255, positions 512, currents 0 A, supply 7 V"}
     return {"period_s": period_ns / 1e9, "bitrate": bitrate, "meas_bytes": meas_bytes,
             "schedule": schedule, "models": models, "exact": exact,
-            "messages": _response_times(schema, meas_bytes, period_ns, bit_ns)}
+            "messages": _response_times(schema, meas_bytes, period_ns, bit_ns, local_p)}
 
 
-def _timings(schema: Schema, meas_bytes: int, period_ns: int,
-             bit_ns: int) -> list[MessageTiming]:
-    """Every cyclic message as the RTA sees it; deadline = its own period."""
+def _timings(schema: Schema, meas_bytes: int, period_ns: int, bit_ns: int,
+             local_p: bool = False) -> list[MessageTiming]:
+    """Every cyclic message as the RTA sees it; deadline = its own period.  `local_p`: the
+    host sends each group's POSREF on its ACTUATION's cycle instead."""
     timings = []
-    for m in schema.cyclic_messages(meas_bytes):
-        cycle = int(m.cycle_time or 0)
+    for cyclic in schema.cyclic_messages(meas_bytes):
+        cycle = int(cyclic.cycle_time or 0)
+        m = cyclic
+        if local_p and cyclic.name.startswith("ACTUATION_"):
+            m = schema.message(posref_name(int(cyclic.name.rpartition("_")[2])))
         t_ns = period_ns if cycle == schema.message(TICK).cycle_time else cycle * 1_000_000
         timings.append(MessageTiming(m.name, m.frame_id, fb.worst_case_bits(m.length) * bit_ns,
                                      t_ns, t_ns))
@@ -110,8 +114,8 @@ def worst_case_response_ns(schema: Schema, meas_bytes: int, name: str) -> int | 
                           bit_ns)[name]
 
 
-def _response_times(schema: Schema, meas_bytes: int, period_ns: int,
-                    bit_ns: int) -> list[dict[str, Any]]:
+def _response_times(schema: Schema, meas_bytes: int, period_ns: int, bit_ns: int,
+                    local_p: bool = False) -> list[dict[str, Any]]:
     """Davis 2007 worst-case response of every cyclic message against its deadline (= period)."""
-    timings = _timings(schema, meas_bytes, period_ns, bit_ns)
+    timings = _timings(schema, meas_bytes, period_ns, bit_ns, local_p)
     return response_rows(timings, bit_ns)

@@ -37,6 +37,9 @@ def test_busload_of_each_preset_robot(capsys: pytest.CaptureFixture[str], name: 
     assert out["models"]["worst_case"]["frame_bits"] == bits
     assert out["models"]["worst_case"]["load_pct"] == pytest.approx(bits / 4000 * 100)
     assert all(m["meets_deadline"] for m in out["messages"])
+    timed = {m["name"] for m in out["messages"]}
+    assert {f"POSREF_{k}" for k in range(1, groups + 1)} <= timed
+    assert not any(name.startswith("ACTUATION_") for name in timed)
 
 
 @pytest.mark.parametrize(("name", "servo", "block"), [
