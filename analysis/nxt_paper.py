@@ -1,14 +1,15 @@
-"""What Pinto & Bermudez publish about the LEGO NXT motor (SPEC 6.2), as data, and what their
-white-box constants imply when computed: the figures docs/presets.md ("NXT") sets beside the
-measured models the NXT preset follows."""
+"""What Pinto & Bermudez's white-box constants of the LEGO NXT motor (SPEC 6.2) imply when
+computed: the figures docs/presets.md ("NXT") sets beside the measured models the NXT preset
+follows (their tables: presets/nxt.py)."""
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-LEVEL_VOLTS = {1: 2.50, 2: 3.31, 3: 4.91, 4: 6.57, 5: 7.51}  # Table 2, battery 7.63 V
-FIT_RANGE_PERCENT = "55-57"  # the identified models' fits, not given per model
+from servobus.presets.nxt import FIT_RANGE_PERCENT, LEVEL_VOLTS, PAPER_MODELS
+
+__all__ = ["FIT_RANGE_PERCENT", "LEVEL_VOLTS", "PAPER_MODELS", "white_box"]
+
 
 # grey-box A = [[-t1, -t2], [t3, -t4]], B = [1; 0], and the white-box constants derived from it
 GREY_THETA = (50012.0, 16.417, 150070.0, 15.753)
@@ -18,34 +19,6 @@ WHITE_K = 0.5246  # K_T = K_e
 WHITE_J = 2.4589e-6  # kg m^2
 WHITE_B = 3.8745e-5  # N m s / rad
 WHITE_N = 32  # gear ratio the text assumes
-
-
-@dataclass(frozen=True)
-class PaperModel:
-    """One of Table 3's models: b / (z + f) <-> s_num / (s + s_den), voltage -> output speed."""
-
-    ts_s: float
-    b: float
-    f: float
-    s_num: float
-    s_den: float
-
-    @property
-    def gain(self) -> float:
-        """DC gain of the continuous model ((rad/s)/V)."""
-        return self.s_num / self.s_den
-
-    @property
-    def tau_s(self) -> float:
-        """Time constant of the continuous model."""
-        return 1.0 / self.s_den
-
-
-PAPER_MODELS = {
-    1: PaperModel(ts_s=0.01, b=1.558, f=0.06275, s_num=405.8933, s_den=276.8591),
-    4: PaperModel(ts_s=0.1, b=1.548, f=0.01837, s_num=60.7647, s_den=39.972),
-    5: PaperModel(ts_s=0.1, b=1.568, f=0.02715, s_num=55.0652, s_den=36.0625),
-}
 
 
 def white_box() -> dict[str, Any]:

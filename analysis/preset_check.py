@@ -3,8 +3,10 @@
 on its own, ``servo_model``), behind `servobus preset check` and docs/presets.md's table.
 
 A source's figure keeps the digits it was printed with: its tolerance is half a unit of the
-last printed digit (2.30 pi: +-0.005 pi), and a figure "agrees" when the emulator's value is
-within it (for a bound, "<= 1 LSB", when it is at most the bound).  Figures the emulator does
+last printed digit (2.30 pi: +-0.005 pi), unless a figure states its own (printed "+- x": a
+product's, or an identified model's whose precision the experiment sets), and a figure
+"agrees" when the emulator's value is within it (for a bound, "<= 1 LSB", when it is at most
+the bound).  Figures the emulator does
 not reproduce stay in the table with agrees "no" and a note on the cause.
 
 ``CHECKS`` maps a preset's name to the functions that measure its figures, each taking the
@@ -34,8 +36,6 @@ AX12_L_A = 5e-3  # H, Lima et al.'s armature inductance (not in the preset: its 
 STEP_DEG = 90.0  # the AX-12 paper's step, 0 -> 90 deg; the SG90's P step the same (chosen)
 AX12_STEP_S = 1.0  # the step's window (the paper's is not given): overshoot and settling
 SG90_STEP_S = 0.4
-NXT_TABLE2_V = (2.50, 3.31, 4.91, 6.57, 7.51)  # power levels 1..5, battery 7.63 V
-NXT_GAINS = {1: "1.466", 4: "1.520", 5: "1.527"}  # (rad/s)/V, Table 3's models' DC gains
 NXT_RUN_PERIODS = 2000  # 0.1 s: 40 of the NXT's mechanical time constants
 RUN_PERIODS = 4000  # 0.2 s: 14 of the HSR-5995TG's, 10 of the AX-12's
 
@@ -192,8 +192,8 @@ def sg90_mujoco_figures(servo: ServoPreset) -> list[Figure]:
         Figure(f"P step 0 -> 90 deg in MuJoCo (h = {mujoco['timestep_s']:g} s): max |theta "
                "- RK4|", "mrad", 1e3 * mujoco["max_abs_rad"], cite,
                "w_nl h", 1e3 * mujoco["bound_rad"], bound=True),
-        Figure(f"P step 0 -> 90 deg on the emulator's plant ({emulator['pwm_hz']} Hz PWM): max "
-               "|theta - RK4|", "mrad", 1e3 * emulator["max_abs_rad"], cite,
+        Figure(f"P step 0 -> 90 deg on the emulator's plant ({emulator['pwm_hz']} Hz PWM, no "
+               "dead time): max |theta - RK4|", "mrad", 1e3 * emulator["max_abs_rad"], cite,
                "w_nl T", 1e3 * emulator["bound_rad"], bound=True),
     ]
 
@@ -203,12 +203,14 @@ def nxt_figures(servo: ServoPreset) -> list[Figure]:
     paper's voltages are the motor's mean terminal voltages, so the duty is the one whose mean
     terminal voltage, the bridge's dead time included, is each (``nxt_steps.level_duty``)."""
     from servobus.analysis.nxt_steps import level_duty, q12_duty
+    from servobus.presets.nxt import LEVEL_VOLTS, PAPER_MODELS
 
     figures = []
-    for level, volts in enumerate(NXT_TABLE2_V, start=1):
+    for level, volts in LEVEL_VOLTS.items():
         counts = level_duty(servo, DEFAULT_BOARD, volts)
         run = duty_step(servo, q12_duty(counts, DEFAULT_BOARD) / Q12_AMP, NXT_RUN_PERIODS)
-        gain = NXT_GAINS.get(level)
+        paper = PAPER_MODELS.get(level)
+        gain = f"{paper.gain:.3f}" if paper else None  # as the paper's models print it
         source = float(gain) * volts if gain else None
         precision = (half_digit(gain) * volts + float(gain) * half_digit(f"{volts:.2f}")
                      if gain else None)
@@ -224,8 +226,8 @@ def nxt_identification_figures(servo: ServoPreset) -> list[Figure]:
     the paper's output-error fit): each model's DC gain within 0.15 % (its b printed to four
     digits, the preset's straight line through the three gains) and time constant within 10 %
     (it rests on the first sample's whole counts; docs/presets.md, NXT)."""
-    from servobus.analysis.nxt_paper import PAPER_MODELS
     from servobus.analysis.nxt_steps import identify_level
+    from servobus.presets.nxt import PAPER_MODELS
 
     cite = "Pinto & Bermudez Table 3"
     figures = []
@@ -237,8 +239,8 @@ def nxt_identification_figures(servo: ServoPreset) -> list[Figure]:
                    "(rad/s)/V", model.gain, cite, printed, paper.gain, 1.5e-3 * paper.gain),
             Figure(f"identified time constant, power level {level} (Ts {paper.ts_s:g} s)",
                    "ms", 1e3 * model.tau_s, cite, printed, 1e3 * paper.tau_s,
-                   0.1e3 * paper.tau_s, note="-Ts / ln|f|: the emulator's f > 0, the paper's "
-                   "< 0 (docs/presets.md, NXT)")]
+                   0.1e3 * paper.tau_s, note="-Ts / ln|f|: the emulator's f < 0 (a pole > 0), the "
+                   "paper's f > 0 (docs/presets.md, NXT)")]
     return figures
 
 
@@ -268,6 +270,8 @@ def row(figure: Figure) -> dict[str, str]:
     printed = figure.printed or "-"
     if figure.value is not None:
         printed = f"{printed} = {_fmt(figure.value)}"
+    if figure.tolerance is not None:
+        printed = f"{printed} +- {_fmt(figure.tolerance, 2)}"
     if figure.bound and figure.printed:
         printed = f"<= {printed}"
     return {"figure": figure.name, "unit": figure.unit, "source": printed,
@@ -277,9 +281,10 @@ def row(figure: Figure) -> dict[str, str]:
 
 def as_json(figure: Figure) -> dict[str, object]:
     """A figure with its numbers unformatted."""
+    measured = None if math.isnan(figure.measured) else figure.measured  # not run: null
     return {"figure": figure.name, "unit": figure.unit, "source_printed": figure.printed,
             "source_value": figure.source_value, "precision": figure.precision,
-            "bound": figure.bound, "emulator": figure.measured, "ratio": figure.ratio,
+            "bound": figure.bound, "emulator": measured, "ratio": figure.ratio,
             "agrees": figure.agrees, "cited": figure.cite, "note": figure.note}
 
 

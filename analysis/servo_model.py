@@ -23,7 +23,7 @@ def _derivative(servo: ServoPreset, inductance: float, theta_ref: float,
                 x: tuple[float, float, float]) -> tuple[float, float, float]:
     """d/dt of (theta, w, i); with no inductance i follows U at once (its derivative 0)."""
     theta, w, i = x
-    u = servo.k_theta * (theta_ref - theta) - servo.k_omega * w
+    u = servo.position_gain * (theta_ref - theta) - servo.k_omega * w
     u = min(max(u, -servo.supply_v), servo.supply_v)
     if inductance == 0.0:
         i = (u - servo.kt * w) / servo.r_a

@@ -11,7 +11,7 @@ other path is held to the error its own time discretisation makes, derived here,
   established; the P law's linear phase then pulls both to the target.
 * The emulator's plant is solved exactly over each switching segment; the duty computed from
   theta at kT acts from (k + 1) T (the shadowed PWM latch, `plant/rig.py`), so during the slew
-  at full duty the emulator runs one period T behind the exact motion: a lag below w_nl T.
+  at full duty the emulator runs one period T behind the exact motion: a lag that reaches w_nl T.
 
 Both bounds use the no-load speed at the supply, w_nl = K_t V / (K_t^2 + R B); the reference's
 own error (RK4 at h against 2 h) is added to each.

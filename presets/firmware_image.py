@@ -69,13 +69,23 @@ def build_rom(servo: ServoPreset, hw: BoardHardware, sensing: Sensing) -> np.nda
 def local_p_gains(servo: ServoPreset, hw: BoardHardware) -> tuple[int, int, int]:
     """The local position loop's block length and Q8 gains from the servo's law (volts per
     rad, volts per rad/s) on its sensor: PWM counts per pot-sum LSB, and per pot-sum change
-    between blocks (a speed of that change * loop_hz / (block * LSB per rad))."""
+    between blocks (a speed of that change * loop_hz / (block * LSB per rad)).  A gain the
+    32-bit ROM word cannot hold, or a nonzero one that rounds to 0, is a ValueError."""
     if hw.pwm_hz % servo.loop_hz:
         raise ValueError(f"{servo.name}: loop_hz {servo.loop_hz} does not divide the PWM rate "
                          f"{hw.pwm_hz} Hz")
     block = hw.pwm_hz // servo.loop_hz
     lsb_per_rad = servo.sensed_by(hw).pot_lsb_per_rad
     counts_per_volt = hw.pwm_top / servo.supply_v
-    gain = servo.k_theta * counts_per_volt / lsb_per_rad / block
-    vel = servo.k_omega * counts_per_volt / lsb_per_rad * servo.loop_hz / block
-    return block, round(gain * 256), round(vel * 256)
+    gains = []
+    for name, volts, per in (("k_theta", servo.position_gain, 1.0 / block),
+                             ("k_omega", servo.k_omega, servo.loop_hz / block)):
+        q8 = round(volts * counts_per_volt / lsb_per_rad * per * 256)
+        if abs(q8) >= 1 << 31:
+            raise ValueError(f"{servo.name}: {name} {volts:g} is {q8} in Q8 PWM counts, beyond "
+                             "the firmware's 32-bit gain")
+        if volts != 0.0 and q8 == 0:
+            raise ValueError(f"{servo.name}: {name} {volts:g} rounds to 0 in Q8 PWM counts at "
+                             f"{servo.loop_hz} Hz: the loop would not act on it")
+        gains.append(q8)
+    return block, gains[0], gains[1]

@@ -15,6 +15,7 @@ supply (firmware.local_p; a P law has k_omega = 0).
 import math
 from dataclasses import dataclass, replace
 
+from servobus.presets import nxt
 from servobus.presets.board import BoardHardware
 from servobus.presets.sg90 import ARTICLE
 
@@ -36,12 +37,18 @@ class ServoPreset:
     coulomb: float  # N m
     derivation: str
     mode: str = "cascade"  # the firmware mode of its own controller (module docstring)
-    k_theta: float = LOCAL_P_DUTY_PER_RAD * 7.0  # V per rad of position error (local-p)
+    k_theta: float | None = None  # V per rad of position error (local-p); None: SPEC 2.6's
     k_omega: float = 0.0  # V s / rad: the law's K_omega (U gains -K_omega w at w_ref = 0)
     loop_hz: int = 1000  # the local position loop's rate (a divisor of the PWM rate)
     pot_lsb_per_pi: float | None = None  # its position sensor's scale; None: the board's pot
     pot_noise_lsb: float | None = None  # ... its noise (None: the board's)
     pot_bow_lsb: float | None = None  # ... its track's bow (None: the board's)
+
+    @property
+    def position_gain(self) -> float:
+        """The local position loop's K_theta in V per rad: its own, else SPEJBL's first version's
+        15/pi duty per rad at this servo's supply (SPEC 2.6)."""
+        return LOCAL_P_DUTY_PER_RAD * self.supply_v if self.k_theta is None else self.k_theta
 
     @property
     def stall_current_a(self) -> float:
@@ -102,24 +109,19 @@ AX12 = ServoPreset(
     ),
 )
 
-NXT_GAIN = 1.55615  # (rad/s)/V at the output: the paper's three measured gains, w = a V - c
-NXT_OFFSET = 0.226964  # rad/s: c of the same fit (Coulomb friction)
 NXT_R = 6.8562  # ohm (Hurbain)
 NXT_B = 1.1278e-3  # N m s / rad (Hurbain)
-NXT_KT = (1.0 + math.sqrt(1.0 - 4.0 * NXT_GAIN ** 2 * NXT_B * NXT_R)) / (2.0 * NXT_GAIN)
+# K from the measured line's slope: a = K / (K^2 + B R), the root near 1 / a
+NXT_KT = (1.0 + math.sqrt(1.0 - 4.0 * nxt.GAIN ** 2 * NXT_B * NXT_R)) / (2.0 * nxt.GAIN)
 NXT_DAMPING = NXT_KT ** 2 / NXT_R + NXT_B  # N m s / rad with the winding conducting
-# mechanical time constant: a motor this fast, stepped from rest and its speed measured as the
-# brick does (count differences over T_s >> tau), gives |p| = tau / T_s; the geometric mean of
-# the paper's 0.1 s models' |p| = 0.01837 and 0.02715 (docs/presets.md, "NXT")
-NXT_TAU_S = 0.1 * math.sqrt(0.01837 * 0.02715)  # 2.233 ms
 NXT = ServoPreset(
     name="nxt",
-    supply_v=7.63,  # the paper's battery (Table 2)
+    supply_v=nxt.BATTERY_V,  # the paper's battery (Table 2)
     kt=NXT_KT,  # 0.630 V s / rad at the output
     r_a=NXT_R,
     b=NXT_B,
-    j=NXT_TAU_S * NXT_DAMPING,
-    coulomb=NXT_OFFSET * NXT_DAMPING,
+    j=nxt.TAU_S * NXT_DAMPING,
+    coulomb=nxt.OFFSET * NXT_DAMPING,
     mode="local-p",
     k_theta=20.0,
     k_omega=0.0,

@@ -194,7 +194,7 @@ class Robot(RobotRun):
         """The tuning and its gains: one named tuning's corner frequencies, loop gain and gains;
         else each board's gains; in local-p each board's own loop (its servo's law)."""
         if self.mode == "local-p":
-            return {name: {"servo": o.preset.name, "k_theta": o.preset.k_theta,
+            return {name: {"servo": o.preset.name, "k_theta": o.preset.position_gain,
                            "k_omega": o.preset.k_omega, "loop_hz": o.preset.loop_hz}
                     for name, o in zip(names, self.joint_options, strict=True)}
         tuning = self.joint_options[0].tuning

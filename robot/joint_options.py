@@ -7,8 +7,9 @@ from typing import Any
 
 from servobus.host.tunings import TUNINGS, Tuning
 from servobus.presets.board import DEFAULT_BOARD
+from servobus.presets.firmware_image import local_p_gains
 from servobus.presets.servos import SERVOS, ServoPreset
-from servobus.robot.description import NodeSpec
+from servobus.robot.description import NodeSpec, spans
 from servobus.robot.file_keys import FileKeys, shown
 from servobus.robot.node_kinds import ALPHA_RANGE, CHOICES, JOINT_OPTIONS, KINDS
 
@@ -77,7 +78,22 @@ def read_joints(f: FileKeys, doc: dict[str, Any],
             {k: ("defaults.", v) for k, v in defaults.items()} | \
             {k: (f"joint.{j}.", v) for k, v in table.items()}
         specs.append(JointSpec(j, node.name, _options(f, j, values)))
+    _one_mode(f, specs)
     return tuple(specs)
+
+
+def _one_mode(f: FileKeys, specs: list[JointSpec]) -> None:
+    """The host serves every joint in one firmware mode: refuse joints of different modes
+    (a joint's mode is its preset's own unless the file sets it)."""
+    by_mode: dict[str, list[int]] = {}
+    for spec in specs:
+        if spec.options is not None:
+            by_mode.setdefault(spec.options.mode, []).append(spec.number)
+    if len(by_mode) > 1:
+        runs = "; ".join(f"joint{'s' if len(js) > 1 else ''} {spans(js)} {mode}"
+                         for mode, js in by_mode.items())
+        raise f.error("defaults.mode", f"the host runs one mode for every joint, these run "
+                                       f"{runs} (a joint's mode is its preset's unless set)")
 
 
 def _option_table(f: FileKeys, key: str, table: Any, takes: tuple[str, ...],
@@ -127,10 +143,12 @@ def _preset(f: FileKeys, at: str, value: Any, j: int) -> ServoPreset:
         extra["mode"] = f.choice(f"{at}.mode", table["mode"], CHOICES["mode"])
     if "loop_hz" in table:
         extra["loop_hz"] = f.integer(f"{at}.loop_hz", table["loop_hz"], 1, DEFAULT_BOARD.pwm_hz)
-        if DEFAULT_BOARD.pwm_hz % extra["loop_hz"]:
-            raise f.error(f"{at}.loop_hz", f"{extra['loop_hz']} does not divide the PWM rate "
-                                           f"{DEFAULT_BOARD.pwm_hz} Hz")
-    return ServoPreset(name=name, derivation=derivation, **params, **extra)
+    preset = ServoPreset(name=name, derivation=derivation, **params, **extra)
+    try:  # its controller's gains in the firmware's integers
+        local_p_gains(preset, DEFAULT_BOARD)
+    except ValueError as err:
+        raise f.error(at, str(err)) from None
+    return preset
 
 
 def _tuning(f: FileKeys, at: str, value: Any, j: int) -> Tuning | Gains:

@@ -20,7 +20,8 @@ def add_subparser(sub: Commands) -> None:
         "check", help="a preset's published figures beside the emulator's",
         description="Run the experiments that measure a preset's published figures on the "
                     "emulated board; print source, emulator, ratio, and whether the emulator "
-                    "is within the source's printed precision.")
+                    "is within the source's printed precision (or the tolerance a figure "
+                    "states, +- x).")
     checker.add_argument("name", metavar="NAME", help=f"one of: {', '.join(SERVOS)}")
     checker.add_argument("--json", action="store_true")
     checker.set_defaults(func=_do_check)

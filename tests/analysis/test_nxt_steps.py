@@ -9,12 +9,12 @@ import pytest
 
 from servobus.analysis import nxt_steps
 from servobus.analysis.first_order_fit import FirstOrderModel
-from servobus.analysis.nxt_paper import LEVEL_VOLTS, PAPER_MODELS
 from servobus.firmware import board
 from servobus.firmware import memory as m
 from servobus.plant.build import PlantOptions
 from servobus.plant.rig import TF_OMEGA, BoardRig
-from servobus.presets.servos import NXT, NXT_GAIN, NXT_OFFSET, NXT_TAU_S
+from servobus.presets.nxt import GAIN, LEVEL_VOLTS, OFFSET, PAPER_MODELS, TAU_S
+from servobus.presets.servos import NXT
 
 HW = nxt_steps.tachometer_board()
 
@@ -26,8 +26,8 @@ def models() -> dict[int, tuple[FirstOrderModel, int]]:
 
 
 def line_gain(volts: float) -> float:
-    """The preset's motor: w = NXT_GAIN V - NXT_OFFSET, per volt."""
-    return (NXT_GAIN * volts - NXT_OFFSET) / volts
+    """The preset's motor: w = GAIN V - OFFSET, per volt."""
+    return (GAIN * volts - OFFSET) / volts
 
 
 @pytest.mark.parametrize("level", sorted(PAPER_MODELS))
@@ -40,7 +40,7 @@ def test_the_measured_gain_is_the_presets_motor_to_the_measurements_resolution(
     travel = line_gain(volts) * volts * nxt_steps.DEFAULT_SECONDS
     count_rel = math.radians(1.0) / travel
     duty_rel = (abs(nxt_steps.terminal_volts(NXT, HW, counts) - volts) / volts
-                * NXT_GAIN * volts / (NXT_GAIN * volts - NXT_OFFSET))
+                * GAIN * volts / (GAIN * volts - OFFSET))
     assert model.gain == pytest.approx(line_gain(volts), rel=count_rel + duty_rel)
 
 
@@ -51,7 +51,7 @@ def test_the_presets_line_passes_the_papers_three_gains_within_a_tenth_of_a_perc
     assert max(abs(e) for e in errors) < 1e-3
     volts = np.array([LEVEL_VOLTS[lv] for lv in PAPER_MODELS])
     speeds = np.array([p.gain for p in PAPER_MODELS.values()]) * volts
-    assert np.polyfit(volts, speeds, 1) == pytest.approx([NXT_GAIN, -NXT_OFFSET], abs=2e-6)
+    assert np.polyfit(volts, speeds, 1) == pytest.approx([GAIN, -OFFSET], abs=2e-6)
 
 
 @pytest.mark.parametrize("level", sorted(PAPER_MODELS))
@@ -89,13 +89,6 @@ def test_the_emulators_poles_are_positive_where_the_papers_are_negative(
                for (model, _), paper in zip(models.values(), PAPER_MODELS.values(), strict=True))
 
 
-def test_the_presets_time_constant_is_the_0_1_s_models_mean() -> None:
-    # T_s >> tau: the first sample falls short by tau / T_s of the final speed, |p| = tau / T_s
-    geometric_mean = 0.1 * math.sqrt(PAPER_MODELS[4].f * PAPER_MODELS[5].f)
-    assert geometric_mean == pytest.approx(NXT_TAU_S)
-    assert NXT.j / (NXT.kt ** 2 / NXT.r_a + NXT.b) == pytest.approx(NXT_TAU_S)
-
-
 def test_on_the_board_the_motor_is_4_percent_slower_through_the_dead_time() -> None:
     # the bridge's open segments (2 x 1 us in 50 us) carry no current: 4 % less electrical
     # damping; the emulated speed's exponential has the time constant that says
@@ -110,7 +103,7 @@ def test_on_the_board_the_motor_is_4_percent_slower_through_the_dead_time() -> N
     conducting = 1.0 - 2.0 * HW.dead_counts / HW.pwm_top
     expected = NXT.j / (NXT.kt ** 2 / NXT.r_a * conducting + NXT.b)
     assert tau == pytest.approx(expected, rel=2e-3)
-    assert expected / NXT_TAU_S == pytest.approx(1.04, abs=0.005)
+    assert expected / TAU_S == pytest.approx(1.04, abs=0.005)
 
 
 @pytest.mark.parametrize("volts", LEVEL_VOLTS.values())

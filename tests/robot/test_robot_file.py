@@ -88,10 +88,10 @@ def test_defaults_then_each_joints_own_table(tmp_path: Path) -> None:
 [defaults]
 tuning = "R2b"
 alpha = 2
+mode = "local-p"
 
 [joint.2]
 alpha = 5.5
-mode = "local-p"
 tuning = { r_p = 0.01, r_i = 0.001, r_d = 0.1 }
 preset = { supply_v = 6.0, kt = 0.5, r_a = 3.0, b = 0.01, j = 1e-3 }
 
@@ -100,7 +100,7 @@ tuning = { omega_d = 30, omega_i = 6, k_kp = 0.02 }
 """)))
     one, two, three = (j.options for j in robot.joints)
     assert one is not None and two is not None and three is not None
-    assert (one.alpha, one.tuning, one.mode) == (2.0, TUNINGS["R2b"], "cascade")
+    assert (one.alpha, one.tuning, one.mode) == (2.0, TUNINGS["R2b"], "local-p")
     assert (two.alpha, two.tuning, two.mode) == (5.5, Gains(0.01, 0.001, 0.1), "local-p")
     assert (two.preset.supply_v, two.preset.r_a, two.preset.coulomb, two.preset.name) == \
         (6.0, 3.0, 0.0, "joint-2")
@@ -170,6 +170,22 @@ def test_each_error_names_the_key_and_what_is_wrong(tmp_path: Path, old: str, ne
 @pytest.mark.parametrize(("table", "expected"), [
     ("[defaults]\nsensng = 'winding-bipolar'", "defaults.sensng: unknown key (did you mean "
      "sensing?); use preset, mode, sensing, plant, alpha, tuning, anti_windup"),
+    ("[defaults]\npreset = 'sg90'\n[joint.2]\npreset = 'hsr-5995tg'",
+     "defaults.mode: the host runs one mode for every joint, these run joints 1, 3 local-p; "
+     "joint 2 cascade (a joint's mode is its preset's unless set)"),
+    ("[joint.2]\npreset = { supply_v = 6.0, kt = 0.5, r_a = 3.0, b = 0.01, j = 1e-3, "
+     "loop_hz = 3000 }",
+     "joint.2.preset: joint-2: loop_hz 3000 does not divide the PWM rate 20000 Hz"),
+    # 1e6 V s/rad: 1e6 * 3000 counts / 6 V / 264.8 LSB/rad * 1000 Hz / 20 * 256 > 2^31
+    ("[joint.2]\npreset = { supply_v = 6.0, kt = 0.5, r_a = 3.0, b = 0.01, j = 1e-3, "
+     "k_omega = 1e6 }",
+     "joint.2.preset: joint-2: k_omega 1e+06 is 24166097335 in Q8 PWM counts, beyond the "
+     "firmware's 32-bit gain"),
+    # 1e-3 V/rad: 1e-3 * 3000 / 6 / 264.8 / 20 * 256 = 0.024, rounds to 0
+    ("[joint.2]\npreset = { supply_v = 6.0, kt = 0.5, r_a = 3.0, b = 0.01, j = 1e-3, "
+     "k_theta = 1e-3 }",
+     "joint.2.preset: joint-2: k_theta 0.001 rounds to 0 in Q8 PWM counts at 1000 Hz: the "
+     "loop would not act on it"),
     ("[joint.2]\npreset = 'hsr-5995'",
      "joint.2.preset: 'hsr-5995': use one of hsr-5995tg, ax-12, nxt, sg90"),
     ("[joint.4]\nalpha = 2", "joint.4: not a joint of this robot: 1..3"),
