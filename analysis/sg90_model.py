@@ -18,12 +18,13 @@ No rotor inertia: the article's model has none.
 MuJoCo model (``sg90_mujoco``) and the emulator's switching plant are measured against.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from servobus.presets.servos import ServoPreset
-from servobus.presets.sg90 import ARTICLE, SG90
+from servobus.analysis.servo_model import model_step
+from servobus.presets.servos import SG90, ServoPreset
+from servobus.presets.sg90 import ARTICLE
 
 
 @dataclass(frozen=True)
@@ -50,37 +51,23 @@ class OutputModel:
         return self.kt * volts / self.r / (self.kt * self.kt / self.r + self.b)
 
     def preset(self, name: str, derivation: str) -> ServoPreset:
-        """The same motor as the emulator's ``ServoPreset`` (no Coulomb friction)."""
-        return ServoPreset(name=name, supply_v=self.supply_v, kt=self.kt, r_a=self.r, b=self.b,
-                           j=self.j, coulomb=0.0, derivation=derivation)
+        """The same motor as the emulator's ``ServoPreset`` (the shipped SG90 with this b and
+        supply)."""
+        return replace(SG90, name=name, derivation=derivation, b=self.b,
+                       supply_v=self.supply_v)
 
 
-def output_model(sg90: SG90 = ARTICLE, b_motor: float | None = None,
-                 supply_v: float | None = None) -> OutputModel:
-    """The output-shaft model: K_t = k_t G, B = b G^2 (b: the fit unless given), the link's J."""
-    b = sg90.b_fit if b_motor is None else b_motor
-    return OutputModel(kt=sg90.k_t * sg90.gear, r=sg90.r, b=b * sg90.gear ** 2,
-                       j=sg90.link_inertia, k_p=sg90.k_p,
-                       supply_v=sg90.supply_v if supply_v is None else supply_v)
+def output_model(b_motor: float | None = None, supply_v: float | None = None) -> OutputModel:
+    """The shipped preset's output-shaft model (presets/servos.py: K_t = k_t G, B = b G^2, the
+    link's J), with the motor-side b given instead of the article's fit."""
+    return OutputModel(kt=SG90.kt, r=SG90.r_a,
+                       b=SG90.b if b_motor is None else b_motor * ARTICLE.gear ** 2, j=SG90.j,
+                       k_p=SG90.position_gain,
+                       supply_v=SG90.supply_v if supply_v is None else supply_v)
 
 
 def reference_step(model: OutputModel, target: float, t_end: float, h: float) -> np.ndarray:
-    """theta(n h), n = 0..round(t_end / h), from rest at 0 toward `target` (rad), by RK4."""
-    steps = round(t_end / h)
-
-    def rates(theta: float, omega: float) -> tuple[float, float]:
-        return omega, model.torque(model.volts(target - theta), omega) / model.j
-
-    out = np.empty(steps + 1)
-    theta = omega = 0.0
-    out[0] = theta
-    for n in range(steps):
-        k1 = rates(theta, omega)
-        k2 = rates(theta + 0.5 * h * k1[0], omega + 0.5 * h * k1[1])
-        k3 = rates(theta + 0.5 * h * k2[0], omega + 0.5 * h * k2[1])
-        k4 = rates(theta + h * k3[0], omega + h * k3[1])
-        theta += h / 6.0 * (k1[0] + 2.0 * k2[0] + 2.0 * k3[0] + k4[0])
-        omega += h / 6.0 * (k1[1] + 2.0 * k2[1] + 2.0 * k3[1] + k4[1])
-        out[n + 1] = theta
-    return out
-
+    """theta(n h), n = 0..round(t_end / h), from rest at 0 toward `target` (rad): the model
+    integrated by RK4 at step h (``servo_model.model_step``, one step per sample)."""
+    servo = model.preset("sg90-reference", "the article's SG90 model")
+    return model_step(servo, target, np.arange(round(t_end / h) + 1) * h, substeps=1)

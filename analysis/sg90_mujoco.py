@@ -1,6 +1,6 @@
 """The article's SG90 model in MuJoCo (the `mujoco` extra): one hinge, one cylinder, one motor.
 
-The MJCF is built from the ``SG90`` constants: a body at the origin with a hinge about x and a
+The MJCF is built from the article's figures (``presets.sg90``): a body at the origin with a hinge about x and a
 cylinder geom (MuJoCo's default placement: centred on the body, its axis along z, so the hinge
 is a diameter through the centre of mass), inertia from the geom as MuJoCo computes it, no
 joint damping or armature, Euler integration (MuJoCo's default, semi-implicit: velocity first,
@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from servobus.analysis.sg90_model import ARTICLE, SG90, OutputModel
+from servobus.analysis.sg90_model import OutputModel
+from servobus.presets.sg90 import ARTICLE, Sg90Figures
 
 INSTALL_HINT = "pip install 'servobus[mujoco]'"
 
@@ -33,7 +34,7 @@ def _mujoco() -> Any:
     return mujoco
 
 
-def mjcf(sg90: SG90 = ARTICLE, timestep: float = 1e-4) -> str:
+def mjcf(sg90: Sg90Figures = ARTICLE, timestep: float = 1e-4) -> str:
     """The article's model as MJCF text."""
     return f"""\
 <mujoco model="sg90">
@@ -52,7 +53,7 @@ def mjcf(sg90: SG90 = ARTICLE, timestep: float = 1e-4) -> str:
 """
 
 
-def hinge_inertia(sg90: SG90 = ARTICLE) -> float:
+def hinge_inertia(sg90: Sg90Figures = ARTICLE) -> float:
     """The link's inertia about the hinge as MuJoCo computes it from the geom: the x entry of
     ``body_inertia`` (principal moments about the centre of mass, whose frame MuJoCo leaves
     on the body's own here: ``body_ipos`` 0, ``body_iquat`` identity)."""
@@ -61,7 +62,7 @@ def hinge_inertia(sg90: SG90 = ARTICLE) -> float:
 
 
 def run(model: OutputModel, target: float | None, t_end: float, timestep: float,
-        volts: float = 0.0, sg90: SG90 = ARTICLE) -> tuple[np.ndarray, np.ndarray]:
+        volts: float = 0.0, sg90: Sg90Figures = ARTICLE) -> tuple[np.ndarray, np.ndarray]:
     """theta and omega after each of round(t_end / timestep) MuJoCo steps from rest at 0 (the
     first row is t = 0): under the P law toward `target` (rad), or at constant `volts` when
     `target` is None."""

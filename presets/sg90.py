@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
-class SG90:
+class Sg90Figures:
     """The article's datasheet figures, fitted gains and test link (SI units unless named)."""
 
     v_nom: float = 6.0
@@ -54,4 +54,4 @@ class SG90:
         return self.link_mass * (3.0 * self.link_radius ** 2 + length ** 2) / 12.0
 
 
-ARTICLE = SG90()
+ARTICLE = Sg90Figures()

@@ -27,15 +27,6 @@ def test_referred_to_the_output_it_is_a_servo_preset() -> None:
                                                       - 1.404e-6 * g * w))
 
 
-def test_the_shipped_preset_is_the_articles_model() -> None:
-    from servobus.presets.servos import SG90
-
-    model = output_model()
-    shipped = (SG90.kt, SG90.r_a, SG90.b, SG90.j, SG90.supply_v, SG90.k_theta, SG90.coulomb)
-    assert shipped == (model.kt, model.r, model.b, model.j, model.supply_v, model.k_p, 0.0)
-    assert (SG90.mode, SG90.k_omega, SG90.loop_hz) == ("local-p", 0.0, 20_000)
-
-
 def test_the_p_law_saturates_at_the_supply() -> None:
     model = output_model()
     assert model.volts(0.1) == pytest.approx(0.8897)
