@@ -1,14 +1,14 @@
 """The article's SG90 model in MuJoCo (the `mujoco` extra): one hinge, one cylinder, one motor.
 
-The MJCF is built from the article's figures (``presets.sg90``): a body at the origin with a hinge about x and a
-cylinder geom (MuJoCo's default placement: centred on the body, its axis along z, so the hinge
-is a diameter through the centre of mass), inertia from the geom as MuJoCo computes it, no
-joint damping or armature, Euler integration (MuJoCo's default, semi-implicit: velocity first,
-then position with the new velocity).  A motor actuator with gear 1 applies ``data.ctrl`` as
-the joint torque; each step the article's control law (P law, then the motor's torque at the
-joint speed) is written to ``data.ctrl`` before ``mj_step``, which is what the article's
-``mjcb_control`` callback computes (it runs inside the step on the same qpos and qvel) without
-installing a process-global callback.
+The MJCF is built from the article's figures (``presets.sg90``): a body at the origin with a
+hinge about x and a cylinder geom (MuJoCo's default placement: centred on the body, its axis
+along z, so the hinge is a diameter through the centre of mass), inertia from the geom as MuJoCo
+computes it, no joint damping or armature, Euler integration (MuJoCo's default, semi-implicit:
+velocity first, then position with the new velocity). A motor actuator with gear 1 applies
+``data.ctrl`` as the joint torque; each step the article's control law (P law, then the motor's
+torque at the joint speed) is written to ``data.ctrl`` before ``mj_step``, which is what the
+article's ``mjcb_control`` callback computes (it runs inside the step on the same qpos and qvel)
+without installing a process-global callback.
 """
 
 from typing import Any
