@@ -57,7 +57,8 @@ def typical_payloads(schema: Schema, frames: list[cantools.database.Message],
 
 def busload(schema: Schema, period_ns: int | None = None, bitrate: int | None = None,
             meas_bytes: int = 2, local_p: bool = False) -> dict[str, Any]:
-    """The `servobus busload` report (JSON layout of the issue); `local_p`: the host sends the
+    """The `servobus busload` report (the predicted schedule, its load models, the exact
+    stuffed load and each message's response time); `local_p`: the host sends the
     groups' POSREF set-points, not their ACTUATION currents."""
     period_ns = period_ns or schema.tick_period_ns
     bitrate = bitrate or schema.bitrate

@@ -19,7 +19,7 @@ from servobus.tools.errors import user_errors
 # command -> (module in servobus.tools, one-line help); a module may register several commands
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("cmd_run", "a robot on the simulated bus (SPEJBL, or --robot NAME|FILE.toml)"),
-    "step": ("cmd_step", "current step response of one board"),
+    "step": ("cmd_step", "a current (or position) step response of one board"),
     "analyze": ("cmd_analyze", "linear analysis of the control loops"),
     "identify": ("cmd_identify", "fit P(z) = K_P/(z(z-1)(z-q)) of one joint"),
     "preset": ("cmd_preset", "servo presets: list, each one's published figures beside the "

@@ -33,7 +33,7 @@ def add_subparser(sub: Commands) -> None:
 
     parser = sub.add_parser("identify")
     parser.add_argument("--robot", metavar="NAME|FILE.toml",
-                        help="a shipped time-triggered robot (spejbl, spejbl-leg) or a "
+                        help="a shipped time-triggered robot (`servobus robot list`) or a "
                              "description file (docs/robot-file.md); default spejbl")
     parser.add_argument("--joint", type=units.integer(1, JOINTS_MAX),
                         help="the joint to excite, 1..the robot's joints (required unless "
@@ -117,7 +117,8 @@ def _do_preset(args: argparse.Namespace) -> None:
         return
     print(f"{result['preset']}: {result['model']}, stepped from rest for {result['seconds']:g} s"
           f" at {result['start_deg']:g} degree into a count; true tau "
-          f"{result['tau_true_ms']:.3f} ms")
+          f"{result['tau_true_ms']:.3f} ms ({result['tau_on_board_ms']:.3f} ms on the board: "
+          "no current in the dead time)")
     rows = []
     for row in result["levels"]:
         for source in ("paper", "emulator"):

@@ -37,12 +37,15 @@ def test_checks_against_its_generated_dbc(name: str) -> None:
 
 
 def test_the_ax12_legs_step_is_the_same_angles_as_spejbls_leg_in_its_own_lsb() -> None:
-    """ax12-leg-step.traj is what `servobus cartesian leg_step.poses` makes for the AX-12 leg;
-    the same poses on SPEJBL's leg (832 LSB per pi rad) give the same joint angles: the two
-    agree within half an LSB of each, after each description's zero and direction."""
+    """leg_step.poses is step_in_place.poses' left leg; ax12-leg-step.traj is what `servobus
+    cartesian leg_step.poses` makes of it for the AX-12 leg; the same poses on SPEJBL's leg
+    (832 LSB per pi rad) give the same joint angles: the two agree within half an LSB of each,
+    after each description's zero and direction."""
     ax12, spejbl = load_robot("spejbl-leg-ax12"), load_robot("spejbl-leg")
     assert ax12.trajectory is not None
     lines = poses_file.load(DATA / "leg_step.poses", ("left",))
+    both = poses_file.load(DATA / "step_in_place.poses", ("left", "right"))  # its left leg
+    assert [(p.feet[0], p.seconds) for p in lines] == [(p.feet[0], p.seconds) for p in both]
     shipped = load(ax12.trajectory, 6)
     made = joint_trajectory(lines, ax12.legs, 6, "leg_step.poses")
     assert (made.poses == shipped.poses).all() and (made.durations == shipped.durations).all()
