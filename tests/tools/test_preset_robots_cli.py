@@ -1,34 +1,23 @@
 """`busload`, `budget` and `step` on the servo presets: the shipped preset robots' schedules and
 board budgets, a position step of each local-p servo's own loop."""
 
-import json
 
 import pytest
 
-from servobus.tools.cli import main
+from tests.tools.cli_io import DAVIS, cli_error, cli_json
 
-# Davis 2007 worst-case stuffed bits of a standard frame of n data bytes: 55 + 10 n
-DAVIS = {1: 65, 2: 75, 4: 95, 6: 115, 8: 135}
 # per robot: the set-point frames' data bytes (4 joints a frame, 2 bytes a joint)
 SETPOINTS = {"spejbl-leg-ax12": (8, 4), "sg90-arm": (6,), "nxt-joint": (2,)}
 JOINTS = {"spejbl-leg-ax12": 6, "sg90-arm": 3, "nxt-joint": 1}
 
 
-def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict:
-    assert main(argv) == 0
-    return json.loads(capsys.readouterr().out)
 
 
-def _error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
-    assert main(argv) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("error: ") and "Traceback" not in err
-    return err
 
 
 @pytest.mark.parametrize("name", SETPOINTS)
 def test_busload_of_each_preset_robot(capsys: pytest.CaptureFixture[str], name: str) -> None:
-    out = _json(capsys, ["busload", "--robot", name, "--json"])
+    out = cli_json(capsys, ["busload", "--robot", name, "--json"])
     n, groups = JOINTS[name], len(SETPOINTS[name])
     assert [f["name"] for f in out["schedule"]] == \
         ["TICK", *(f"MEAS_{j}" for j in range(1, n + 1)),
@@ -46,7 +35,7 @@ def test_busload_of_each_preset_robot(capsys: pytest.CaptureFixture[str], name: 
     ("spejbl-leg-ax12", "ax-12", 20), ("sg90-arm", "sg90", 1), ("nxt-joint", "nxt", 20)])
 def test_budget_of_each_preset_robots_boards(capsys: pytest.CaptureFixture[str], name: str,
                                              servo: str, block: int) -> None:
-    out = _json(capsys, ["budget", "--cpu", "--robot", name, "--ticks", "3", "--json"])
+    out = cli_json(capsys, ["budget", "--cpu", "--robot", name, "--ticks", "3", "--json"])
     assert (out["robot"], out["servo"], out["mode"]) == (name, servo, "local-p")
     assert out["joints"] == list(range(1, JOINTS[name] + 1))
     isr = out["interrupts"]
@@ -65,7 +54,7 @@ def test_budget_of_each_preset_robots_boards(capsys: pytest.CaptureFixture[str],
 
 
 def test_budget_of_the_default_robot_names_its_board(capsys: pytest.CaptureFixture[str]) -> None:
-    out = _json(capsys, ["budget", "--cpu", "--ticks", "1", "--hand-only", "--json"])
+    out = cli_json(capsys, ["budget", "--cpu", "--ticks", "1", "--hand-only", "--json"])
     assert (out["robot"], out["servo"], out["mode"]) == ("spejbl", "hsr-5995tg", "cascade")
     assert list(out["interrupts"]) == ["adc_isr", "pwm_isr", "can_tick", "can_actuation"]
 
@@ -74,7 +63,7 @@ def test_budget_of_a_robot_of_two_servos_has_a_board_each(
         capsys: pytest.CaptureFixture[str], tmp_path) -> None:
     path = tmp_path / "mixed.toml"
     path.write_text('base = "sg90-arm"\nname = "mixed"\n[joint.3]\npreset = "nxt"\n')
-    out = _json(capsys, ["budget", "--cpu", "--robot", str(path), "--ticks", "1",
+    out = cli_json(capsys, ["budget", "--cpu", "--robot", str(path), "--ticks", "1",
                          "--hand-only", "--json"])
     assert out["robot"] == "mixed"
     assert [(b["servo"], b["joints"]) for b in out["boards"]] == [("sg90", [1, 2]),
@@ -83,15 +72,15 @@ def test_budget_of_a_robot_of_two_servos_has_a_board_each(
 
 def test_budget_of_a_cyclic_robot_has_each_hp_board_loop(
         capsys: pytest.CaptureFixture[str]) -> None:
-    out = _json(capsys, ["budget", "--cpu", "--robot", "guroo-arm", "--ticks", "2", "--json"])
+    out = cli_json(capsys, ["budget", "--cpu", "--robot", "guroo-arm", "--ticks", "2", "--json"])
     assert out["robot"] == "guroo-arm" and [b["loop"] for b in out["boards"]] == ["2002", "2khz"]
-    assert "--loop applies to a robot with hp-boards" in _error(
+    assert "--loop applies to a robot with hp-boards" in cli_error(
         capsys, ["budget", "--cpu", "--robot", "nxt-joint", "--loop", "2khz"])
 
 
 def test_the_ax12_step_of_the_paper(capsys: pytest.CaptureFixture[str]) -> None:
     """SPEC 6.1's 0 -> 90 deg: 307 AX-12 LSB (1023 over 300 deg) is 90.03 deg."""
-    out = _json(capsys, ["step", "--preset", "ax-12", "--position-deg", "90", "--json"])
+    out = cli_json(capsys, ["step", "--preset", "ax-12", "--position-deg", "90", "--json"])
     assert (out["servo"], out["mode"], out["setpoint_lsb"]) == ("ax-12", "local-p", 512 + 307)
     assert out["step_deg"] == pytest.approx(307 * 300 / 1023)
     assert 0.1 < out["rise_time_s"] < 0.3 and 0 < out["overshoot_pct"] < 20
@@ -101,9 +90,9 @@ def test_the_ax12_step_of_the_paper(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize("servo", ["nxt", "sg90"])
 def test_position_steps_up_and_down_mirror(capsys: pytest.CaptureFixture[str],
                                            servo: str) -> None:
-    up = _json(capsys, ["step", "--preset", servo, "--position-deg", "45", "--periods",
+    up = cli_json(capsys, ["step", "--preset", servo, "--position-deg", "45", "--periods",
                         "10000", "--json"])
-    down = _json(capsys, ["step", "--preset", servo, "--position-deg", "-45", "--periods",
+    down = cli_json(capsys, ["step", "--preset", servo, "--position-deg", "-45", "--periods",
                           "10000", "--json"])
     assert up["step_deg"] == pytest.approx(-down["step_deg"])
     assert up["rise_time_s"] is not None and down["rise_time_s"] is not None
@@ -111,9 +100,9 @@ def test_position_steps_up_and_down_mirror(capsys: pytest.CaptureFixture[str],
 
 
 def test_a_current_step_on_another_preset(capsys: pytest.CaptureFixture[str]) -> None:
-    default = _json(capsys, ["step", "--json"])
-    assert _json(capsys, ["step", "--preset", "hsr-5995tg", "--json"]) == default
-    ax = _json(capsys, ["step", "--preset", "ax-12", "--iw", "0.5", "--json"])
+    default = cli_json(capsys, ["step", "--json"])
+    assert cli_json(capsys, ["step", "--preset", "hsr-5995tg", "--json"]) == default
+    ax = cli_json(capsys, ["step", "--preset", "ax-12", "--iw", "0.5", "--json"])
     assert ax["iw_a"] == 0.5 and ax["steady_state_a"] == pytest.approx(0.5, abs=0.01)
     # the AX-12's 12 V over 8 ohm: 0.5 A locked takes a third of full duty
     assert ax["duty_steady_state"] == pytest.approx(0.5 * 8.0 / 12.0, abs=0.05)
@@ -128,4 +117,4 @@ def test_a_current_step_on_another_preset(capsys: pytest.CaptureFixture[str]) ->
     (["--preset", "nope"], "invalid choice"),
 ])
 def test_step_errors(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
-    assert message in _error(capsys, ["step", *argv])
+    assert message in cli_error(capsys, ["step", *argv])

@@ -1,30 +1,18 @@
 """`busload`, `bussim` and `analyze timing` with --robot: a shipped robot or a description file
 sets the DBC, period, bit rate and measurement size; a bad one is an `error:` line."""
 
-import json
 from pathlib import Path
 
 import pytest
 
 from servobus.bus.dbc_generate import TimeTriggeredBus, generate
-from servobus.tools.cli import main
+from tests.tools.cli_io import DAVIS, cli_error, cli_json
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
-# Davis 2007 worst-case stuffed bits of a standard frame of 1, 2, 4, 6, 8 data bytes:
-# 34 + 8n + 13 + floor((33 + 8n) / 4)
-DAVIS = {1: 65, 2: 75, 4: 95, 6: 115, 8: 135}
 
 
-def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict:
-    assert main(argv) == 0
-    return json.loads(capsys.readouterr().out)
 
 
-def _error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
-    assert main(argv) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("error: ") and "Traceback" not in err
-    return err
 
 
 def five_joint_robot(folder: Path) -> Path:
@@ -44,7 +32,7 @@ def five_joint_robot(folder: Path) -> Path:
 
 
 def test_busload_of_the_leg_by_name_and_by_path(capsys: pytest.CaptureFixture[str]) -> None:
-    by_name = _json(capsys, ["busload", "--robot", "spejbl-leg", "--json"])
+    by_name = cli_json(capsys, ["busload", "--robot", "spejbl-leg", "--json"])
     assert [f["name"] for f in by_name["schedule"]] == \
         ["TICK", *(f"MEAS_{j}" for j in range(1, 7)), "ACTUATION_1", "ACTUATION_2"]
     assert (by_name["period_s"], by_name["bitrate"], by_name["meas_bytes"]) == \
@@ -53,18 +41,18 @@ def test_busload_of_the_leg_by_name_and_by_path(capsys: pytest.CaptureFixture[st
     bits = DAVIS[1] + 6 * DAVIS[2] + DAVIS[8] + DAVIS[4]
     assert by_name["models"]["worst_case"]["frame_bits"] == bits == 745
     assert by_name["models"]["worst_case"]["load_pct"] == pytest.approx(bits / 4000 * 100)
-    assert _json(capsys, ["busload", "--robot", str(ROBOTS / "spejbl-leg.toml"), "--json"]) == \
+    assert cli_json(capsys, ["busload", "--robot", str(ROBOTS / "spejbl-leg.toml"), "--json"]) == \
         by_name
 
 
 def test_busload_of_spejbl_is_the_default_one(capsys: pytest.CaptureFixture[str]) -> None:
-    assert _json(capsys, ["busload", "--robot", "spejbl", "--json"]) == \
-        _json(capsys, ["busload", "--json"])
+    assert cli_json(capsys, ["busload", "--robot", "spejbl", "--json"]) == \
+        cli_json(capsys, ["busload", "--json"])
 
 
 def test_busload_takes_the_descriptions_period_bitrate_and_measurements(
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    report = _json(capsys, ["busload", "--robot", str(five_joint_robot(tmp_path)), "--json"])
+    report = cli_json(capsys, ["busload", "--robot", str(five_joint_robot(tmp_path)), "--json"])
     assert (report["period_s"], report["bitrate"], report["meas_bytes"]) == (0.005, 500_000, 6)
     assert [f["name"] for f in report["schedule"]][1:6] == [f"MEAS6_{j}" for j in range(1, 6)]
     bits = DAVIS[1] + 5 * DAVIS[6] + DAVIS[8] + DAVIS[2]  # 850 bits of 2 us in 5 ms
@@ -72,7 +60,7 @@ def test_busload_takes_the_descriptions_period_bitrate_and_measurements(
 
 
 def test_explicit_options_override_the_robots(capsys: pytest.CaptureFixture[str]) -> None:
-    report = _json(capsys, ["busload", "--robot", "spejbl-leg", "--period", "8ms", "--bitrate",
+    report = cli_json(capsys, ["busload", "--robot", "spejbl-leg", "--period", "8ms", "--bitrate",
                             "500k", "--meas-bytes", "6", "--json"])
     assert (report["period_s"], report["bitrate"], report["meas_bytes"]) == (0.008, 500_000, 6)
     bits = DAVIS[1] + 6 * DAVIS[6] + DAVIS[8] + DAVIS[4]  # 985 bits of 2 us in 8 ms
@@ -80,19 +68,19 @@ def test_explicit_options_override_the_robots(capsys: pytest.CaptureFixture[str]
 
 
 def test_busload_of_a_cyclic_robot_is_its_dbcs(capsys: pytest.CaptureFixture[str]) -> None:
-    assert _json(capsys, ["busload", "--robot", "guroo", "--json"]) == \
-        _json(capsys, ["busload", "--dbc", "guroo.dbc", "--json"])
+    assert cli_json(capsys, ["busload", "--robot", "guroo", "--json"]) == \
+        cli_json(capsys, ["busload", "--dbc", "guroo.dbc", "--json"])
 
 
 def test_bussim_and_timing_of_the_leg(capsys: pytest.CaptureFixture[str],
                                       tmp_path: Path) -> None:
     log = tmp_path / "leg.asc"
-    sim = _json(capsys, ["bussim", "--robot", "spejbl-leg", "--duration", "0.1", "--log",
+    sim = cli_json(capsys, ["bussim", "--robot", "spejbl-leg", "--duration", "0.1", "--log",
                          str(log), "--json"])
     assert sim["frames"] == 25 * 9 and sim["host_complete_periods"] == 25
     assert {n for n in sim["nodes"] if n.startswith("JOINT_")} == \
         {f"JOINT_{j}" for j in range(1, 7)}
-    timing = _json(capsys, ["analyze", "timing", "--robot", "spejbl-leg", "--log", str(log),
+    timing = cli_json(capsys, ["analyze", "timing", "--robot", "spejbl-leg", "--log", str(log),
                             "--json"])
     assert timing["ticks"] == 25 and list(timing["tick_to_meas_us"]) == \
         [f"MEAS_{j}" for j in range(1, 7)]
@@ -103,10 +91,10 @@ def test_timing_takes_the_descriptions_period(capsys: pytest.CaptureFixture[str]
                                               tmp_path: Path) -> None:
     robot = str(five_joint_robot(tmp_path))
     log = tmp_path / "five.log"
-    sim = _json(capsys, ["bussim", "--robot", robot, "--duration", "0.1", "--log", str(log),
+    sim = cli_json(capsys, ["bussim", "--robot", robot, "--duration", "0.1", "--log", str(log),
                          "--json"])
     assert sim["host_complete_periods"] == 20  # 5 ms periods
-    timing = _json(capsys, ["analyze", "timing", "--robot", robot, "--log", str(log), "--json"])
+    timing = cli_json(capsys, ["analyze", "timing", "--robot", robot, "--log", str(log), "--json"])
     assert timing["period_us"] == 5000 and timing["ticks"] == 20
     assert timing["missing_meas"] == {"periods": 0, "frames": 0}
 
@@ -115,20 +103,20 @@ def test_timing_takes_the_descriptions_period(capsys: pytest.CaptureFixture[str]
 def test_bad_robots_are_clear_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                      command: list[str]) -> None:
     assert "error: --robot: /no/such.toml: no such file and no shipped robot of that name" in \
-        _error(capsys, [*command, "--robot", "/no/such.toml"])
+        cli_error(capsys, [*command, "--robot", "/no/such.toml"])
     assert "--robot names its own DBC" in \
-        _error(capsys, [*command, "--robot", "spejbl-leg", "--dbc", "guroo.dbc"])
+        cli_error(capsys, [*command, "--robot", "spejbl-leg", "--dbc", "guroo.dbc"])
     bad = tmp_path / "bad.toml"
     bad.write_text((ROBOTS / "spejbl-leg.toml").read_text().replace("joints = 6", "joints = 0"))
-    assert f"{bad}: joints" in _error(capsys, [*command, "--robot", str(bad)])
+    assert f"{bad}: joints" in cli_error(capsys, [*command, "--robot", str(bad)])
     missing = tmp_path / "leg.toml"
     missing.write_text((ROBOTS / "spejbl-leg.toml").read_text().replace(
         '"spejbl-leg.dbc"', '"leg.dbc"'))  # neither beside it nor shipped
     assert f"{missing}: bus.dbc: {tmp_path / 'leg.dbc'}: no such file" in \
-        _error(capsys, [*command, "--robot", str(missing)])
+        cli_error(capsys, [*command, "--robot", str(missing)])
 
 
 @pytest.mark.parametrize("command", [["bussim"], ["analyze", "timing", "--log", "x.log"]])
 def test_a_cyclic_robot_has_no_tick_schedule(capsys: pytest.CaptureFixture[str],
                                              command: list[str]) -> None:
-    assert "guroo is a cyclic robot" in _error(capsys, [*command, "--robot", "guroo"])
+    assert "guroo is a cyclic robot" in cli_error(capsys, [*command, "--robot", "guroo"])
