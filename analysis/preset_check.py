@@ -293,5 +293,6 @@ def markdown(checks: dict[str, list[Figure]]) -> str:
     lines = ["| preset | figure | unit | source | emulator | ratio | agrees | cited | note |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name, figures in checks.items():
-        lines += ["| " + " | ".join([name, *row(f).values()]) + " |" for f in figures]
+        lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in [name, *row(f).values()])
+                  + " |" for f in figures]  # a cell's own | (|theta|) escaped
     return "\n".join(lines) + "\n"
