@@ -6,7 +6,7 @@ the preset, `analysis/nxt_paper.py` and `analysis/preset_check.py` compare again
 The three identified DC gains, speed per volt at levels 1, 4, 5, lie on one line w = a V - c
 (least squares, within 0.1 %): a motor with Coulomb friction.  Its time constant: a motor this
 fast, stepped from rest and its speed measured as the brick does (count differences over
-T_s >> tau), gives |p| = tau / T_s; tau is the geometric mean of the 0.1 s models' tau_s |p|
+T_s >> tau), gives |p| = tau / T_s; tau is the geometric mean of T_s |p| over the 0.1 s models
 (docs/presets.md, "NXT").
 """
 
