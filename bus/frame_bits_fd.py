@@ -31,7 +31,10 @@ RRS FDF res ..., 41 + 8n dynamically stuffed bits):
   SocketCAN's ``can_fd_len2dlc`` and python-can's socketcan ``build_can_frame`` do.
 
 Lengths include the 3-bit interframe space, as ``frame_bits``' do.  The Bosch CAN FD 1.0
-frame (CRC register from 0, no stuff count) is not modelled.
+frame (CRC register from 0, no stuff count) is not modelled.  Also read: libsigrokdecode's
+``can`` decoder (BRS and CRC delimiter durations, Gray code and even parity, one stuff bit
+where a dynamic and the first fixed one meet); Greg Cook's CRC catalogue (CRC-17/CAN-FD,
+CRC-21/CAN-FD: the polynomials and check values the tests use).
 """
 
 from collections.abc import Sequence
