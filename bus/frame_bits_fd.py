@@ -25,8 +25,9 @@ RRS FDF res ..., 41 + 8n dynamically stuffed bits):
   phase segment 2, the CRC delimiter the data bit up to its sample point plus the nominal
   phase segment 2: together one nominal and one data bit whatever the sample points.  So BRS
   counts as a nominal bit and the CRC delimiter as a data bit, and the frame's duration is
-  exact.  No dynamic stuff bit can follow BRS = 1 (res before it is dominant), so the stuff
-  bits of SOF..res are nominal and those of ESI..data are at the data rate.
+  exact.  No dynamic stuff bit can follow BRS (after recessive FDF and dominant res, a run
+  ends at BRS at most 2 bits long), so the stuff bits of SOF..res are nominal and those of
+  ESI..data are at the data rate.
 * A payload whose length is no FD length is padded with zero bytes to the next one, as
   SocketCAN's ``can_fd_len2dlc`` and python-can's socketcan ``build_can_frame`` do.
 
@@ -91,8 +92,8 @@ def header_bits(can_id: int, dlc: int, extended: bool, brs: bool, esi: bool) -> 
 
 
 def dynamic_stuff(bits: Sequence[int]) -> list[int]:
-    """The bits with their dynamic stuff bits, but none after the last bit (a fixed stuff bit
-    or, for a prefix, the next phase takes that place)."""
+    """The bits with their dynamic stuff bits, but none after the last bit (the fixed stuff
+    bit takes that place)."""
     out: list[int] = []
     run, last, count, stuffed_last = 0, -1, 0, False
     for bit in bits:
