@@ -18,29 +18,38 @@ ERROR_FRAME_BITS = 14  # 6-bit error flag (overlapping flags of all nodes) + 8-b
 SUSPEND_BITS = 8  # extra recessive bits an error-passive transmitter waits after sending
 
 
-def _bits(value: int, width: int) -> list[int]:
+def field_bits(value: int, width: int) -> list[int]:
+    """A field of `width` bits as sent on the wire, most significant bit first."""
     return [(value >> (width - 1 - k)) & 1 for k in range(width)]
 
 
 def unstuffed_bits(can_id: int, data: bytes, extended: bool = False) -> list[int]:
     """SOF through the end of the data field of a data frame (the CRC's input)."""
-    payload = [b for byte in data for b in _bits(byte, 8)]
+    payload = [b for byte in data for b in field_bits(byte, 8)]
     if extended:
-        head = [0, *_bits(can_id >> 18, 11), 1, 1, *_bits(can_id & 0x3FFFF, 18), 0, 0, 0]
+        head = [0, *field_bits(can_id >> 18, 11), 1, 1, *field_bits(can_id & 0x3FFFF, 18),
+                0, 0, 0]
     else:
-        head = [0, *_bits(can_id, 11), 0, 0, 0]
-    return head + _bits(len(data), 4) + payload
+        head = [0, *field_bits(can_id, 11), 0, 0, 0]
+    return head + field_bits(len(data), 4) + payload
+
+
+def crc(bits: Sequence[int], poly: int, width: int, init: int = 0) -> int:
+    """The CAN CRC register (ISO 11898-1's shift register, msb first, no reflection, no final
+    XOR) of `width` bits after a bit sequence; `poly` omits the x^width term."""
+    mask = (1 << width) - 1
+    register = init
+    for bit in bits:
+        feedback = bit ^ (register >> (width - 1))
+        register = (register << 1) & mask
+        if feedback:
+            register ^= poly
+    return register
 
 
 def crc15(bits: Sequence[int]) -> int:
     """CAN CRC-15 (polynomial 0x4599, initial value 0) of a bit sequence."""
-    crc = 0
-    for bit in bits:
-        feedback = bit ^ ((crc >> 14) & 1)
-        crc = (crc << 1) & 0x7FFF
-        if feedback:
-            crc ^= CRC15_POLY
-    return crc
+    return crc(bits, CRC15_POLY, 15)
 
 
 def stuff_step(bit: int, run: int, last: int, count: int) -> tuple[int, int, int]:
@@ -68,7 +77,7 @@ def stuff_count(bits: Sequence[int]) -> int:
 def stuffable_bits(can_id: int, data: bytes, extended: bool = False) -> list[int]:
     """SOF through CRC, unstuffed: the part of the frame the stuffing rule applies to."""
     head = unstuffed_bits(can_id, data, extended)
-    return head + _bits(crc15(head), 15)
+    return head + field_bits(crc15(head), 15)
 
 
 def exact_frame_bits(can_id: int, data: bytes, extended: bool = False) -> int:
