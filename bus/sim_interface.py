@@ -36,7 +36,7 @@ import itertools
 from collections import deque
 from collections.abc import Callable
 from contextlib import nullcontext
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import can
 
@@ -46,11 +46,14 @@ from servobus.bus.scheduler import NS_PER_S, Environment
 from servobus.bus.wall_clock import WallClock
 
 DEFAULT_RX_QUEUE = 1024
-WALL = "wall"  # a standalone channel's default clock: real time, epoch-second stamps
-SIMULATED = "simulated"  # simulated time from 0, run forward by recv
+Clock = Literal["wall", "simulated"]
+WALL: Clock = "wall"  # a standalone channel's default clock: real time, epoch-second stamps
+SIMULATED: Clock = "simulated"  # simulated time from 0, run forward by recv
 
 
 class _Channel(NamedTuple):
+    """A standalone channel: its bus and, on wall-clock time, the clock that paces it."""
+
     medium: Medium
     wall: WallClock | None  # None: simulated time
 
@@ -59,7 +62,7 @@ _SHARED: dict[str, _Channel] = {}  # standalone channels: name -> the in-process
 _NODE_NUMBERS = itertools.count(1)
 
 
-def _shared_channel(channel: str, bitrate: int | None, clock: str | None) -> _Channel:
+def _shared_channel(channel: str, bitrate: int | None, clock: Clock | None) -> _Channel:
     """The standalone channel `channel` (made on first use with `clock`, default WALL)."""
     if clock not in (None, WALL, SIMULATED):
         raise can.CanInitializationError(
@@ -79,7 +82,8 @@ def _shared_channel(channel: str, bitrate: int | None, clock: str | None) -> _Ch
     return shared
 
 
-def shared_medium(channel: str, bitrate: int | None = None, clock: str | None = None) -> Medium:
+def shared_medium(channel: str, bitrate: int | None = None,
+                  clock: Clock | None = None) -> Medium:
     """The simulated bus named `channel` in this process (made on first use, keeping `clock`
     time: WALL by default, or SIMULATED)."""
     return _shared_channel(channel, bitrate, clock).medium
@@ -91,7 +95,7 @@ class SimBus(can.BusABC):
     def __init__(self, channel: Any = None, medium: Medium | None = None,
                  receive_own_messages: bool = False, rx_queue_size: int = DEFAULT_RX_QUEUE,
                  tx_queue_size: int = 64, node: str | None = None, bitrate: int | None = None,
-                 clock: str | None = None, **kwargs: Any) -> None:
+                 clock: Clock | None = None, **kwargs: Any) -> None:
         self._shared = medium is None
         self._wall: WallClock | None = None
         if medium is None:
@@ -189,7 +193,7 @@ class SimBus(can.BusABC):
 
     def _recv_wall(self, wall: WallClock, timeout: float | None) -> can.Message | None:
         """Run the simulation at the wall clock's pace until a frame arrives or `timeout` wall
-        seconds pass."""
+        seconds pass (None: no limit)."""
         env = self.medium.env
         with wall.lock:
             deadline = None if timeout is None else wall.now_ns() + round(timeout * NS_PER_S)
@@ -197,8 +201,8 @@ class SimBus(can.BusABC):
                 wall.catch_up(env)
                 if self._rx:
                     return self._own(self._rx.popleft())
-                if deadline is not None and env.now >= deadline:
-                    return None
+                if env.running or (deadline is not None and env.now >= deadline):
+                    return None  # inside a simulation callback it never blocks
                 wall.wait(env, deadline)
 
     @property

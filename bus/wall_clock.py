@@ -29,8 +29,10 @@ class WallClock:
 
     def catch_up(self, env: Environment) -> None:
         """Run what is due by the wall-clock instant and move the simulated clock there (never
-        back: a frame already scheduled keeps its time)."""
-        env.run(until=max(env.now, self.now_ns()))
+        back: a frame already scheduled keeps its time); inside an event the simulation is
+        already there."""
+        if not env.running:
+            env.run(until=max(env.now, self.now_ns()))
 
     def wait(self, env: Environment, deadline: int | None) -> None:
         """Sleep until the next pending event, `deadline` (ns, None: none) or a send from
