@@ -24,6 +24,7 @@ import pytest
 from servobus.bus.controller import InvalidFrame
 
 PACKAGE = "python_can_sdist_tests"  # the sdist's test folder, imported under this name
+PIP_TIMEOUT_S = 300
 NO_FD = "the servobus interface has no CAN FD frames yet (send refuses them: InvalidFrame)"
 
 
@@ -41,15 +42,18 @@ def _sdist_tests(version: str) -> Path:
         return unpacked
     _cache_dir().mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=_cache_dir()) as tmp:
-        got = subprocess.run(
-            [sys.executable, "-m", "pip", "download", f"python-can=={version}", "--no-binary",
-             ":all:", "--no-deps", "--disable-pip-version-check", "-d", tmp],
-            capture_output=True, text=True, timeout=300, check=False)
+        try:
+            got = subprocess.run(
+                [sys.executable, "-m", "pip", "download", f"python-can=={version}",
+                 "--no-binary", ":all:", "--no-deps", "--disable-pip-version-check", "-d", tmp],
+                capture_output=True, text=True, timeout=PIP_TIMEOUT_S, check=False)
+            said = (got.stderr or got.stdout).strip().splitlines()[-1:] if got.returncode else []
+        except subprocess.TimeoutExpired:
+            said = [f"no answer within {PIP_TIMEOUT_S} s"]
         archives = list(Path(tmp).glob("python_can-*.tar.gz"))
-        if got.returncode or not archives:
-            said = (got.stderr or got.stdout).strip().splitlines() or ["no output"]
+        if said or not archives:
             pytest.skip(f"python-can {version}'s sdist could not be fetched (pip download: "
-                        f"{said[-1]})", allow_module_level=True)
+                        f"{(said or ['no archive'])[0]})", allow_module_level=True)
         with tarfile.open(archives[0]) as sdist:
             prefix = f"python_can-{version}/test/"
             members = [m for m in sdist.getmembers()
