@@ -9,6 +9,7 @@ controller's transmit queue (64 frames by default) refuses.
 """
 
 import importlib
+import importlib.util
 import os
 import subprocess
 import sys
