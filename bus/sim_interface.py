@@ -6,49 +6,87 @@ the last one shuts down); the node name is generated (``<channel>#<n>``) unless 
 
     a = can.Bus(interface="servobus", channel="x")
     b = can.Bus(interface="servobus", channel="x", node="B")
-    a.send(msg); b.recv(timeout=0.01)   # runs the shared simulation up to 10 ms forward
+    a.send(msg); b.recv(timeout=0.01)   # waits up to 10 ms for the frame's wire time
 
-On a medium you build yourself (a robot, a fault run) the channel names the node:
+Which clock a channel keeps is chosen by the bus that makes it (``clock=``, later buses may
+only repeat it): ``"wall"`` (the default) follows real time and stamps epoch seconds, as
+``virtual`` does (``bus.wall_clock``), and ``recv`` waits in real time; ``"simulated"`` keeps
+simulated time from 0 (``robot.emulated`` makes its channel so), and ``recv`` with a timeout
+runs the simulation forward (at most `timeout` simulated seconds) when called from outside the
+simulation; inside a simulation callback it never blocks.
+
+On a medium you build yourself (a robot, a fault run) the channel names the node and time is
+that simulation's:
 
     medium = Medium(Environment())
     bus = can.Bus(interface="servobus", channel="JOINT_1", medium=medium)
-  ``send`` queues into the node's controller (priority order) and
-returns; frames arrive with the simulated time of their end of frame as timestamp.  Receive
-filters act as the controller's acceptance filter; a ``listener`` (set by ``attach_sim``) gets
-accepted frames at their end of frame instead of the receive queue.  ``recv``
-with a timeout runs the simulation forward (at most `timeout` simulated seconds) when called
-from outside the simulation; inside a simulation callback it never blocks.  ``recv(0)`` does not
-advance time: a frame takes its wire time to arrive.  ``send`` refuses what a CAN controller
-refuses (``controller.InvalidFrame``, a ``can.CanOperationError``).  Received messages are
-shared by all receivers (no copies): treat them as read-only.  One thread per simulation.
+
+``send`` queues into the node's controller (priority order) and returns; frames arrive with the
+time of their end of frame as timestamp.  Receive filters act as the controller's acceptance
+filter; a ``listener`` (set by ``attach_sim``) gets accepted frames at their end of frame
+instead of the receive queue, one message per frame shared by the listeners (read-only).
+``recv(0)`` does not advance simulated time: a frame takes its wire time to arrive.  Every
+``recv`` returns a message of its own (data copied per receiver), as python-can buses do.
+``send`` refuses what a CAN controller refuses (``controller.InvalidFrame``, a
+``can.CanOperationError``).  One thread per simulated-time simulation; a wall-clock channel
+takes several.
 """
 
 import itertools
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from contextlib import nullcontext
+from typing import Any, Literal, NamedTuple
 
 import can
 
 from servobus.bus.controller import ErrorState
 from servobus.bus.medium import Medium
 from servobus.bus.scheduler import NS_PER_S, Environment
+from servobus.bus.wall_clock import WallClock
 
 DEFAULT_RX_QUEUE = 1024
-_SHARED: dict[str, Medium] = {}  # standalone channels: name -> the in-process simulated bus
+Clock = Literal["wall", "simulated"]
+WALL: Clock = "wall"  # a standalone channel's default clock: real time, epoch-second stamps
+SIMULATED: Clock = "simulated"  # simulated time from 0, run forward by recv
+
+
+class _Channel(NamedTuple):
+    """A standalone channel: its bus and, on wall-clock time, the clock that paces it."""
+
+    medium: Medium
+    wall: WallClock | None  # None: simulated time
+
+
+_SHARED: dict[str, _Channel] = {}  # standalone channels: name -> the in-process simulated bus
 _NODE_NUMBERS = itertools.count(1)
 
 
-def shared_medium(channel: str, bitrate: int | None = None) -> Medium:
-    """The simulated bus named `channel` in this process (made on first use)."""
-    medium = _SHARED.get(channel)
-    if medium is None:
-        medium = _SHARED[channel] = Medium(Environment(), bitrate or 1_000_000, name=channel)
-    elif bitrate is not None and bitrate != medium.bitrate:
+def _shared_channel(channel: str, bitrate: int | None, clock: Clock | None) -> _Channel:
+    """The standalone channel `channel` (made on first use with `clock`, default WALL)."""
+    if clock not in (None, WALL, SIMULATED):
         raise can.CanInitializationError(
-            f"servobus channel {channel!r} already runs at {medium.bitrate} bit/s, "
+            f"servobus clock must be {WALL!r} or {SIMULATED!r}, not {clock!r}")
+    shared = _SHARED.get(channel)
+    if shared is None:
+        medium = Medium(Environment(), bitrate or 1_000_000, name=channel)
+        shared = _SHARED[channel] = _Channel(medium, None if clock == SIMULATED else WallClock())
+    elif bitrate is not None and bitrate != shared.medium.bitrate:
+        raise can.CanInitializationError(
+            f"servobus channel {channel!r} already runs at {shared.medium.bitrate} bit/s, "
             f"not {bitrate}")
-    return medium
+    elif clock is not None and (clock == WALL) != (shared.wall is not None):
+        raise can.CanInitializationError(
+            f"servobus channel {channel!r} already keeps "
+            f"{WALL if shared.wall else SIMULATED} time, not {clock}")
+    return shared
+
+
+def shared_medium(channel: str, bitrate: int | None = None,
+                  clock: Clock | None = None) -> Medium:
+    """The simulated bus named `channel` in this process (made on first use, keeping `clock`
+    time: WALL by default, or SIMULATED)."""
+    return _shared_channel(channel, bitrate, clock).medium
 
 
 class SimBus(can.BusABC):
@@ -57,18 +95,20 @@ class SimBus(can.BusABC):
     def __init__(self, channel: Any = None, medium: Medium | None = None,
                  receive_own_messages: bool = False, rx_queue_size: int = DEFAULT_RX_QUEUE,
                  tx_queue_size: int = 64, node: str | None = None, bitrate: int | None = None,
-                 **kwargs: Any) -> None:
+                 clock: Clock | None = None, **kwargs: Any) -> None:
         self._shared = medium is None
+        self._wall: WallClock | None = None
         if medium is None:
             if channel is None or str(channel) == "":
                 raise can.CanInitializationError(
                     "the servobus interface needs a channel name (a simulated bus shared in "
                     "this process) or medium=<bus.medium.Medium>")
-            medium = shared_medium(str(channel), bitrate)
+            medium, self._wall = _shared_channel(str(channel), bitrate, clock)
             name = node or f"{channel}#{next(_NODE_NUMBERS)}"
         else:
             name = node or str(channel)
         self.medium = medium
+        self._epoch = self._wall.epoch if self._wall else 0.0  # added to simulated seconds
         self.channel_info = f"servobus simulated bus {medium.name}, node {name}"
         self._rx: deque[can.Message] = deque()
         self._rx_size = rx_queue_size
@@ -95,6 +135,18 @@ class SimBus(can.BusABC):
             self.controller.counters.rx_overruns += 1
         self._rx.append(msg)
 
+    def _own(self, msg: can.Message) -> can.Message:
+        """A received frame as a message of the caller's own (python-can gives every receiver
+        its own instance; the queue holds the frame shared with the other nodes), stamped in
+        this channel's time."""
+        return can.Message(
+            timestamp=msg.timestamp + self._epoch, arbitration_id=msg.arbitration_id,
+            is_extended_id=msg.is_extended_id, is_remote_frame=msg.is_remote_frame,
+            is_error_frame=msg.is_error_frame, channel=msg.channel, dlc=msg.dlc,
+            data=bytearray(msg.data), is_fd=msg.is_fd, is_rx=msg.is_rx,
+            bitrate_switch=msg.bitrate_switch, error_state_indicator=msg.error_state_indicator,
+            check=False)
+
     def _apply_filters(self, filters: can.typechecking.CanFilters | None) -> None:
         """Exact standard-ID filters go into the controller's acceptance filter (a set lookup
         before delivery); other filters are applied per frame."""
@@ -106,27 +158,52 @@ class SimBus(can.BusABC):
     def _echo(self, msg: can.Message) -> None:
         echo = can.Message(timestamp=self.medium.env.now / NS_PER_S,
                            arbitration_id=msg.arbitration_id, is_extended_id=msg.is_extended_id,
-                           dlc=msg.dlc, data=msg.data, channel=self.medium.name, is_rx=False,
-                           check=False)
+                           is_remote_frame=msg.is_remote_frame, dlc=msg.dlc, data=msg.data,
+                           channel=self.medium.name, is_rx=False, check=False)
         self._deliver(echo)
 
     def send(self, msg: can.Message, timeout: float | None = None) -> None:
-        """Queue the frame for arbitration (CanOperationError when the queue is full)."""
-        self.medium.submit(self.controller, msg)
+        """Queue the frame for arbitration (CanOperationError when the queue is full); on a
+        wall-clock channel at the current wall-clock instant."""
+        wall = self._wall
+        if wall is None:
+            self.medium.submit(self.controller, msg)
+            return
+        with wall.lock:
+            wall.catch_up(self.medium.env)
+            self.medium.submit(self.controller, msg)
+            wall.lock.notify_all()
 
     def recv(self, timeout: float | None = None) -> can.Message | None:
-        """Next received frame, waiting at most `timeout` simulated seconds (python-can's own
-        recv would retry for `timeout` wall seconds, racing simulated time far ahead)."""
+        """Next received frame, waiting at most `timeout` seconds of this channel's time
+        (python-can's own recv would retry for `timeout` wall seconds, racing simulated time
+        far ahead)."""
         return self._recv_internal(timeout)[0]
 
     def _recv_internal(self, timeout: float | None) -> tuple[can.Message | None, bool]:
+        if self._wall is not None:
+            return self._recv_wall(self._wall, timeout), False
         if not self._rx and timeout != 0 and not self.medium.env.running:
             env = self.medium.env
             until = None if timeout is None else env.now + round(timeout * NS_PER_S)
             env.run(until=until, stop=lambda: bool(self._rx))
         if self._rx:
-            return self._rx.popleft(), False
+            return self._own(self._rx.popleft()), False
         return None, False
+
+    def _recv_wall(self, wall: WallClock, timeout: float | None) -> can.Message | None:
+        """Run the simulation at the wall clock's pace until a frame arrives or `timeout` wall
+        seconds pass (None: no limit)."""
+        env = self.medium.env
+        with wall.lock:
+            deadline = None if timeout is None else wall.now_ns() + round(timeout * NS_PER_S)
+            while True:
+                wall.catch_up(env)
+                if self._rx:
+                    return self._own(self._rx.popleft())
+                if env.running or (deadline is not None and env.now >= deadline):
+                    return None  # inside a simulation callback it never blocks
+                wall.wait(env, deadline)
 
     @property
     def state(self) -> can.BusState:
@@ -143,10 +220,12 @@ class SimBus(can.BusABC):
         """A simulated bus holds no OS resource: dropping it unclosed needs no warning."""
 
     def shutdown(self) -> None:
-        """Leave the medium."""
-        if self.controller in self.medium.controllers:
-            self.medium.detach(self.controller)
-        if self._shared and not self.medium.controllers \
-                and _SHARED.get(self.medium.name) is self.medium:
-            del _SHARED[self.medium.name]
+        """Stop this bus's periodic sends, then leave the medium."""
         super().shutdown()
+        with self._wall.lock if self._wall else nullcontext():
+            if self.controller in self.medium.controllers:
+                self.medium.detach(self.controller)
+            shared = _SHARED.get(self.medium.name)
+            if self._shared and not self.medium.controllers and shared is not None \
+                    and shared.medium is self.medium:
+                del _SHARED[self.medium.name]

@@ -7,7 +7,7 @@ waits in ``recv``).  The same nodes serve `servobus node` on a real bus (in real
 from collections.abc import Sequence
 
 from servobus.bus.node import attach_sim
-from servobus.bus.sim_interface import shared_medium
+from servobus.bus.sim_interface import SIMULATED, shared_medium
 from servobus.plant.board_node import BoardNode
 from servobus.robot.node_build import NodeOptions, node_names, real_bus_nodes
 from servobus.robot.robot_check import checked
@@ -34,7 +34,7 @@ def emulate(channel: str, joints: Sequence[int] | None = None, tick: bool = True
     board_of = {j: n.name for n in described.nodes if n.kind == "board" for j in n.joints}
     options = NodeOptions(seed)
     boards: list[BoardNode] = real_bus_nodes(described, [board_of[j] for j in chosen], options)
-    medium = shared_medium(channel)
+    medium = shared_medium(channel, clock=SIMULATED)
     ticks = real_bus_nodes(described, node_names(described, ["time-trigger"]), options) \
         if tick else []
     for node in [*boards, *ticks]:
