@@ -51,17 +51,11 @@ def tachometer_board(servo: ServoPreset = NXT, hw: BoardHardware = DEFAULT_BOARD
                    encoder_gear=1.0)
 
 
-def steady_speed(servo: ServoPreset, volts: float) -> float:
-    """Output speed, rad/s, the preset's motor settles at with `volts` across it (forward)."""
-    damping = servo.kt ** 2 / servo.r_a + servo.b
-    return max(servo.kt * volts / servo.r_a - servo.coulomb, 0.0) / damping
-
-
 def level_duty(servo: ServoPreset, hw: BoardHardware, volts: float) -> int:
     """PWM duty counts whose mean terminal voltage at the steady speed is `volts`: V t_drive +
     e 2 t_dead = volts T (edge-aligned PWM, module docstring)."""
     top, dead = hw.pwm_top, hw.dead_counts
-    emf = servo.kt * steady_speed(servo, volts)
+    emf = servo.kt * servo.steady_speed(volts)
     drive = (volts * top - 2 * dead * emf) / servo.supply_v
     counts = dead + round(drive)
     if not dead < counts <= top - dead:
@@ -75,9 +69,8 @@ def terminal_volts(servo: ServoPreset, hw: BoardHardware, counts: int) -> float:
     up to the duty's one-count resolution)."""
     top, dead, v = hw.pwm_top, hw.dead_counts, servo.supply_v
     # V_mean = (v (counts - dead) + 2 dead K w(V_mean)) / top, w affine in V_mean above friction
-    damping = servo.kt ** 2 / servo.r_a + servo.b
-    slope = 2 * dead * servo.kt * servo.kt / servo.r_a / damping / top
-    offset = 2 * dead * servo.kt * servo.coulomb / damping / top
+    slope = 2 * dead * servo.kt * servo.kt / servo.r_a / servo.damping / top
+    offset = 2 * dead * servo.kt * servo.coulomb / servo.damping / top
     return (v * (counts - dead) / top - offset) / (1.0 - slope)
 
 
@@ -155,10 +148,10 @@ def identify_levels(levels: list[int], seconds: float = DEFAULT_SECONDS,
             row["gain_error_percent"] = (model.gain / paper.gain - 1.0) * 100.0
             row["tau_error_percent"] = (model.tau_s / paper.tau_s - 1.0) * 100.0
         rows.append(row)
-    damping = NXT.kt ** 2 / NXT.r_a
+    winding = NXT.damping - NXT.b  # the back-EMF's share: K^2 / R_a
     conducting = 1.0 - 2.0 * hw.dead_counts / hw.pwm_top  # the open segments carry no current
     return {"preset": NXT.name, "model": "b / (z + f), voltage -> output speed (rad/s)",
             "seconds": seconds, "start_deg": start_deg,
-            "tau_true_ms": NXT.j / (damping + NXT.b) * 1e3,
-            "tau_on_board_ms": NXT.j / (damping * conducting + NXT.b) * 1e3,
+            "tau_true_ms": NXT.j / NXT.damping * 1e3,
+            "tau_on_board_ms": NXT.j / (winding * conducting + NXT.b) * 1e3,
             "levels": rows, "white_box": white_box()}

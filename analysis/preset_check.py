@@ -96,14 +96,13 @@ def hsr_figures(servo: ServoPreset) -> list[Figure]:
     run = duty_step(servo, 1.0, RUN_PERIODS)
     b1, tau = first_order_fit(run)
     stall = locked_current(servo, 1.0)
-    damping = servo.kt ** 2 / servo.r_a + servo.b  # N m s / rad, the winding conducting
     cite = "thesis (SPEC 3)"
     return [
         Figure("static velocity gain (full-duty step, fit b1 / duty)", "pi rad/s", b1 / math.pi,
                cite, "2.30",
                note=f"the preset's Coulomb friction {servo.coulomb} N m (SPEC 3: 'small, e.g.') "
-                    f"takes {servo.coulomb / damping:.3f} rad/s; without it "
-                    f"{servo.kt * servo.supply_v / servo.r_a / damping / math.pi:.4g} pi"),
+                    f"takes {servo.coulomb / servo.damping:.3f} rad/s; without it "
+                    f"{servo.kt * servo.supply_v / servo.r_a / servo.damping / math.pi:.4g} pi"),
         Figure("mechanical time constant (the same fit)", "ms", tau * 1e3, cite, "14.3"),
         Figure("stall torque (locked rotor, full duty: K_t x current)", "N m",
                servo.kt * stall, cite, "2.4", note="about 2.4"),

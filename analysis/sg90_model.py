@@ -48,7 +48,7 @@ class OutputModel:
 
     def no_load_speed(self, volts: float) -> float:
         """Output speed where the torque at `volts` is zero, rad/s."""
-        return self.kt * volts / self.r / (self.kt * self.kt / self.r + self.b)
+        return self.preset("sg90", "").steady_speed(volts)
 
     def preset(self, name: str, derivation: str) -> ServoPreset:
         """The same motor as the emulator's ``ServoPreset`` (the shipped SG90 with this b and

@@ -88,7 +88,7 @@ def build_tables(servo: ServoPreset, hw: BoardHardware, opt: PlantOptions) -> np
     j = opt.alpha * servo.j
     tables = np.empty((p.N_TABLES, hw.pwm_top + 1))
     tables[p.TAB_RC] = np.exp(-t / hw.rc_tau_s)
-    tables[p.TAB_CONDUCTING] = np.exp(-t * (servo.kt * servo.kt / servo.r_a + servo.b) / j)
+    tables[p.TAB_CONDUCTING] = np.exp(-t * servo.damping / j)
     tables[p.TAB_OPEN] = np.exp(-t * servo.b / j)
     tables[p.TAB_DT] = t
     return tables

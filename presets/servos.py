@@ -51,6 +51,15 @@ class ServoPreset:
         return LOCAL_P_DUTY_PER_RAD * self.supply_v if self.k_theta is None else self.k_theta
 
     @property
+    def damping(self) -> float:
+        """N m s / rad against the shaft's speed with the winding conducting: K^2 / R_a + B."""
+        return self.kt * self.kt / self.r_a + self.b
+
+    def steady_speed(self, volts: float) -> float:
+        """Output speed, rad/s, the motor settles at with `volts` across it (forward, free)."""
+        return max(self.kt * volts / self.r_a - self.coulomb, 0.0) / self.damping
+
+    @property
     def stall_current_a(self) -> float:
         """Current at full duty with the rotor locked."""
         return self.supply_v / self.r_a
