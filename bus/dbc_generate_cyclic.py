@@ -27,11 +27,10 @@ from dataclasses import dataclass
 from cantools.database.can import Database, Message, Signal
 
 from servobus.bus.dbc_generate import database, dbc_message, dbc_signal, joints_text
-from servobus.firmware.servo_board import WORDS_PER_FRAME
+from servobus.firmware.guroo_memory import BOARD_IDS
+from servobus.firmware.guroo_memory import MOTORS as HP_JOINTS
+from servobus.firmware.servo_board import SERVOS, WORDS_PER_FRAME, servo_frames
 
-BOARD_IDS = (1, 15)  # a DIP-switch ID: four bits of the feedback status word
-HP_JOINTS = 3  # joints per high-power board at most (its motors)
-SERVOS = 8  # servos per servo board at most
 VEL_LSB, FB_LSB, SERVO_LSB = 16, 8, 0.001  # cnt/s, cnt, rad per LSB
 ANNOUNCE_COMMENT = ("Boot announce of board {b}: 11-bit ID BOARD | 0x20 (the firmware writes "
                     "(BOARD | 0x20) << 2 into the mailbox's MSGIDH register), payload the "
@@ -83,16 +82,11 @@ def frame_ids(bus: CyclicBus) -> dict[str, int]:
         ids[f"VEL_SP_{board.board}"], ids[f"FEEDBACK_{board.board}"] = 0x010 + r, 0x040 + r
         ids[f"ANNOUNCE_{board.board}"] = 0x020 + board.board
     if bus.servo is not None:
-        for k in range(1, _servo_frames(bus.servo) + 1):
+        for k in range(1, servo_frames(len(bus.servo.joints)) + 1):
             ids[f"SERVO_SP_{k}"] = 0x010 + h + k - 1
         ids[f"ANNOUNCE_{bus.servo.board}"] = 0x020 + bus.servo.board
         ids["SERVO_STATUS"] = 0x040 + h
     return ids
-
-
-def _servo_frames(servo: CyclicBoard) -> int:
-    """SERVO_SP frames of a servo board: four servos each."""
-    return -(-len(servo.joints) // WORDS_PER_FRAME)
 
 
 def _word(name: str, start: int, receivers: list[str], scale: float, unit: str) -> Signal:
@@ -128,7 +122,7 @@ def _servo_messages(bus: CyclicBus, ids: dict[str, int], servo: CyclicBoard) -> 
     """SERVO_SP_k, ANNOUNCE_b and SERVO_STATUS of the servo board."""
     me, central, status_ms = [servo.name], [bus.central], 2 * bus.period_ms
     out = []
-    for k in range(1, _servo_frames(servo) + 1):
+    for k in range(1, servo_frames(len(servo.joints)) + 1):
         joints = servo.joints[WORDS_PER_FRAME * (k - 1):WORDS_PER_FRAME * k]
         out.append(dbc_message(ids[f"SERVO_SP_{k}"], f"SERVO_SP_{k}", [
             _word(f"p_{j}", 16 * m, me, SERVO_LSB, "rad") for m, j in enumerate(joints)],

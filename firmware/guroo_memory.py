@@ -10,6 +10,7 @@ was built with (loop mode, gains, limits), written by plant.guroo_build from pre
 import numpy as np
 
 MOTORS = 3
+BOARD_IDS = (1, 15)  # a DIP-switch ID: the four bits the announce and feedback carry, 0 unused
 PERIOD = 200  # timer-1 period register: compare values 0..200
 U_MAX = PERIOD << 4  # the 16-bit controller output's magnitude limit: 200 counts in Q4
 

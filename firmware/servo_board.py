@@ -16,6 +16,11 @@ from servobus.firmware import int16, int32
 
 SERVOS = 8
 WORDS_PER_FRAME = 4
+
+
+def servo_frames(servos: int) -> int:
+    """SERVO_SP frames that carry `servos` set-points: WORDS_PER_FRAME each."""
+    return -(-servos // WORDS_PER_FRAME)
 US_PER_RAD = 573  # assumed: 10 us of pulse per degree (the servo's scale; the plant decodes it)
 Q15_US_PER_MRAD = 18776  # round(US_PER_RAD / 1000 * 2^15)
 CENTER = 1500  # us at 0 rad: the usual RC neutral

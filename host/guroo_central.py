@@ -44,7 +44,6 @@ COUNTS_PER_RAD = pre.COUNTS_PER_REV * pre.GEAR_RATIO / (2 * math.pi)  # joint ra
 COUNTS_PER_DEG = pre.COUNTS_PER_JOINT_DEG  # 866.67 (SPEC 5: "about 867")
 LOOKAHEAD = 125  # broadcasts whose commands are evaluated at once (0.25 s at 2 ms)
 SLOTS = pre.MOTORS_PER_BOARD  # velocity slots per high-power board (its motors)
-SERVO_WORDS = 4  # servo words per SERVO_SP frame
 TRIP_BIT, LIMIT_BIT = 0x1, 0x2
 # ``CentralState.ints``: id mismatches, servo updates, servo status (-1: never heard),
 # broadcasts, the number of the broadcast armed next
@@ -114,12 +113,12 @@ class CentralNode:
                             for m in range(SLOTS)]
         self._first_slot = {b.board: SLOTS * k for k, b in enumerate(hp)}
         servo_joints = servo.joints if servo else ()
-        self.servo_frames = -(-len(servo_joints) // SERVO_WORDS)
+        self.servo_frames = pre.servo_frames(len(servo_joints))
         self.servo_joints = len(servo_joints)
         # gait columns of the velocity and servo slots (joint j: the gait's (j - 1) mod 23)
         self._vel_cols = [(j - 1) % JOINTS for j in self.slot_joints]
         self._servo_cols = [(j - 1) % JOINTS for j in servo_joints] + \
-            [0] * (SERVO_WORDS * self.servo_frames - len(servo_joints))
+            [0] * (pre.SERVO_WORDS * self.servo_frames - len(servo_joints))
         self._vel_pad = [k for k, j in enumerate(self.slot_joints) if j == 0]
         self._servo_pad = list(range(len(servo_joints), len(self._servo_cols)))
         dc = len(self.slot_joints)
@@ -254,8 +253,8 @@ class CentralNode:
             data = codec.layout.pack(*raw_w[j:j + len(board.joints)], seq)
             send_bytes_or_count(self.bus, self._send_data, can_id, data, self)
         for k, (can_id, codec) in enumerate(zip(self._servo_ids, self._servo, strict=True)):
-            j = SERVO_WORDS * k
-            words = raw_p[j:min(j + SERVO_WORDS, self.servo_joints)]
+            j = pre.SERVO_WORDS * k
+            words = raw_p[j:min(j + pre.SERVO_WORDS, self.servo_joints)]
             send_bytes_or_count(self.bus, self._send_data, can_id, codec.layout.pack(*words),
                                 self)
         self._sent_w, self._t_sent = w, now

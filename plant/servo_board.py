@@ -86,7 +86,7 @@ class ServoBoardNode:
         n = len(self.joints)
         self.servos = RCServoBank(n, theta0=np.array([
             rng.uniform(-POWER_UP_SPREAD_RAD, POWER_UP_SPREAD_RAD) for _ in range(n)]))
-        frames = range(1, -(-n // fw.WORDS_PER_FRAME) + 1)
+        frames = range(1, fw.servo_frames(n) + 1)
         self._frames = {int(schema.message(f"SERVO_SP_{k}").frame_id): k for k in frames}
         self.filters: list[CanFilter] = [
             {"can_id": i, "can_mask": 0x7FF, "extended": False} for i in self._frames]

@@ -9,9 +9,12 @@ others say how.  ``Board``, ``HP_SHAPE`` and ``SERVO_SHAPE``: GuRoo's boards as 
 
 from dataclasses import dataclass
 
+from servobus.firmware import guroo_memory as g
+from servobus.firmware import servo_board
+
 # --- the robot (SPEC 5) -------------------------------------------------------------------------
 HP_BOARDS = 5  # high-power boards, 3 DC motors each: joints 1..15 (legs, abdomen)
-MOTORS_PER_BOARD = 3
+MOTORS_PER_BOARD = g.MOTORS
 SERVO_BOARD_ID = 6  # the RC servo board's DIP-switch ID: joints 16..23 (arms, head)
 SERVOS = 8
 DC_JOINTS = HP_BOARDS * MOTORS_PER_BOARD
@@ -30,7 +33,9 @@ class Board:
 HP_SHAPE = tuple(Board(f"HP_{b}", b, tuple(range(3 * b - 2, 3 * b + 1)))
                  for b in range(1, HP_BOARDS + 1))
 SERVO_SHAPE = Board("SERVO_BOARD", SERVO_BOARD_ID, tuple(range(DC_JOINTS + 1, JOINTS + 1)))
-BOARD_IDS = (1, 15)  # a DIP-switch ID: four bits of the feedback status word, 0 unused
+BOARD_IDS = g.BOARD_IDS  # a DIP-switch ID (firmware.guroo_memory)
+SERVO_WORDS = servo_board.WORDS_PER_FRAME  # servo set-points per SERVO_SP frame (its ROM)
+servo_frames = servo_board.servo_frames  # the SERVO_SP frames of n servos
 
 # --- the high-power board: TMS320F243 (SPEC 5; TI SPRS064 data sheet) ----------------------------
 CPU_HZ = 20_000_000  # 20 MHz clock, 20 MIPS (one instruction cycle per clock)
