@@ -21,7 +21,7 @@ import cantools
 from servobus.bus import frame_bits as fb
 from servobus.bus.rta import MessageTiming, response_rows, response_times
 from servobus.bus.scheduler import NS_PER_S
-from servobus.bus.schema import TICK, Schema, posref_name
+from servobus.bus.schema import TICK, Schema
 
 MODELS: dict[str, Callable[[int], int]] = {
     "stretch_6_5": fb.stretch_6_5_bits,
@@ -96,12 +96,9 @@ def _timings(schema: Schema, meas_bytes: int, period_ns: int, bit_ns: int,
     """Every cyclic message as the RTA sees it; deadline = its own period.  `local_p`: the
     host sends each group's POSREF on its ACTUATION's cycle instead."""
     timings = []
-    for cyclic in schema.cyclic_messages(meas_bytes):
-        cycle = int(cyclic.cycle_time or 0)
-        m = cyclic
-        if local_p and cyclic.name.startswith("ACTUATION_"):
-            m = schema.message(posref_name(int(cyclic.name.rpartition("_")[2])))
-        t_ns = period_ns if cycle == schema.message(TICK).cycle_time else cycle * 1_000_000
+    tick_cycle = schema.message(TICK).cycle_time
+    for m, cycle in schema.cyclic_messages(meas_bytes, local_p):
+        t_ns = period_ns if cycle == tick_cycle else cycle * 1_000_000
         timings.append(MessageTiming(m.name, m.frame_id, fb.worst_case_bits(m.length) * bit_ns,
                                      t_ns, t_ns))
     return timings

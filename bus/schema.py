@@ -215,9 +215,15 @@ class Schema:
         """IDs the robot's nodes can send (fault rules on other IDs could never fire)."""
         return {int(m.frame_id) for m in self.variant_messages(meas_bytes)}
 
-    def cyclic_messages(self, meas_bytes: int) -> list[cantools.database.Message]:
-        """Every message with a cycle time, with the chosen measurement variant."""
-        return [m for m in self.variant_messages(meas_bytes) if m.cycle_time]
+    def cyclic_messages(self, meas_bytes: int,
+                        local_p: bool = False) -> list[tuple[cantools.database.Message, int]]:
+        """Every message with a cycle time and its cycle (ms), with the chosen measurement
+        variant; `local_p`: each group's POSREF on its ACTUATION's cycle (the host sends the
+        boards' set-points instead)."""
+        act = {actuation_name(k): posref_name(k)
+               for k in range(1, len(self.layout.groups) + 1)} if local_p else {}
+        return [(self.message(act[m.name]) if m.name in act else m,
+                 int(m.cycle_time)) for m in self.variant_messages(meas_bytes) if m.cycle_time]
 
 
 def _check_db(path: Path, db: cantools.database.can.Database) -> None:

@@ -32,6 +32,7 @@ from servobus.bus.schema import (
     Schema,
     actuation_name,
     meas_name,
+    posref_name,
 )
 from servobus.host.period_log import PeriodLog
 from servobus.host.pid import MimoController
@@ -210,7 +211,7 @@ class HostNode:
             self.limit_events += int(np.count_nonzero(self.controller.saturated & usable))
         for k, joints in enumerate(self.groups, start=1):
             if self.local_p:
-                self._emit(f"POSREF_{k}", {
+                self._emit(posref_name(k), {
                     f"xw_{j}": int(min(max(round(reference[j - 1]), 0), 1023)) for j in joints})
             else:
                 self._emit(actuation_name(k), {f"iw_{j}": float(currents[j - 1]) for j in joints})

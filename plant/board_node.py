@@ -35,6 +35,7 @@ from servobus.bus.schema import (
     SchemaError,
     actuation_name,
     meas_name,
+    posref_name,
 )
 from servobus.firmware import board, protection
 from servobus.firmware import memory as m
@@ -82,7 +83,7 @@ class BoardNode:
         self.on_status_due: Callable[[], None] = self.send_status
         self.rig = self.bank.rigs[self.index]
         group, _ = self.schema.layout.group_of(self.joint)
-        self._act_name, self._posref_name = actuation_name(group), f"POSREF_{group}"
+        self._act_name, self._posref_name = actuation_name(group), posref_name(group)
         ids = {name: int(self.schema.message(name).frame_id) for name in
                (TICK, self._act_name, self._posref_name, "COMMAND")}
         self._tick, self._act, self._posref, self._cmd = ids.values()

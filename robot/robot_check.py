@@ -14,7 +14,7 @@ from typing import Any
 import cantools
 
 from servobus.bus import frame_bits as fb
-from servobus.bus.schema import Schema, SchemaError
+from servobus.bus.schema import Schema, SchemaError, actuation_name, posref_name
 from servobus.firmware.servo_board import WORDS_PER_FRAME
 from servobus.robot.file_keys import RobotFileError
 from servobus.robot.node_kinds import MEAS_MESSAGE, heard_by, sent_by
@@ -132,7 +132,7 @@ def _groups_heard(robot: RobotFile, db: cantools.database.can.Database) -> None:
     host = next(k for k, n in enumerate(robot.nodes) if n.kind == "host")
     board = {j: n.name for n in robot.nodes if n.kind == "board" for j in n.joints}
     for k, group in enumerate(robot.groups, start=1):
-        for name in (f"ACTUATION_{k}", f"POSREF_{k}"):
+        for name in (actuation_name(k), posref_name(k)):
             message = db.get_message_by_name(name)  # _senders found it
             for j in group:
                 if not any(board[j] in s.receivers for s in message.signals):
