@@ -13,8 +13,6 @@ from servobus.robot.node_build import NodeOptions, node_names, real_bus_nodes
 from servobus.robot.robot_check import checked
 from servobus.robot.robot_file import RobotFile
 
-TICK_PERIOD_NS = 4_000_000  # SPEJBL's 250 Hz time trigger
-
 
 def emulate(channel: str, joints: Sequence[int] | None = None, tick: bool = True,
             seed: int = 0, robot: str | RobotFile = "spejbl") -> list[BoardNode]:
@@ -33,10 +31,11 @@ def emulate(channel: str, joints: Sequence[int] | None = None, tick: bool = True
         raise ValueError(f"joint {bad[0]}: {described.name} has joints 1..{count}")
     board_of = {j: n.name for n in described.nodes if n.kind == "board" for j in n.joints}
     options = NodeOptions(seed)
-    boards: list[BoardNode] = real_bus_nodes(described, [board_of[j] for j in chosen], options)
+    names = [board_of[j] for j in chosen]
+    nodes = real_bus_nodes(described, [*names, *(node_names(described, ["time-trigger"])
+                                                 if tick else [])], options)
     medium = shared_medium(channel, clock=SIMULATED)
-    ticks = real_bus_nodes(described, node_names(described, ["time-trigger"]), options) \
-        if tick else []
-    for node in [*boards, *ticks]:
+    for node in nodes:
         attach_sim(node, medium)
+    boards: list[BoardNode] = nodes[:len(names)]
     return boards
