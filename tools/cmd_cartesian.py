@@ -9,6 +9,7 @@ from pathlib import Path
 from servobus.tools import units
 from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError
+from servobus.tools.output import refuse_overwrite
 
 
 def add_subparser(sub: Commands) -> None:
@@ -43,8 +44,7 @@ def _do_cartesian(args: argparse.Namespace) -> None:
     if args.out is None:
         print(text, end="")
         return
-    if not args.force and Path(args.out).exists():
-        raise ServobusError(f"{args.out} exists: give --force to overwrite it")
+    refuse_overwrite(args.out, args.force)
     Path(args.out).write_text(text)
     print(f"wrote {args.out} ({len(lines)} lines, {robot.name}: {len(robot.joints)} joints, "
           f"{trajectory.period_s:g} s a pass)")

@@ -13,7 +13,7 @@ from servobus.robot.robot_new import write_new
 from servobus.tools import units
 from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError
-from servobus.tools.output import emit, emit_rows
+from servobus.tools.output import emit, emit_rows, refuse_overwrite
 
 
 def add_subparser(sub: Commands) -> None:
@@ -57,8 +57,7 @@ def add_subparser(sub: Commands) -> None:
 def _do_new(args: argparse.Namespace) -> None:
     folder = Path(args.out)
     for path in (folder / f"{args.name}.toml", folder / f"{args.name}.dbc"):
-        if path.exists() and not args.force:
-            raise ServobusError(f"{path} exists: give --force to overwrite it")
+        refuse_overwrite(path, args.force)
     if args.period % 1_000_000:
         raise ServobusError(f"--period {args.period / 1e6:g} ms: whole milliseconds")
     toml, dbc = write_new(args.name, args.joints, folder, args.period // 1_000_000)
@@ -79,8 +78,7 @@ def _do_dbc(args: argparse.Namespace) -> None:
     if args.out is None:
         print(text, end="")
         return
-    if args.force is False and Path(args.out).exists():
-        raise ServobusError(f"{args.out} exists: give --force to overwrite it")
+    refuse_overwrite(args.out, args.force)
     Path(args.out).write_text(text)
     n = len(robot.joints)
     print(f"wrote {args.out} ({robot.name}: {n} joint{'' if n == 1 else 's'})")

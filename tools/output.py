@@ -2,7 +2,10 @@
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
+
+from servobus.tools.errors import ServobusError
 
 
 def emit(result: dict[str, Any], as_json: bool, title: str = "") -> None:
@@ -58,3 +61,9 @@ def emit_rows(title: str, rows: list[dict[str, Any]]) -> None:
 def warn(text: str) -> None:
     """A `warning: ...` line on stderr (the result is still printed)."""
     print(f"warning: {text}", file=sys.stderr)
+
+
+def refuse_overwrite(path: str | Path, force: bool) -> None:
+    """An existing output file is written over only with --force (`error:` otherwise)."""
+    if not force and Path(path).exists():
+        raise ServobusError(f"{path} exists: give --force to overwrite it")
