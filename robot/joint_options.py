@@ -136,14 +136,14 @@ def _preset(f: FileKeys, at: str, value: Any, j: int) -> ServoPreset:
     for key, (lo, hi) in CONTROLLER_RANGES.items():  # its controller and sensor, optional
         if key in table:
             params[key] = f.number(f"{at}.{key}", table[key], lo, hi)
-    name = f.string(f"{at}.name", table.get("name", f"joint-{j}"))
-    derivation = f.string(f"{at}.derivation", table.get("derivation", f"inline in {f.path}"))
-    extra: dict[str, Any] = {}
+    params["name"] = f.string(f"{at}.name", table.get("name", f"joint-{j}"))
+    params["derivation"] = f.string(f"{at}.derivation",
+                                    table.get("derivation", f"inline in {f.path}"))
     if "mode" in table:
-        extra["mode"] = f.choice(f"{at}.mode", table["mode"], CHOICES["mode"])
+        params["mode"] = f.choice(f"{at}.mode", table["mode"], CHOICES["mode"])
     if "loop_hz" in table:
-        extra["loop_hz"] = f.integer(f"{at}.loop_hz", table["loop_hz"], 1, DEFAULT_BOARD.pwm_hz)
-    preset = ServoPreset(name=name, derivation=derivation, **params, **extra)
+        params["loop_hz"] = f.integer(f"{at}.loop_hz", table["loop_hz"], 1, DEFAULT_BOARD.pwm_hz)
+    preset = ServoPreset(**params)
     try:  # its controller's gains in the firmware's integers
         local_p_gains(preset, DEFAULT_BOARD)
     except ValueError as err:

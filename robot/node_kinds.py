@@ -19,6 +19,7 @@ A message is a name template and what it ranges over:
 from dataclasses import dataclass
 from typing import Any
 
+from servobus.firmware.memory import BOARD_MODES
 from servobus.host.pid import ANTI_WINDUP
 from servobus.host.tunings import DEFAULT_TUNING
 from servobus.presets.board import SENSING_CHOICES
@@ -26,7 +27,7 @@ from servobus.presets.guroo import LOOPS
 from servobus.presets.servos import HSR_5995TG
 from servobus.robot.description import NodeSpec
 
-MODES = ("cascade", "local-p")  # the board firmware's modes (firmware.memory.BOARD_MODES)
+MODES = tuple(BOARD_MODES)  # the board firmware's modes: cascade, local-p
 PLANTS = ("switching", "averaged")  # plant.build.PlantKind
 SCHEDULES = ("time-triggered", "cyclic")
 MEAS_MESSAGE = {2: "MEAS_{n}", 6: "MEAS6_{n}"}  # a board's measurement, by meas_bytes
