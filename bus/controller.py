@@ -9,9 +9,16 @@ from going bus-off).  Both counters are 8-bit registers, as in a real controller
 the LPC2119's CAN block): REC saturates at 255 (receive errors never take a node off the bus),
 TEC reads 255 while bus-off.
 
-``check_frame`` refuses what a classic CAN controller (or SocketCAN's raw socket) refuses:
-identifiers outside 11 / 29 bits, more than 8 data bytes, a DLC above 8 or not matching the
-data, FD frames and requests to send an error frame.
+``check_frame`` refuses what a CAN controller (or SocketCAN's raw socket) refuses: identifiers
+outside 11 / 29 bits, more than 8 data bytes in a classic frame, a DLC not matching the data,
+requests to send an error frame; and on a classic bus any FD frame; an FD frame whose length is
+no FD length (0..8, 12, 16, 20, 24, 32, 48, 64), an FD remote frame, BRS or ESI on a classic
+frame.
+
+Arbitration (``arbitration_key``) compares the bits as sent: base ID, then RTR (classic) / RRS
+(FD, always dominant) or SRR (extended, recessive), IDE, the ID extension, then RTR / RRS of an
+extended frame, then r0 / r1 (classic, dominant) against FDF (recessive): a classic data frame
+beats an FD frame of the same ID, a data frame beats a remote frame.
 """
 
 import heapq
@@ -21,6 +28,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 import can
+
+from servobus.bus.frame_bits_fd import FD_LENGTHS
 
 ERROR_PASSIVE_LIMIT = 127
 BUS_OFF_LIMIT = 255
@@ -41,18 +50,25 @@ def id_fits(can_id: int, extended: bool) -> bool:
     return 0 <= can_id <= (MAX_EXTENDED_ID if extended else MAX_STANDARD_ID)
 
 
-def check_frame(msg: can.Message) -> None:
-    """Raise InvalidFrame unless a classic CAN 2.0 controller can transmit `msg`."""
+def check_frame(msg: can.Message, fd: bool = False) -> None:
+    """Raise InvalidFrame unless a controller can transmit `msg` (classic CAN 2.0, or CAN FD
+    with `fd`)."""
     can_id, dlc, size = msg.arbitration_id, msg.dlc, len(msg.data or b"")
     limit = MAX_EXTENDED_ID if msg.is_extended_id else MAX_STANDARD_ID
     kind = "an extended (29-bit)" if msg.is_extended_id else "a standard (11-bit)"
     if msg.is_error_frame:
         raise InvalidFrame("a CAN controller cannot be asked to send an error frame")
-    if msg.is_fd:
-        raise InvalidFrame("CAN FD frame refused: the servobus controllers are classic CAN 2.0")
+    if msg.is_fd and not fd:
+        raise InvalidFrame(f"CAN FD frame 0x{can_id:X} refused: this bus is classic CAN (open "
+                           "it with fd=True, or give the bus a data bit rate)")
+    if (msg.bitrate_switch or msg.error_state_indicator) and not msg.is_fd:
+        raise InvalidFrame(f"frame 0x{can_id:X}: BRS and ESI exist only in CAN FD frames")
     if not id_fits(can_id, msg.is_extended_id):
         raise InvalidFrame(f"CAN ID 0x{can_id:X} does not fit {kind} identifier "
                            f"(0x0..0x{limit:X})")
+    if msg.is_fd:
+        _check_fd(msg, can_id, size)
+        return
     if size > MAX_CLASSIC_DLC:
         raise InvalidFrame(f"frame 0x{can_id:X} has {size} data bytes: classic CAN carries "
                            f"at most {MAX_CLASSIC_DLC}")
@@ -60,6 +76,17 @@ def check_frame(msg: can.Message) -> None:
         raise InvalidFrame(f"frame 0x{can_id:X}: DLC {dlc} is not 0..{MAX_CLASSIC_DLC}")
     if not msg.is_remote_frame and dlc != size:
         raise InvalidFrame(f"frame 0x{can_id:X}: DLC {dlc} but {size} data bytes")
+
+
+def _check_fd(msg: can.Message, can_id: int, size: int) -> None:
+    """An FD frame: a data frame of an FD length whose DLC (python-can: its length) matches."""
+    if msg.is_remote_frame:
+        raise InvalidFrame(f"frame 0x{can_id:X}: CAN FD has no remote frames")
+    if size not in FD_LENGTHS:
+        raise InvalidFrame(f"CAN FD frame 0x{can_id:X} has {size} data bytes: an FD frame "
+                           f"carries {', '.join(map(str, FD_LENGTHS))} bytes")
+    if msg.dlc != size:
+        raise InvalidFrame(f"CAN FD frame 0x{can_id:X}: DLC {msg.dlc} but {size} data bytes")
 
 
 class ErrorState(Enum):
@@ -74,17 +101,19 @@ class ErrorState(Enum):
 class Pending:
     """A frame waiting in a transmit queue, ordered by arbitration priority then submission."""
 
-    key: tuple[int, int, int, int]
+    key: tuple[int, ...]  # arbitration_key, then the submission number
     ready: int = field(compare=False)  # ns: when it may first compete (a late node's delay)
     msg: can.Message = field(compare=False)
     queued: int = field(compare=False, default=0)  # ns: when it was handed to the controller
 
 
-def arbitration_key(msg: can.Message) -> tuple[int, int, int]:
-    """Lower wins: base ID, then a standard frame beats an extended one, then the ID extension."""
+def arbitration_key(msg: can.Message) -> tuple[int, int, int, int, int, int]:
+    """Lower wins (dominant 0): base ID, RTR / SRR, IDE, ID extension, RTR of an extended
+    frame, FDF (the module docstring)."""
+    rtr, fdf = int(msg.is_remote_frame), int(msg.is_fd)
     if msg.is_extended_id:
-        return (msg.arbitration_id >> 18, 1, msg.arbitration_id & 0x3FFFF)
-    return (msg.arbitration_id, 0, 0)
+        return (msg.arbitration_id >> 18, 1, 1, msg.arbitration_id & 0x3FFFF, rtr, fdf)
+    return (msg.arbitration_id, rtr, 0, 0, 0, fdf)
 
 
 @dataclass

@@ -80,8 +80,7 @@ class LoadMeter:
 
     def tap(self, record: FrameRecord) -> None:
         """A medium tap: charge every transmission attempt with its exact time on the wire."""
-        bits = (record.busy_until_ns - record.start_ns) * self.bitrate // NS_PER_S
-        self.charge(record.start_ns, record.busy_until_ns, bits, ok=record.ok)
+        self.charge(record.start_ns, record.busy_until_ns, record.bits, ok=record.ok)
 
     def charge(self, start: int, end: int, bits: int, ok: bool = True) -> None:
         """The wire was busy over [start, end) ns with `bits`: split the time over windows."""

@@ -9,6 +9,10 @@ count (real stuff bits) at the bit rate.  A corrupted frame is detected by the r
 ACK delimiter (CRC error), a frame nobody acknowledges by the transmitter in the ACK delimiter;
 either way an error frame (6-bit flag + 8-bit delimiter) and the interframe space follow, the
 counters move, and the frame stays queued for automatic retransmission.
+
+A bus with a data bit rate is a CAN FD bus (``bit_timing``): it carries FD frames too, their
+data phase at the data rate when BRS is set; from the CRC delimiter's end on, every frame's
+bits are nominal, so the ACK, error flags and recovery are timed alike for both.
 """
 
 from collections.abc import Callable
@@ -17,9 +21,9 @@ from typing import NamedTuple
 import can
 
 from servobus.bus import frame_bits as fb
+from servobus.bus.bit_timing import BitTiming
 from servobus.bus.controller import Controller, ErrorState, Pending, check_frame
 from servobus.bus.faults import CORRUPT, NO_ACK, FaultPlan
-from servobus.bus.frame_fast import stuffed_length_cached
 from servobus.bus.scheduler import ARBITRATION, BUS, NS_PER_S, Environment, Handle, earliest
 
 RECOVERY_SEQUENCES = 128
@@ -37,19 +41,19 @@ class FrameRecord(NamedTuple):
     ok: bool
     queued_ns: int = 0  # when the frame was handed to the controller
     fault: str = ""  # a failed attempt: CORRUPT (CRC error) or NO_ACK
+    bits: int = 0  # the attempt's bits on the wire, interframe space included
 
 
 class Medium:
     """A CAN bus segment shared by controllers, driven by an Environment."""
 
     def __init__(self, env: Environment, bitrate: int = 1_000_000, name: str = "servobus0",
-                 faults: FaultPlan | None = None) -> None:
-        if bitrate <= 0 or NS_PER_S % bitrate:
-            raise ValueError(f"bit rate must divide 1e9 ns exactly, got {bitrate}")
+                 faults: FaultPlan | None = None, data_bitrate: int | None = None) -> None:
+        self.timing = BitTiming(bitrate, data_bitrate)
         self.env = env
         self.name = name
         self.bitrate = bitrate
-        self.bit_ns = NS_PER_S // bitrate
+        self.bit_ns = self.timing.bit_ns
         self.faults = faults or FaultPlan()
         self.controllers: list[Controller] = []
         self.taps: list[Callable[[FrameRecord], None]] = []
@@ -100,7 +104,7 @@ class Medium:
     def submit(self, ctrl: Controller, msg: can.Message) -> None:
         """Queue a frame for transmission by `ctrl` (InvalidFrame for what a CAN controller
         refuses, CanOperationError when its queue is full)."""
-        check_frame(msg)
+        check_frame(msg, self.timing.fd)
         self.wake(ctrl.queue(msg, self.env.now))
 
     def wake(self, at: int) -> None:
@@ -130,28 +134,32 @@ class Medium:
         self._end_recessive_run(start)
         msg = pending.msg
         bit = self.bit_ns
-        stuffed = stuffed_length_cached(msg.arbitration_id, bytes(msg.data), msg.is_extended_id)
+        head_ns, bits = self.timing.to_crc_delimiter(msg)
+        crc_delimiter = start + head_ns
         receivers = [c for c in self.controllers if c is not ctrl and c.online]
         fault = self.faults.take(msg, ctrl.name, start)
         if not receivers:
             fault = NO_ACK
         if fault is None:
-            end = start + (stuffed + fb.TRAILER_BITS) * bit
+            end = crc_delimiter + (fb.TRAILER_BITS - 1) * bit
             self.free_at = end + fb.IFS_BITS * bit
-            self.recessive_from = start + (stuffed + 2) * bit
-            self.env.schedule(end, lambda: self._deliver(ctrl, pending, receivers, start), BUS)
+            self.recessive_from = crc_delimiter + bit
+            self.env.schedule(end, lambda: self._deliver(ctrl, pending, receivers, start, bits),
+                              BUS)
         else:
             # CRC error flagged after the ACK delimiter; a missing ACK in the ACK delimiter
-            flag = start + (stuffed + (3 if fault == CORRUPT else 2)) * bit
+            after = 2 if fault == CORRUPT else 1
+            flag = crc_delimiter + after * bit
             end = flag + fb.ERROR_FRAME_BITS * bit
             self.free_at = end + fb.IFS_BITS * bit
             self.recessive_from = flag + 6 * bit
+            bits += after - (fb.TRAILER_BITS - 1) + fb.ERROR_FRAME_BITS  # SOF..flag, error frame
             self.env.schedule(flag, lambda: self._error(ctrl, pending, receivers, start, flag,
-                                                        fault), BUS)
+                                                        fault, bits), BUS)
         self.wake(self.free_at)
 
     def _deliver(self, ctrl: Controller, pending: Pending, receivers: list[Controller],
-                 start: int) -> None:
+                 start: int, bits: int) -> None:
         now = self.env.now
         ctrl.sent(pending)
         self._suspend_if_passive(ctrl)
@@ -159,7 +167,8 @@ class Medium:
         rx = can.Message(timestamp=now / NS_PER_S, arbitration_id=tx.arbitration_id,
                          is_extended_id=tx.is_extended_id, is_remote_frame=tx.is_remote_frame,
                          dlc=tx.dlc, data=tx.data, channel=self.name, is_rx=True,
-                         check=False)
+                         is_fd=tx.is_fd, bitrate_switch=tx.bitrate_switch,
+                         error_state_indicator=tx.error_state_indicator, check=False)
         self.frames += 1
         if self._rec_pending:
             for r in receivers:
@@ -171,12 +180,13 @@ class Medium:
                 r.counters.rx_frames += 1
                 r.deliver(rx)  # type: ignore[misc]
         if self.taps:
-            record = FrameRecord(rx, ctrl.name, start, now, self.free_at, True, pending.queued)
+            record = FrameRecord(rx, ctrl.name, start, now, self.free_at, True, pending.queued,
+                                 bits=bits)
             for tap in self.taps:
                 tap(record)
 
     def _error(self, ctrl: Controller, pending: Pending, receivers: list[Controller],
-               start: int, flag: int, fault: str) -> None:
+               start: int, flag: int, fault: str, bits: int) -> None:
         ctrl.transmit_error(flag, ack_error=fault == NO_ACK)
         if fault == CORRUPT:
             for r in receivers:
@@ -186,8 +196,9 @@ class Medium:
         self.error_frames += 1
         if ctrl.state is ErrorState.BUS_OFF:
             self._schedule_recovery(ctrl)
-        record = FrameRecord(pending.msg, ctrl.name, start, flag + fb.ERROR_FRAME_BITS *
-                             self.bit_ns, self.free_at, False, pending.queued, fault)
+        end = flag + fb.ERROR_FRAME_BITS * self.bit_ns
+        record = FrameRecord(pending.msg, ctrl.name, start, end, self.free_at, False,
+                             pending.queued, fault, bits)
         for tap in self.taps:
             tap(record)
 

@@ -25,11 +25,13 @@ that simulation's:
 time of their end of frame as timestamp.  Receive filters act as the controller's acceptance
 filter; a ``listener`` (set by ``attach_sim``) gets accepted frames at their end of frame
 instead of the receive queue, one message per frame shared by the listeners (read-only).
-``recv(0)`` does not advance simulated time: a frame takes its wire time to arrive.  Every
-``recv`` returns a message of its own (data copied per receiver), as python-can buses do.
-``send`` refuses what a CAN controller refuses (``controller.InvalidFrame``, a
-``can.CanOperationError``).  One thread per simulated-time simulation; a wall-clock channel
-takes several.
+A channel is classic CAN unless the bus that makes it says ``fd=True`` (its data phase at the
+nominal rate) or gives ``data_bitrate=`` (bit/s): then it carries CAN FD frames, those with BRS
+at the data rate (``bus.bit_timing``).  ``recv(0)`` does not advance simulated time: a frame
+takes its wire time to arrive.  Every ``recv`` returns a message of its own (data copied per
+receiver), as python-can buses do.  ``send`` refuses what a CAN controller refuses
+(``controller.InvalidFrame``, a ``can.CanOperationError``).  One thread per simulated-time
+simulation; a wall-clock channel takes several.
 """
 
 import itertools
@@ -62,19 +64,29 @@ _SHARED: dict[str, _Channel] = {}  # standalone channels: name -> the in-process
 _NODE_NUMBERS = itertools.count(1)
 
 
-def _shared_channel(channel: str, bitrate: int | None, clock: Clock | None) -> _Channel:
-    """The standalone channel `channel` (made on first use with `clock`, default WALL)."""
+def _shared_channel(channel: str, bitrate: int | None, clock: Clock | None,
+                    data_bitrate: int | None = None) -> _Channel:
+    """The standalone channel `channel` (made on first use with `clock`, default WALL; a CAN FD
+    bus when `data_bitrate` is given)."""
     if clock not in (None, WALL, SIMULATED):
         raise can.CanInitializationError(
             f"servobus clock must be {WALL!r} or {SIMULATED!r}, not {clock!r}")
     shared = _SHARED.get(channel)
     if shared is None:
-        medium = Medium(Environment(), bitrate or 1_000_000, name=channel)
+        try:
+            medium = Medium(Environment(), bitrate or 1_000_000, name=channel,
+                            data_bitrate=data_bitrate)
+        except ValueError as err:
+            raise can.CanInitializationError(f"servobus channel {channel!r}: {err}") from None
         shared = _SHARED[channel] = _Channel(medium, None if clock == SIMULATED else WallClock())
     elif bitrate is not None and bitrate != shared.medium.bitrate:
         raise can.CanInitializationError(
             f"servobus channel {channel!r} already runs at {shared.medium.bitrate} bit/s, "
             f"not {bitrate}")
+    elif data_bitrate is not None and data_bitrate != shared.medium.timing.data_bitrate:
+        raise can.CanInitializationError(
+            f"servobus channel {channel!r} already runs at "
+            f"{shared.medium.timing.describe()}, not a data bit rate of {data_bitrate} bit/s")
     elif clock is not None and (clock == WALL) != (shared.wall is not None):
         raise can.CanInitializationError(
             f"servobus channel {channel!r} already keeps "
@@ -95,7 +107,8 @@ class SimBus(can.BusABC):
     def __init__(self, channel: Any = None, medium: Medium | None = None,
                  receive_own_messages: bool = False, rx_queue_size: int = DEFAULT_RX_QUEUE,
                  tx_queue_size: int = 64, node: str | None = None, bitrate: int | None = None,
-                 clock: Clock | None = None, **kwargs: Any) -> None:
+                 clock: Clock | None = None, fd: bool = False, data_bitrate: int | None = None,
+                 **kwargs: Any) -> None:
         self._shared = medium is None
         self._wall: WallClock | None = None
         if medium is None:
@@ -103,7 +116,9 @@ class SimBus(can.BusABC):
                 raise can.CanInitializationError(
                     "the servobus interface needs a channel name (a simulated bus shared in "
                     "this process) or medium=<bus.medium.Medium>")
-            medium, self._wall = _shared_channel(str(channel), bitrate, clock)
+            if fd and data_bitrate is None:
+                data_bitrate = bitrate or 1_000_000
+            medium, self._wall = _shared_channel(str(channel), bitrate, clock, data_bitrate)
             name = node or f"{channel}#{next(_NODE_NUMBERS)}"
         else:
             name = node or str(channel)
@@ -159,7 +174,9 @@ class SimBus(can.BusABC):
         echo = can.Message(timestamp=self.medium.env.now / NS_PER_S,
                            arbitration_id=msg.arbitration_id, is_extended_id=msg.is_extended_id,
                            is_remote_frame=msg.is_remote_frame, dlc=msg.dlc, data=msg.data,
-                           channel=self.medium.name, is_rx=False, check=False)
+                           channel=self.medium.name, is_rx=False, is_fd=msg.is_fd,
+                           bitrate_switch=msg.bitrate_switch,
+                           error_state_indicator=msg.error_state_indicator, check=False)
         self._deliver(echo)
 
     def send(self, msg: can.Message, timeout: float | None = None) -> None:

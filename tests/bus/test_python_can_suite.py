@@ -22,11 +22,8 @@ from types import ModuleType
 import can
 import pytest
 
-from servobus.bus.controller import InvalidFrame
-
 PACKAGE = "python_can_sdist_tests"  # the sdist's test folder, imported under this name
 PIP_TIMEOUT_S = 300
-NO_FD = "the servobus interface has no CAN FD frames yet (send refuses them: InvalidFrame)"
 
 
 def _cache_dir() -> Path:
@@ -87,13 +84,3 @@ class TestServobusBack2Back(_back2back().Back2BackTestCase):  # type: ignore[mis
     CHANNEL_1 = "back2back"
     INTERFACE_2 = "servobus"
     CHANNEL_2 = "back2back"
-
-    @pytest.mark.xfail(raises=InvalidFrame, strict=True, reason=NO_FD)
-    def test_fd_message(self) -> None:
-        """A 64-byte FD frame."""
-        super().test_fd_message()
-
-    @pytest.mark.xfail(raises=InvalidFrame, strict=True, reason=NO_FD)
-    def test_fd_message_with_brs(self) -> None:
-        """A 48-byte FD frame with bit rate switch."""
-        super().test_fd_message_with_brs()
