@@ -18,7 +18,7 @@ from functools import lru_cache
 import can
 
 from servobus.bus import frame_bits as fb
-from servobus.bus import frame_bits_fd as fd
+from servobus.bus import frame_bits_fd as fdb
 from servobus.bus.frame_fast import STUFF_CACHE, stuffed_length_cached
 from servobus.bus.scheduler import NS_PER_S
 
@@ -26,9 +26,9 @@ AFTER_CRC_DELIMITER_BITS = fb.TRAILER_BITS - 1  # ACK slot, ACK delimiter, EOF (
 
 
 @lru_cache(maxsize=STUFF_CACHE)
-def fd_length(can_id: int, data: bytes, extended: bool, brs: bool, esi: bool) -> fd.FdLength:
+def fd_length(can_id: int, data: bytes, extended: bool, brs: bool, esi: bool) -> fdb.FdLength:
     """``frame_bits_fd.fd_frame_bits``, remembered (a bus's payloads repeat)."""
-    return fd.fd_frame_bits(can_id, data, extended=extended, brs=brs, esi=esi)
+    return fdb.fd_frame_bits(can_id, data, extended=extended, brs=brs, esi=esi)
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class BitTiming:
             if self.bitrate <= 0 or NS_PER_S % self.bitrate:
                 raise ValueError(f"bit rate must divide 1e9 ns exactly, got {self.bitrate}")
         else:
-            fd.bit_times_ns(self.bitrate, self.data_bitrate)
+            fdb.bit_times_ns(self.bitrate, self.data_bitrate)
 
     @property
     def fd(self) -> bool:
@@ -77,6 +77,21 @@ class BitTiming:
         """A data frame's exact time on the wire in ns, interframe space included."""
         head_ns, _ = self.to_crc_delimiter(msg)
         return head_ns + (AFTER_CRC_DELIMITER_BITS + fb.IFS_BITS) * self.bit_ns
+
+    def worst_case_bits(self, length: int, *, extended: bool = False, fd: bool = False,
+                        brs: bool = False) -> fdb.FdLength:
+        """Nominal and data bits bounding any data frame of `length` bytes, interframe space
+        included (classic: Davis et al. 2007, all nominal; FD: ``fd_worst_case_bits``)."""
+        if not fd:
+            return fdb.FdLength(fb.worst_case_bits(length, extended), 0)
+        return fdb.fd_worst_case_bits(length, extended=extended, brs=brs)
+
+    def worst_case_ns(self, length: int, *, extended: bool = False, fd: bool = False,
+                      brs: bool = False) -> int:
+        """The longest time on the wire of a data frame of `length` bytes (for RTA and load
+        budgets)."""
+        bits = self.worst_case_bits(length, extended=extended, fd=fd, brs=brs)
+        return bits.nominal_bits * self.bit_ns + bits.data_bits * self.data_bit_ns
 
     def describe(self) -> str:
         """'1000 kbit/s' or '1000/5000 kbit/s CAN FD'."""

@@ -17,6 +17,7 @@ import can
 import cantools
 
 from servobus.bus import codec_fast
+from servobus.bus.bit_timing import BitTiming
 from servobus.bus.dbc_cache import load_dbc
 from servobus.bus.layout import Layout, layout_of
 from servobus.bus.untrusted import shown
@@ -121,6 +122,11 @@ class Schema:
         """Bit rate from the DBC attribute Baudrate (1 Mbit/s by default; checked at load)."""
         attr = _baudrate(self.db)
         return int(attr.value) if attr is not None else BITRATE_MAX
+
+    @property
+    def bit_timing(self) -> BitTiming:
+        """The bus's bit rates (its nominal Baudrate; a data bit rate on a CAN FD bus)."""
+        return BitTiming(self.bitrate)
 
     @property
     def tick_period_ns(self) -> int:
