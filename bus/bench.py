@@ -25,6 +25,7 @@ import can
 import numpy as np
 
 from servobus.bus import frame_bits as fb
+from servobus.bus.bit_timing import BitTiming
 from servobus.bus.medium import Medium
 from servobus.bus.period_engine import TX_QUEUE, LeanBus
 from servobus.bus.schedule_sim import ScheduleSim
@@ -111,7 +112,7 @@ def period_engine(per_node: int, depth: int = TX_QUEUE) -> Shot:
     queues its next one (a tap), so the lowest-ID node still sends all its frames first, as on
     the medium with every frame queued at once."""
     env = Environment()
-    bus = LeanBus(env, BITRATE)
+    bus = LeanBus(env, BitTiming(BITRATE))
     counts = [0] * NODES
     ids = [0x100 + i for i in range(NODES)]
     for i in range(NODES):

@@ -107,6 +107,42 @@ def stuffed_bits(can_id, payload, dlc, extended):
     return tail_bits(crc, state, count, dlc, extended)
 
 
+@register_jitable
+def _stuff(value, width, state, count):
+    """A chunk of up to 8 bits through the stuffing counter only (an FD frame's length does
+    not depend on its CRC's value)."""
+    step = int(STUFF_TABLE[state, (1 << width) | value])
+    return step & 15, count + (step >> 4)
+
+
+@register_jitable
+def fd_bits(can_id, payload, size, brs):
+    """(arbitration bits, data-phase bits) of a standard-ID CAN FD data frame of `size` bytes
+    (an FD length; ESI dominant): SOF..BRS with its stuff bits, and ESI..CRC delimiter with
+    the dynamic stuff bits (none after the last data bit), stuff count, CRC and fixed stuff
+    bits, as ``frame_bits_fd.fd_frame`` lays them out; what the compiled engines call per FD
+    frame (the stuffing counter's table, no bit array)."""
+    state, count = 0, 0
+    head = (can_id & 0x7FF) << 5 | 4 | (1 if brs else 0)  # SOF ID RRS IDE FDF res BRS
+    state, count = _stuff(head >> 16, 1, state, count)
+    state, count = _stuff((head >> 8) & 0xFF, 8, state, count)
+    state, count = _stuff(head & 0xFF, 8, state, count)
+    arbitration = count
+    dlc = size if size <= 8 else 9 + (size > 12) + (size > 16) + (size > 20) + (size > 24) \
+        + (size > 32) + (size > 48)
+    # the last bit's stuff bit is not sent: everything up to it goes through the counter
+    if size == 0:  # ESI and DLC end the stuffed part
+        state, count = _stuff(dlc >> 1, 4, state, count)
+    else:
+        state, count = _stuff(dlc, 5, state, count)
+        for i in range(size - 1):
+            state, count = _stuff(int(payload[i]), 8, state, count)
+        state, count = _stuff(int(payload[size - 1]) >> 1, 7, state, count)
+    width = 17 if size <= 16 else 21
+    crc_field = 4 + width + 1 + (4 + width) // 4  # stuff count, parity, CRC, fixed stuff bits
+    return 17 + arbitration, 5 + 8 * size + count - arbitration + crc_field + 1
+
+
 @njit_cached
 def _stuffed_length(can_id: int, word: int, dlc: int, extended: bool) -> int:
     """The payload as one signed big-endian integer (an int64: its bytes by shift and mask): a

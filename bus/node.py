@@ -59,13 +59,12 @@ def send_or_count(bus: can.BusABC, msg: can.Message, owner: Any) -> None:
 
 
 def send_bytes_or_count(bus: can.BusABC, send_data: Callable[[int, bytes], None] | None,
-                        can_id: int, data: bytes, owner: Any) -> None:
+                        schema: Schema, can_id: int, data: bytes, owner: Any) -> None:
     """Send a standard frame's payload: through `send_data` where the bus takes bytes (the
-    period engine's ``send_data``), else as a can.Message; a refused frame is counted in
-    owner.tx_faults."""
+    period engine's ``send_data``), else as the schema's can.Message (classic or FD); a refused
+    frame is counted in owner.tx_faults."""
     if send_data is None:
-        send_or_count(bus, can.Message(arbitration_id=can_id, data=data, is_extended_id=False),
-                      owner)
+        send_or_count(bus, schema.frame(can_id, data), owner)
         return
     try:
         send_data(can_id, data)

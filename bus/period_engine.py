@@ -13,8 +13,9 @@ loop, kept for the nodes' own timers):
 How a stretch of traffic is computed: when the wire is free and frames wait, an arbitration runs
 at ``max(free_at, now)`` after every event of that instant (the reference's ARBITRATION
 priority); then, without going back to the event heap, frame after frame: the lowest key (base
-ID, then queueing order) wins, lasts its exact stuffed length plus trailer (``frame_fast``,
-cached), is delivered at its end of frame and the wire is free again after the interframe space.
+ID, then queueing order) wins, lasts its exact time on the wire (its stuffed length plus
+trailer, ``frame_fast``; an FD frame's nominal and data bits, ``bus.bit_timing``; cached), is
+delivered at its end of frame and the wire is free again after the interframe space.
 A delivery runs its handlers inline, with the clock moved to the end of frame, as long as no
 timer is due before it (a delivery precedes timers of its own instant, as the reference's BUS
 priority does) and it is within the run's limit (``env.until``); otherwise it becomes an event
@@ -34,6 +35,7 @@ from typing import Any
 import can
 
 from servobus.bus import frame_bits as fb
+from servobus.bus.bit_timing import BitTiming, fd_length
 from servobus.bus.controller import DEFAULT_TX_QUEUE as TX_QUEUE
 from servobus.bus.frame_fast import STUFF_CACHE, stuffed_length
 from servobus.bus.scheduler import ARBITRATION, BUS, NS_PER_S, Environment, Handle, earliest
@@ -41,24 +43,37 @@ from servobus.bus.scheduler import ARBITRATION, BUS, NS_PER_S, Environment, Hand
 Handler = Callable[[int, bytes, int], None]
 Tap = Callable[[int, int, int, int, bytes, int], None]  # start, end, busy_until, id, data, sender
 Charge = Callable[[int, int, int, bool], None]  # start, busy_until, bits, ok (a load meter)
-Queued = tuple[int, bytes, int]  # sender, data, stuffed bits (in an ID's FIFO)
+Length = tuple[int, int]  # a frame's bits on the wire (interframe space included), its ns
+# from SOF to its end of frame
+Queued = tuple[int, bytes, int, int]  # sender, data, bits, ns to end of frame (an ID's FIFO)
 NEVER = 1 << 62  # no timer due, no run limit (ns; later than any simulated instant)
+FrameFormat = tuple[int, int, int, bool, bool]  # ID, bit ns, data bit ns, FD, BRS
 
 
-# per ID (at most 2048 standard IDs), stuffed length by payload, shared by all buses
-_lengths: dict[int, dict[bytes, int]] = {}
+# per ID and bit timing, a frame's length by payload, shared by all buses
+_lengths: dict[FrameFormat, dict[bytes, Length]] = {}
 _remembered = [0]  # how many: all are forgotten past STUFF_CACHE (bounded memory)
 
 
-def stuffed_length_of(can_id: int, data: bytes, lengths: dict[bytes, int]) -> int:
-    """A payload's stuffed length, remembered in `lengths` (its ID's in ``_lengths``)."""
+def length_of(form: FrameFormat, data: bytes, lengths: dict[bytes, Length]) -> Length:
+    """A payload's bits and ns to its end of frame, remembered in `lengths` (its format's in
+    ``_lengths``)."""
     if _remembered[0] >= STUFF_CACHE:
         for known in _lengths.values():
             known.clear()
         _remembered[0] = 0
     _remembered[0] += 1
-    bits = lengths[data] = stuffed_length(can_id, data, False)
-    return bits
+    can_id, bit_ns, data_bit_ns, fd, brs = form
+    if fd:
+        fd_bits = fd_length(can_id, data, False, brs, False)
+        bits = fd_bits.nominal_bits + fd_bits.data_bits
+        span = (fd_bits.nominal_bits - fb.IFS_BITS) * bit_ns + fd_bits.data_bits * data_bit_ns
+    else:
+        stuffed = stuffed_length(can_id, data, False)
+        bits = stuffed + fb.TRAILER_BITS + fb.IFS_BITS
+        span = (stuffed + fb.TRAILER_BITS) * bit_ns
+    length = lengths[data] = (bits, span)
+    return length
 
 
 def _ignore(can_id: int, data: bytes, now: int) -> None:
@@ -94,16 +109,18 @@ def fan_out(handlers: list[Handler]) -> Handler:
 
 
 class Fifo(deque[Queued]):
-    """One ID's queued frames in queueing order, that ID's remembered stuffed lengths (a dict by
-    payload, shared by all buses: cheaper per frame than a cache keyed by ID and payload) and,
+    """One ID's queued frames in queueing order, that ID's remembered lengths (a dict by
+    payload, shared by all buses of its bit timing and frame format: cheaper per frame than a
+    cache keyed by ID and payload) and,
     per sender, the ``fan_out`` of the handlers its frames go to (None until first needed: a
     list index per frame, cheaper than a dict keyed by ID and sender)."""
 
-    __slots__ = ("heard", "lengths")
+    __slots__ = ("form", "heard", "lengths")
 
-    def __init__(self, can_id: int, nodes: int) -> None:
+    def __init__(self, form: FrameFormat, nodes: int) -> None:
         super().__init__()
-        self.lengths = _lengths.setdefault(can_id, {})
+        self.form = form
+        self.lengths = _lengths.setdefault(form, {})
         self.heard: list[Handler | None] = [None] * nodes
 
 
@@ -113,14 +130,20 @@ class LeanBus:
     The arbitration order, lowest ID then queueing order, is kept as one FIFO per ID (frames of
     one ID leave in the order they were queued, whoever sent them) and a heap of the IDs whose
     FIFO holds a frame (``_pool``, truthy while any frame waits): the winner is the smallest ID
-    in it, an int comparison of at most as many IDs as wait, not of every queued frame."""
+    in it, an int comparison of at most as many IDs as wait, not of every queued frame.
 
-    def __init__(self, env: Environment, bitrate: int = 1_000_000) -> None:
-        if bitrate <= 0 or NS_PER_S % bitrate:
-            raise ValueError(f"bit rate must divide 1e9 ns exactly, got {bitrate}")
+    On a CAN FD bus (`timing` with a data bit rate) the IDs of `fd_ids` are FD frames, with BRS
+    where it maps them to True (the DBC's frame formats)."""
+
+    def __init__(self, env: Environment, timing: BitTiming | None = None,
+                 fd_ids: dict[int, bool] | None = None) -> None:
+        self.timing = timing = timing or BitTiming()
+        if fd_ids and not timing.fd:
+            raise ValueError(f"CAN FD frames on a classic bus ({timing.describe()})")
         self.env = env
-        self.bitrate = bitrate
-        self.bit_ns = NS_PER_S // bitrate
+        self.bitrate = timing.bitrate
+        self.bit_ns = timing.bit_ns
+        self.fd_ids = fd_ids or {}
         self.names: list[str] = []
         self.handlers: list[dict[int, Handler]] = []
         self.taps: list[Tap] = []
@@ -144,9 +167,8 @@ class LeanBus:
             fifo.heard = [None] * len(self.names)
         return len(self.names) - 1
 
-    def send(self, sender: int, can_id: int, data: bytes, bits: int = 0) -> None:
-        """Queue a frame now (CanOperationError when the sender's queue is full); `bits`, its
-        stuffed length if the caller knows it."""
+    def send(self, sender: int, can_id: int, data: bytes) -> None:
+        """Queue a frame now (CanOperationError when the sender's queue is full)."""
         queued = self._queued
         count = queued[sender]
         if count >= TX_QUEUE:
@@ -155,14 +177,18 @@ class LeanBus:
         try:
             fifo = self._fifo[can_id]
         except KeyError:  # the ID's first frame on this bus
-            fifo = self._fifo[can_id] = Fifo(can_id, len(self.names))
-        if not bits:
-            bits = fifo.lengths.get(data) or stuffed_length_of(can_id, data, fifo.lengths)
+            fifo = self._fifo[can_id] = Fifo(self._format(can_id), len(self.names))
+        bits, span = fifo.lengths.get(data) or length_of(fifo.form, data, fifo.lengths)
         if not fifo:
             heapq.heappush(self._pool, can_id)
-        fifo.append((sender, data, bits))
+        fifo.append((sender, data, bits, span))
         if not self._busy:
             self.wake(self.env.now)
+
+    def _format(self, can_id: int) -> FrameFormat:
+        """The ID's frame format on this bus (its lengths' key)."""
+        fd = can_id in self.fd_ids
+        return (can_id, self.bit_ns, self.timing.data_bit_ns, fd, fd and self.fd_ids[can_id])
 
     def idle(self, now: int) -> bool:
         """Nothing queued, no arbitration pending, no stretch running and the wire free by `now`
@@ -196,10 +222,9 @@ class LeanBus:
         way out, also when a handler raised."""
         self._arbitration = None
         self._busy = True
-        env, pool, fifos, bit = self.env, self._pool, self._fifo, self.bit_ns
+        env, pool, fifos = self.env, self._pool, self._fifo
         events = env.heap  # read in place: the next timer is its head unless cancelled
-        trailer, ifs = fb.TRAILER_BITS * bit, fb.IFS_BITS * bit
-        tail_bits = fb.TRAILER_BITS + fb.IFS_BITS
+        ifs = fb.IFS_BITS * self.bit_ns
         queued, charges, taps = self._queued, self.charges, self.taps
         paced = env.realtime_factor is not None
         until = NEVER if env.until is None else env.until
@@ -221,8 +246,8 @@ class LeanBus:
                     cut = until
                 can_id = pool[0]  # lowest ID, then (its FIFO) queueing order
                 fifo = fifos[can_id]
-                sender, data, bits = fifo[0]  # left in its FIFO until delivered (see below)
-                end = start + bits * bit + trailer
+                sender, data, bits, span = fifo[0]  # left in its FIFO until delivered (below)
+                end = start + span
                 busy = end + ifs
                 if end > cut:
                     free = busy
@@ -242,7 +267,7 @@ class LeanBus:
                     frames += 1
                     if charges:
                         for charge in charges:
-                            charge(start, busy, bits + tail_bits, True)
+                            charge(start, busy, bits, True)
                     if taps:
                         for tap in taps:
                             tap(start, end, busy, can_id, data, sender)
@@ -272,7 +297,7 @@ class LeanBus:
         self.frames += 1
         busy = self.free_at
         for charge in self.charges:  # meter and log first: a run interrupted in a handler
-            charge(start, busy, bits + fb.TRAILER_BITS + fb.IFS_BITS, True)  # has logged
+            charge(start, busy, bits, True)  # has logged
         for tap in self.taps:  # every frame a node may have acted on
             tap(start, now, busy, can_id, data, sender)
         self.receivers(can_id, sender)(can_id, data, now)
@@ -281,8 +306,10 @@ class LeanBus:
 CHANNEL = "servobus0"  # the channel the period engine's frames carry, as the reference medium's
 
 
-def rx_message(can_id: int, data: bytes, now: int) -> can.Message:
-    """The received frame as the reference medium hands it out (for logs and Python nodes)."""
+def rx_message(can_id: int, data: bytes, now: int, fd_ids: dict[int, bool]) -> can.Message:
+    """The received frame as the reference medium hands it out (for logs and Python nodes; an
+    FD frame when its ID is in `fd_ids`, with BRS where that maps it to True)."""
+    fd = can_id in fd_ids
     return can.Message(timestamp=now / NS_PER_S, arbitration_id=can_id, is_extended_id=False,
                        is_remote_frame=False, dlc=len(data), data=data, channel=CHANNEL,
-                       is_rx=True, check=False)
+                       is_rx=True, is_fd=fd, bitrate_switch=fd and fd_ids[can_id], check=False)

@@ -128,6 +128,12 @@ class Schema:
         """The bus's bit rates (its nominal Baudrate; a data bit rate on a CAN FD bus)."""
         return BitTiming(self.bitrate)
 
+    @functools.cached_property
+    def fd_ids(self) -> dict[int, bool]:
+        """The CAN FD messages' IDs, each mapped to whether it switches to the data bit rate
+        (BRS: the message attribute CANFD_BRS)."""
+        return {m.frame_id: _brs(m) for m in self.db.messages if m.is_fd}
+
     @property
     def tick_period_ns(self) -> int:
         """The TICK cycle time (GenMsgCycleTime) in ns."""
@@ -149,8 +155,21 @@ class Schema:
 
     def encode(self, name: str, values: dict[str, Any]) -> can.Message:
         """A can.Message of `name` with the given physical values (range-checked)."""
-        can_id, data = self.encode_data(name, values)
-        return can.Message(arbitration_id=can_id, data=data, is_extended_id=False)
+        return self.frame(*self.encode_data(name, values))
+
+    def worst_case_ns(self, name: str) -> int:
+        """The longest time a frame of message `name` may hold the wire (interframe space
+        included): Davis et al.'s bound, or the CAN FD one at the bus's bit rates."""
+        message = self.message(name)
+        brs = self.fd_ids.get(message.frame_id)
+        return self.bit_timing.worst_case_ns(message.length, fd=brs is not None, brs=bool(brs))
+
+    def frame(self, can_id: int, data: bytes) -> can.Message:
+        """The frame a node sends with this payload: classic, or CAN FD (with BRS where the DBC
+        says) for the DBC's FD messages."""
+        fd = can_id in self.fd_ids
+        return can.Message(arbitration_id=can_id, data=data, is_extended_id=False, is_fd=fd,
+                           bitrate_switch=fd and self.fd_ids[can_id])
 
     def encode_data(self, name: str, values: dict[str, Any]) -> tuple[int, bytes]:
         """The CAN ID and payload of `name` with the given physical values (range-checked;
@@ -268,6 +287,12 @@ def _check_db(path: Path, db: cantools.database.can.Database) -> None:
             raise _dbc_error(path, None, f"Baudrate {rate!r} is not a classic CAN bit rate "
                                          f"{BITRATE_MIN} .. {BITRATE_MAX} bit/s with a bit time "
                                          "of whole nanoseconds", "Baudrate")
+
+
+def _brs(message: cantools.database.Message) -> bool:
+    """Whether an FD message switches bit rate (CANFD_BRS "1")."""
+    attr = message.dbc.attributes.get("CANFD_BRS") if message.dbc else None
+    return attr is not None and str(attr.value) == "1"
 
 
 def _baudrate(db: cantools.database.can.Database) -> Any:

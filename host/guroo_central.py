@@ -251,12 +251,12 @@ class CentralNode:
                                                        strict=True)):
             j = SLOTS * b
             data = codec.layout.pack(*raw_w[j:j + len(board.joints)], seq)
-            send_bytes_or_count(self.bus, self._send_data, can_id, data, self)
+            send_bytes_or_count(self.bus, self._send_data, self.schema, can_id, data, self)
         for k, (can_id, codec) in enumerate(zip(self._servo_ids, self._servo, strict=True)):
             j = pre.SERVO_WORDS * k
             words = raw_p[j:min(j + pre.SERVO_WORDS, self.servo_joints)]
-            send_bytes_or_count(self.bus, self._send_data, can_id, codec.layout.pack(*words),
-                                self)
+            send_bytes_or_count(self.bus, self._send_data, self.schema, can_id,
+                                codec.layout.pack(*words), self)
         self._sent_w, self._t_sent = w, now
         self.broadcasts += 1
         self._k += 1

@@ -153,7 +153,7 @@ class HostNode:
 
         def handler(can_id: int, data: bytes, now: int) -> None:
             if not self.idle(now):
-                self.on_message(rx_message(can_id, data, now))
+                self.on_message(rx_message(can_id, data, now, self.schema.fd_ids))
                 return
             self.measurement(j, position(data), now)
         return handler
@@ -224,7 +224,8 @@ class HostNode:
     def _emit(self, name: str, values: dict[str, float]) -> None:
         """Send a frame of the cycle: as bytes where the bus takes them (the period engine),
         else as a can.Message; the same payload either way."""
-        send_bytes_or_count(self.bus, self._send_data, *self.schema.encode_data(name, values), self)
+        send_bytes_or_count(self.bus, self._send_data, self.schema,
+                            *self.schema.encode_data(name, values), self)
 
     def _drain_backlog(self) -> None:
         """Serve frames that waited while busy; only the newest tick's period is kept."""

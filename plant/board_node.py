@@ -24,7 +24,6 @@ import numpy as np
 from can.typechecking import CanFilter
 
 from servobus.bus.codec_fast import signal_reader
-from servobus.bus.frame_fast import stuffed_length
 from servobus.bus.node import Clock, send_or_count
 from servobus.bus.period_engine import Handler
 from servobus.bus.schema import (
@@ -111,11 +110,11 @@ class BoardNode:
     def byte_handlers(self) -> dict[int, Handler]:
         """The frames it takes as bytes on a bus that hands them so (the period engine): TICK
         (the bank brought to now once, the firmware's tick, its MEAS queued; a 2-byte MEAS kept
-        per position with its stuffed length), its group's ACTUATION and POSREF (decoded)."""
+        per position), its group's ACTUATION and POSREF (decoded)."""
         ram, rom, bank = self.rig.ram, self.rig.rom, self.bank
         meas_id = int(self.schema.message(self._meas).frame_id)
         codec = self.schema.codec(self._meas)
-        frames: dict[int, tuple[bytes, int]] = {}  # position -> payload, stuffed bits
+        payloads: dict[int, bytes] = {}  # position -> MEAS payload
 
         def on_tick(can_id: int, data: bytes, now: int) -> None:
             bank.advance_to(now)  # once per tick: the other boards' calls find it done
@@ -126,11 +125,10 @@ class BoardNode:
                 send(*self.schema.encode_data(*self.measurement()))
                 return
             position = int(ram[m.POS_TX])
-            frame = frames.get(position)
-            if frame is None:
-                payload = codec.encode({self._position: position})
-                frame = frames[position] = (payload, stuffed_length(meas_id, payload, False))
-            send(meas_id, *frame)
+            payload = payloads.get(position)
+            if payload is None:
+                payload = payloads[position] = codec.encode({self._position: position})
+            send(meas_id, payload)
 
         amps = signal_reader(self.schema.codec(self._act_name), f"iw_{self.joint}", float)
         refs = signal_reader(self.schema.codec(self._posref_name), f"xw_{self.joint}", int)

@@ -159,7 +159,7 @@ class GurooBoardNode:
         # not the board's clock (in lockstep the two are the same); only a set-point handled in
         # the meantime has already run the board to its own, later arrival
         self.advance(self.next_feedback_due())
-        send_bytes_or_count(self.bus, self._send_data, self._feedback_id,
+        send_bytes_or_count(self.bus, self._send_data, self.schema, self._feedback_id,
                             self._fb_words.pack(*self.feedback_words()), self)
         self.feedback_sent += 1
         self.arm_feedback(self.next_feedback_due())

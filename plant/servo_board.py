@@ -154,7 +154,7 @@ class ServoBoardNode:
         """The status timer: SERVO_STATUS (the servos advanced to now), the next on the grid."""
         self.servos.advance_to(self.clock.now_ns())
         updates, status = self.ram.updates & 0xFF, self.ram.status
-        send_bytes_or_count(self.bus, self._send_data, self._status_id,
+        send_bytes_or_count(self.bus, self._send_data, self.schema, self._status_id,
                             self._status_bytes.pack(updates, status), self)
         self._status_k += 1  # an absolute grid from boot: a late status shifts no later one
         self.arm_status(self.next_status_due())

@@ -171,7 +171,7 @@ def fast_forward(n, t0, tick_ns, k0, bit_ns, table, bus, meas_dlc, supply_raw, c
     k_act, k_status = 1 + joints, 1 + joints + n_groups  # message indices (table's columns)
     counts = np.zeros(joints, dtype=np.int64)
     queue = new_queue(table.shape[1])  # TICK, N MEAS, G ACTUATION, N STATUS
-    payload = np.zeros((table.shape[1], 8), dtype=np.uint8)
+    payload = np.zeros((table.shape[1], data.shape[1]), dtype=np.uint8)  # a row per message
     act_raw = np.zeros(groups.shape, dtype=np.int64)
     reference = np.empty(joints)
     position = np.empty(joints)

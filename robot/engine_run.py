@@ -26,23 +26,24 @@ class NodeBus:
         """Queue the frame (CanOperationError when the node's queue is full)."""
         self.lean.send(self.sender, msg.arbitration_id, bytes(msg.data))
 
-    def send_data(self, can_id: int, data: bytes, bits: int = 0) -> None:
-        """Queue a frame given as bytes (no can.Message on the hot path); `bits`: its stuffed
-        length when the node keeps it."""
-        self.lean.send(self.sender, can_id, data, bits)
+    def send_data(self, can_id: int, data: bytes) -> None:
+        """Queue a frame given as bytes (no can.Message on the hot path)."""
+        self.lean.send(self.sender, can_id, data)
 
     def set_filters(self, filters: Any = None) -> None:
         """The engine's handler tables are the acceptance filters."""
 
 
-def python_handler(node: Any) -> Handler:
-    """A handler that hands a node the can.Message (rare frames)."""
-    return lambda can_id, data, now: node.on_message(rx_message(can_id, data, now))
+def python_handler(node: Any, fd_ids: dict[int, bool]) -> Handler:
+    """A handler that hands a node the can.Message (rare frames; `fd_ids`: the bus's FD IDs
+    and their BRS)."""
+    return lambda can_id, data, now: node.on_message(rx_message(can_id, data, now, fd_ids))
 
 
-def log_tap(writer: can.Listener) -> Callable[[int, int, int, int, bytes, int], None]:
+def log_tap(writer: can.Listener, fd_ids: dict[int, bool]) -> Callable[[int, int, int, int,
+                                                                         bytes, int], None]:
     """A tap writing every delivered frame as the reference recorder does."""
 
     def tap(start: int, end: int, busy: int, can_id: int, data: bytes, sender: int) -> None:
-        writer.on_message_received(rx_message(can_id, data, end))
+        writer.on_message_received(rx_message(can_id, data, end, fd_ids))
     return tap

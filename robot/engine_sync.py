@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from servobus.bus import frame_bits as fb
 from servobus.bus.deferred_signals import deferred_signals
 from servobus.bus.period_engine import LeanBus
 from servobus.bus.scheduler import NS_PER_S
@@ -45,7 +44,7 @@ from servobus.plant.board_node import STATUS_PERIOD_NS
 from servobus.robot import engine_compiled as ec
 from servobus.robot.advance import CHUNK_S
 from servobus.robot.frame_rows import COLUMNS, hand_over
-from servobus.robot.period_loop import B_FRAMES, B_FREE, message_table
+from servobus.robot.period_loop import B_FRAMES, B_FREE, message_table, payload_width
 
 if TYPE_CHECKING:
     from servobus.robot.assembly import Robot
@@ -56,21 +55,20 @@ def period_names(schema: Any, meas_bytes: int, local_p: bool) -> list[str]:
 
 
 @cache
-def frame_bits(schema: Any, meas_bytes: int, local_p: bool) -> tuple[int, int]:
+def frame_ns(schema: Any, meas_bytes: int, local_p: bool) -> tuple[int, int]:
     """The period's frames (``period_names``) and one STATUS frame at their longest
-    (``worst_case_bits``, interframe space included), in bits."""
+    (``Schema.worst_case_ns``, interframe space included), in ns."""
     names = period_names(schema, meas_bytes, local_p)
-    period = sum(fb.worst_case_bits(schema.message(n).length) for n in names)
-    return period, max(fb.worst_case_bits(schema.message(f"STATUS_{j}").length)
-                       for j in range(1, schema.joints + 1))
+    period = sum(schema.worst_case_ns(n) for n in names)
+    return period, max(schema.worst_case_ns(f"STATUS_{j}") for j in range(1, schema.joints + 1))
 
 
 def frame_budget_ns(robot: "Robot", statuses: int = 0) -> int:
     """How long the period's frames and `statuses` STATUS frames may hold the wire: once the
     computation ends the wire is busy until the last of them, so a period whose computation
     plus this budget ends before the next tick has every frame sent before that TICK."""
-    period, status = frame_bits(robot.schema, robot.meas_bytes, robot.mode == "local-p")
-    return (period + statuses * status) * (NS_PER_S // robot.schema.bitrate)
+    period, status = frame_ns(robot.schema, robot.meas_bytes, robot.mode == "local-p")
+    return period + statuses * status
 
 
 def _node_faults(robot: "Robot") -> Iterator[str]:
@@ -230,7 +228,8 @@ class CompiledEngine:
         self.batch = round(CHUNK_S * NS_PER_S) // robot.tick.period_ns + 1
         self.periods = np.zeros((self.batch, 3), dtype=np.int64)
         self.frames = np.zeros((self.batch * self.table.shape[1], COLUMNS), dtype=np.int64)
-        self.data = np.zeros((self.batch * self.table.shape[1], 8), dtype=np.uint8)
+        self.data = np.zeros((self.batch * self.table.shape[1], payload_width(self.table)),
+                             dtype=np.uint8)
         self.bus = np.zeros(ec.B_LIMIT + 1, dtype=np.int64)
         self.player = np.zeros(2)
         self.counts = {"compiled": 0, "period": 0}

@@ -169,7 +169,7 @@ def forward(n, t0, period_ns, bit_ns, table, bus, plan_w, plan_raw, plan_p,
     supervised = hp + (1 if servos > 0 else 0)
     slots = SLOTS * hp
     queue = wire.new_queue(table.shape[1])
-    payload = np.zeros((table.shape[1], 8), dtype=np.uint8)
+    payload = np.zeros((table.shape[1], data.shape[1]), dtype=np.uint8)  # a row per message
     xs = np.empty(SLOTS)
     free = bus[wire.B_FREE]
     f = bus[wire.B_FRAMES]

@@ -28,17 +28,22 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from servobus.bus import frame_bits as fb
 from servobus.bus.deferred_signals import deferred_signals
 from servobus.bus.period_engine import LeanBus
-from servobus.bus.scheduler import NS_PER_S, Environment, Handle
+from servobus.bus.scheduler import Environment, Handle
 from servobus.host.guroo_central import CentralNode
 from servobus.plant.guroo_node import PERIOD_NS as PWM_NS
 from servobus.plant.guroo_node import GurooBoardNode
 from servobus.plant.servo_board import ServoBoardNode
 from servobus.robot import guroo_compiled as gc
 from servobus.robot.frame_rows import COLUMNS, F_END, hand_over
-from servobus.robot.period_loop import B_FRAMES, B_FREE, T_DLC, T_ID, message_table
+from servobus.robot.period_loop import (
+    B_FRAMES,
+    B_FREE,
+    T_ID,
+    message_table,
+    payload_width,
+)
 
 if TYPE_CHECKING:
     from servobus.robot.described import DescribedRobot
@@ -112,8 +117,7 @@ def unsupported(robot: "DescribedRobot") -> str | None:
         # and the loop by message: not shown equal for GuRoo, so its periods run in Python
         return "frames that share an ID"
     period = central.period_ns
-    worst = sum(fb.worst_case_bits(int(n)) for n in table[T_DLC])
-    if worst * (NS_PER_S // schema.bitrate) >= period:
+    if sum(schema.worst_case_ns(n) for n in frame_names(central)) >= period:
         return "a period whose frames at their longest may end after the next broadcast"
     if len({b.feedback_period_ns for b in boards}) != 1 or \
             central.feedback_period_ns != boards[0].feedback_period_ns:
@@ -145,7 +149,8 @@ class GurooEngine:
         schema = robot.schema
         self.table = message_table(schema, self.names, frame_names(central))
         self.frames = np.zeros((BATCH * self.table.shape[1], COLUMNS), dtype=np.int64)
-        self.data = np.zeros((BATCH * self.table.shape[1], 8), dtype=np.uint8)
+        self.data = np.zeros((BATCH * self.table.shape[1], payload_width(self.table)),
+                             dtype=np.uint8)
         slots = len(central.slot_joints)
         self.samples_i = np.zeros((BATCH * slots, 2), dtype=np.int64)
         self.samples_f = np.zeros((BATCH * slots, 2))

@@ -9,9 +9,11 @@ after its computation), and ``send_next`` takes the next frame off the queue: wh
 free (or, if it was free first, when the earliest queued frame was queued) the lowest identifier
 among the frames queued by then wins, ties in queueing order; it lasts its exact stuffed length
 plus the trailer (``frame_fast``'s tables; each message's header through them once, in its
-table), ends, and the wire is free again after the interframe space; every frame becomes a row
-(``frame_rows``). So the order of a period's frames follows from the IDs and the instants at
-which the nodes queue them, as on the LeanBus, not from an order written into the loop.
+table; a CAN FD message's arbitration bits at the nominal and its data phase at its own bit
+time, ``frame_fast.fd_bits``), ends, and the wire is free again after the interframe space;
+every frame becomes a row (``frame_rows``). So the order of a period's frames follows from the
+IDs and the instants at which the nodes queue them, as on the LeanBus, not from an order
+written into the loop.
 
 What the nodes do is code: each robot's loop (``engine_compiled.fast_forward``,
 ``guroo_compiled.forward``) runs, per period, the timers due at its instant and then
@@ -29,14 +31,15 @@ import numpy as np
 from numba.extending import register_jitable
 
 from servobus.bus.frame_bits import IFS_BITS, TRAILER_BITS
-from servobus.bus.frame_fast import chunk, header_state, tail_bits
+from servobus.bus.frame_fast import chunk, fd_bits, header_state, tail_bits
 from servobus.robot.frame_rows import F_BITS, F_BUSY, F_DLC, F_END, F_ID, F_SENDER, F_START
 
 ENGINE_SOURCES = tuple(Path(__file__).parent.parent / folder  # what the engines inline
                        for folder in ("firmware", "plant", "host", "bus", "robot", "presets"))
 # rows of a message table: ID, sender, DLC, and its frames' SOF..DLC through the CRC register
-# and the stuffing counter (``frame_fast.header_state`` packed: crc | state << 15 | bits << 19)
-T_ID, T_SENDER, T_DLC, T_HEAD = range(4)
+# and the stuffing counter (``frame_fast.header_state`` packed: crc | state << 15 | bits << 19);
+# a CAN FD message: its data phase's bit time in ns (0: a classic message) and its BRS (0 or 1)
+T_ID, T_SENDER, T_DLC, T_HEAD, T_PHASE_NS, T_BRS = range(6)
 # the queue: Q_N frames queued; Q_K0 + 2 s: message of slot s, Q_K0 + 2 s + 1: when it was queued
 Q_N, Q_K0 = 0, 1
 # `bus`: the wire's free instant, frames written (both in and out)
@@ -47,10 +50,11 @@ def message_table(schema: Any, node_names: Sequence[str], names: Sequence[str],
                   senders: Sequence[int] | None = None) -> np.ndarray:
     """The message table (``wire_table``) of the messages `names` (in that order): the DBC's
     frame ID and length, and its transmitter's index among the robot's nodes (its sender index
-    on the bus).  ValueError: a message without exactly one transmitter among the nodes, or
-    (given the index of the node that sends each message, `senders`) a transmitter that is not
-    it."""
-    ids, found_senders, dlcs = [], [], []
+    on the bus; a CAN FD message's data-phase bit time and BRS from the schema).  ValueError: a
+    message without exactly one transmitter among the nodes, or (given the index of the node
+    that sends each message, `senders`) a transmitter that is not it."""
+    ids, found_senders, dlcs, phases, brs = [], [], [], [], []
+    timing = schema.bit_timing
     for k, name in enumerate(names):
         message = schema.message(name)
         found = [node_names.index(s) for s in message.senders if s in node_names]
@@ -63,15 +67,27 @@ def message_table(schema: Any, node_names: Sequence[str], names: Sequence[str],
         ids.append(message.frame_id)
         found_senders.append(found[0])
         dlcs.append(message.length)
-    return wire_table(ids, found_senders, dlcs)
+        switch = schema.fd_ids.get(message.frame_id)
+        phases.append(0 if switch is None else timing.data_bit_ns if switch else timing.bit_ns)
+        brs.append(int(bool(switch)))
+    return wire_table(ids, found_senders, dlcs, phases, brs)
 
 
-def wire_table(ids: Sequence[int], senders: Sequence[int], dlcs: Sequence[int]) -> np.ndarray:
-    """The rows T_ID, T_SENDER, T_DLC, T_HEAD of standard data frames with these IDs, sender
-    indices and lengths."""
+def wire_table(ids: Sequence[int], senders: Sequence[int], dlcs: Sequence[int],
+               phases: Sequence[int] | None = None,
+               brs: Sequence[int] | None = None) -> np.ndarray:
+    """The rows T_ID .. T_BRS of standard data frames with these IDs, sender indices and
+    lengths (and data-phase bit times and BRS of CAN FD ones; none: all classic)."""
     heads = [crc | state << 15 | count << 19 for crc, state, count in
              (header_state(i, d, False) for i, d in zip(ids, dlcs, strict=True))]
-    return np.array([ids, senders, dlcs, heads], dtype=np.int64).reshape(4, len(ids))
+    none = [0] * len(ids)
+    return np.array([ids, senders, dlcs, heads, phases or none, brs or none],
+                    dtype=np.int64).reshape(6, len(ids))
+
+
+def payload_width(table: np.ndarray) -> int:
+    """Bytes of a payload row for this table's messages: 8, or the longest CAN FD one's."""
+    return max(8, int(table[T_DLC].max(initial=0)))
 
 
 @register_jitable
@@ -120,25 +136,32 @@ def send_next(queue, table, payload, free, frames, data, f, bit_ns):
         queue[Q_K0 + 2 * s + 1] = queue[Q_K0 + 2 * s + 3]
     queue[Q_N] = n - 1
     dlc = table[T_DLC, k]
-    head = table[T_HEAD, k]
-    crc, state, count = head & 0x7FFF, (head >> 15) & 15, head >> 19
-    for i in range(dlc):
-        crc, state, count = chunk(int(payload[k, i]), 8, crc, state, count)
-    bits = tail_bits(crc, state, count, dlc, False)
-    busy = transmit(frames, data, f, ids[k], table[T_SENDER, k], payload, k, dlc, bits, start,
-                    bit_ns)
+    phase = table[T_PHASE_NS, k]
+    if phase:  # CAN FD: SOF..BRS nominal, ESI..CRC delimiter at the data phase's bit time
+        arbitration, fast = fd_bits(ids[k], payload[k], dlc, table[T_BRS, k] != 0)
+        bits = arbitration + fast - 1  # as SOF..CRC of a classic frame: the rows' F_BITS
+        span = arbitration * bit_ns + fast * phase
+    else:
+        head = table[T_HEAD, k]
+        crc, state, count = head & 0x7FFF, (head >> 15) & 15, head >> 19
+        for i in range(dlc):
+            crc, state, count = chunk(int(payload[k, i]), 8, crc, state, count)
+        bits = tail_bits(crc, state, count, dlc, False)
+        span = (bits + 1) * bit_ns
+    busy = transmit(frames, data, f, ids[k], table[T_SENDER, k], payload, k, dlc, bits, span,
+                    start, bit_ns)
     return k, frames[f, F_END], busy
 
 
 @register_jitable
-def transmit(frames, data, f, can_id, sender, payload, k, dlc, bits, start, bit_ns):
-    """Write frame f (row k of payload, `bits` long SOF..CRC, transmitted from `start`) and
-    return the wire's free instant after it."""
-    end = start + (bits + TRAILER_BITS) * bit_ns
+def transmit(frames, data, f, can_id, sender, payload, k, dlc, bits, span, start, bit_ns):
+    """Write frame f (row k of payload, `bits` long SOF..CRC, `span` ns from SOF to the end of
+    its CRC delimiter, transmitted from `start`) and return the wire's free instant after it."""
+    end = start + span + (TRAILER_BITS - 1) * bit_ns
     busy = end + IFS_BITS * bit_ns
     frames[f, F_START], frames[f, F_END], frames[f, F_BUSY] = start, end, busy
     frames[f, F_ID], frames[f, F_SENDER], frames[f, F_BITS], frames[f, F_DLC] = \
         can_id, sender, bits, dlc
-    for b in range(8):
+    for b in range(data.shape[1]):
         data[f, b] = payload[k, b] if b < dlc else 0
     return busy

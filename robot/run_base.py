@@ -102,7 +102,9 @@ class RobotRun:
                           seed: int, end_ns: int | None) -> None:
         """The reference path: the nodes on a python-can medium with the bus faults' plan
         (rules on `ids`, the IDs the nodes can send)."""
-        self.medium = Medium(self.env, self.schema.bitrate, faults=FaultPlan(seed=seed))
+        timing = self.schema.bit_timing
+        self.medium = Medium(self.env, timing.bitrate, faults=FaultPlan(seed=seed),
+                             data_bitrate=timing.data_bitrate)
         self.medium.taps.append(self.meter.tap)
         self.buses = [attach_sim(node, self.medium) for node in nodes]
         apply_script(self.medium, bus_faults, ids, self.description.period_ns, end_ns)
@@ -112,11 +114,11 @@ class RobotRun:
         receiver of, its hot frames on raw payloads (a node's ``byte_handlers``), the rest as
         can.Message; the compiled engine, if any, bound to the bus and giving each node its
         clock; the load meter charged in batches."""
-        lean = LeanBus(self.env, self.schema.bitrate)
+        lean = LeanBus(self.env, self.schema.bit_timing, self.schema.fd_ids)
         for name, node in nodes.items():
             heard = [int(m.frame_id) for m in self.schema.db.messages
                      if any(name in s.receivers for s in m.signals)]
-            handlers = dict.fromkeys(heard, python_handler(node))
+            handlers = dict.fromkeys(heard, python_handler(node, lean.fd_ids))
             fast = getattr(node, "byte_handlers", None)  # hot frames on raw payloads
             if fast is not None:
                 handlers.update({i: h for i, h in fast().items() if i in handlers})

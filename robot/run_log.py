@@ -19,7 +19,7 @@ class RunLog:
             self.recorder = MediumRecorder(medium, path)
         elif lean is not None:
             self.writer = open_writer(path)
-            lean.taps.append(log_tap(self.writer))
+            lean.taps.append(log_tap(self.writer, lean.fd_ids))
 
     def close(self) -> None:
         """Flush and close the file."""

@@ -26,5 +26,5 @@ def test_one_shot_remembers_every_payload_length(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(pe, "_remembered", [0])
     period_engine(150)
     for node in range(NODES):
-        known = pe._lengths[0x100 + node]
+        known = pe._lengths[(0x100 + node, 1000, 1000, False, False)]
         assert all(k.to_bytes(8, "little") in known for k in range(150))

@@ -7,17 +7,18 @@ from pathlib import Path
 import pytest
 
 from servobus.robot.assembly import Robot, RobotConfig
-from servobus.robot.engine_sync import frame_bits, frame_budget_ns
+from servobus.robot.engine_sync import frame_budget_ns, frame_ns
 from tests.robot.test_engine_compiled import assert_equal
 
 WHY = "a host computation that may not end within the period"
 
 
 def test_budget_is_the_worst_case_of_the_period_frames() -> None:
-    """TICK 65 + 12 MEAS 75 (2 bytes) or 115 (6 bytes) + 3 ACTUATION or POSREF 135; STATUS 95."""
+    """TICK 65 + 12 MEAS 75 (2 bytes) or 115 (6 bytes) + 3 ACTUATION or POSREF 135; STATUS 95
+    bits, 1 us each at 1 Mbit/s."""
     robot = Robot(RobotConfig(meas_bytes=6))
-    assert frame_bits(robot.schema, 2, False) == (65 + 12 * 75 + 3 * 135, 95) == (1370, 95)
-    assert frame_bits(robot.schema, 6, True) == (65 + 12 * 115 + 3 * 135, 95) == (1850, 95)
+    assert frame_ns(robot.schema, 2, False) == (1000 * (65 + 12 * 75 + 3 * 135), 95_000)
+    assert frame_ns(robot.schema, 6, True) == (1_850_000, 95_000)
     assert frame_budget_ns(robot) == 1_850_000
     assert frame_budget_ns(robot, 12) == 1_850_000 + 12 * 95_000
 

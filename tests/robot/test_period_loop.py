@@ -1,12 +1,14 @@
 """The compiled engines' shared wire (robot.period_loop) against the LeanBus: the same frames in
-the same order at the same instants for any IDs, senders, lengths and queue instants; and the
-message table read from a description's DBC."""
+the same order at the same instants for any IDs, senders, lengths and queue instants, classic
+and CAN FD frames mixed; and the message table read from a description's DBC."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from servobus.bus.bit_timing import BitTiming
+from servobus.bus.frame_bits_fd import FD_LENGTHS
 from servobus.bus.period_engine import LeanBus
 from servobus.bus.scheduler import Environment
 from servobus.bus.schema import Schema
@@ -32,9 +34,13 @@ message = st.tuples(st.integers(0, 0x7FF), st.integers(0, NODES - 1),
                     st.integers(0, 400).map(lambda us: us * 1000))
 
 
-def _lean(messages: list[tuple[int, int, bytes, int]]) -> list[tuple]:
+FD_TIMING = BitTiming(1_000_000, 5_000_000)
+
+
+def _lean(messages: list[tuple[int, int, bytes, int]],
+          fd_ids: dict[int, bool] | None = None) -> list[tuple]:
     env = Environment()
-    bus = LeanBus(env, 1_000_000)
+    bus = LeanBus(env, FD_TIMING if fd_ids else BitTiming(1_000_000), fd_ids)
     for n in range(NODES):
         bus.attach(f"N{n}", {})
     sent: list[tuple] = []
@@ -46,18 +52,23 @@ def _lean(messages: list[tuple[int, int, bytes, int]]) -> list[tuple]:
     return sent
 
 
-def _loop(messages: list[tuple[int, int, bytes, int]]) -> list[tuple]:
+def _loop(messages: list[tuple[int, int, bytes, int]],
+          fd_ids: dict[int, bool] | None = None) -> list[tuple]:
     k_count = len(messages)
+    fd_ids = fd_ids or {}
+    phases = [0 if m[0] not in fd_ids else FD_TIMING.data_bit_ns if fd_ids[m[0]]
+              else BIT_NS for m in messages]
     table = wire_table([m[0] for m in messages], [m[1] for m in messages],
-                       [len(m[2]) for m in messages])
-    payload = np.zeros((k_count, 8), dtype=np.uint8)
+                       [len(m[2]) for m in messages], phases,
+                       [int(fd_ids.get(m[0], False)) for m in messages])
+    payload = np.zeros((k_count, 64), dtype=np.uint8)
     for k, (_, _, data, _) in enumerate(messages):
         payload[k, :len(data)] = list(data)
     queue = new_queue(k_count)
     for k in sorted(range(k_count), key=lambda k: messages[k][3]):
         push(queue, k, messages[k][3])
     frames = np.zeros((k_count, COLUMNS), dtype=np.int64)
-    data = np.zeros((k_count, 8), dtype=np.uint8)
+    data = np.zeros((k_count, 64), dtype=np.uint8)
     free, f, sent = 0, 0, []
     while queue[Q_N] > 0:
         k, end, free = send_next(queue, table, payload, free, frames, data, f, BIT_NS)
@@ -73,6 +84,31 @@ def _loop(messages: list[tuple[int, int, bytes, int]]) -> list[tuple]:
 @given(st.lists(message, min_size=1, max_size=8))
 def test_the_shared_wire_sends_what_the_lean_bus_sends(messages: list) -> None:
     assert _loop(messages) == _lean(messages)
+
+
+@st.composite
+def fd_messages(draw: st.DrawFn) -> tuple[list, dict[int, bool]]:
+    """Messages whose IDs are CAN FD frames (with or without BRS) or classic ones, payloads of
+    their format's lengths."""
+    ids = draw(st.lists(st.integers(0, 0x7FF), min_size=1, max_size=4, unique=True))
+    fd_ids = {i: draw(st.booleans()) for i in ids if draw(st.booleans())}
+    out = []
+    for _ in range(draw(st.integers(1, 8))):
+        can_id = draw(st.sampled_from(ids))
+        size = draw(st.sampled_from(FD_LENGTHS) if can_id in fd_ids else st.integers(0, 8))
+        out.append((can_id, draw(st.integers(0, NODES - 1)),
+                    draw(st.binary(min_size=size, max_size=size)),
+                    draw(st.integers(0, 400)) * 1000))
+    return out, fd_ids
+
+
+@settings(max_examples=60, deadline=None)
+@given(fd_messages())
+def test_fd_frames_on_the_shared_wire_are_the_lean_bus_frames(
+        drawn: tuple[list, dict[int, bool]]) -> None:
+    """At 1/5 Mbit/s, FD frames' data phases at 200 ns a bit (with BRS), classic ones nominal."""
+    messages, fd_ids = drawn
+    assert _loop(messages, fd_ids) == _lean(messages, fd_ids)
 
 
 def test_a_lower_id_queued_during_a_frame_wins_the_next_arbitration() -> None:
