@@ -94,11 +94,11 @@ def _shared_channel(channel: str, bitrate: int | None, clock: Clock | None,
     return shared
 
 
-def shared_medium(channel: str, bitrate: int | None = None,
-                  clock: Clock | None = None) -> Medium:
+def shared_medium(channel: str, bitrate: int | None = None, clock: Clock | None = None,
+                  data_bitrate: int | None = None) -> Medium:
     """The simulated bus named `channel` in this process (made on first use, keeping `clock`
-    time: WALL by default, or SIMULATED)."""
-    return _shared_channel(channel, bitrate, clock).medium
+    time: WALL by default, or SIMULATED; CAN FD with `data_bitrate`)."""
+    return _shared_channel(channel, bitrate, clock, data_bitrate).medium
 
 
 class SimBus(can.BusABC):
