@@ -7,6 +7,7 @@ waits in ``recv``).  The same nodes serve `servobus node` on a real bus (in real
 from collections.abc import Sequence
 
 from servobus.bus.node import attach_sim
+from servobus.bus.schema import Schema
 from servobus.bus.sim_interface import SIMULATED, shared_medium
 from servobus.plant.board_node import BoardNode
 from servobus.robot.node_build import NodeOptions, node_names, real_bus_nodes
@@ -20,7 +21,8 @@ def emulate(channel: str, joints: Sequence[int] | None = None, tick: bool = True
     description file) and, with `tick`, its time trigger on the simulated bus `channel` of this
     process; your own ``can.Bus(interface="servobus", channel=channel)`` is then the host.  The
     boards are returned for inspection (their reports, their RAM); board j's plant seed is
-    ``seed * 100 + j - 1``, as in `servobus run`."""
+    ``seed * 100 + j - 1``, as in `servobus run`.  The channel runs at the robot's bit rates
+    (made so if it is new; a channel made at others is refused)."""
     described = checked(robot)
     if described.schedule != "time-triggered":
         raise ValueError(f"{described.name} is a {described.schedule} robot: emulate takes a "
@@ -34,7 +36,8 @@ def emulate(channel: str, joints: Sequence[int] | None = None, tick: bool = True
     names = [board_of[j] for j in chosen]
     nodes = real_bus_nodes(described, [*names, *(node_names(described, ["time-trigger"])
                                                  if tick else [])], options)
-    medium = shared_medium(channel, clock=SIMULATED)
+    timing = Schema(described.dbc, required=()).bit_timing  # a CAN FD robot's channel is FD
+    medium = shared_medium(channel, timing.bitrate, SIMULATED, timing.data_bitrate)
     for node in nodes:
         attach_sim(node, medium)
     boards: list[BoardNode] = nodes[:len(names)]
