@@ -19,14 +19,14 @@ from tests.socketcan_env import CHANNEL, MARKS, Candump
 pytestmark = MARKS
 # candump -L's CAN FD frame: (time) interface ID##F DATA, F the FD flags as one hex digit
 CANDUMP_FD_LINE = re.compile(r"\((\d+\.\d+)\) (\S+) ([0-9A-F]+)##([0-9A-F])([0-9A-F]*)")
-CANFD_BRS, CANFD_ESI = 0x01, 0x02  # <linux/can.h> canfd_frame.flags
+CANFD_BRS, CANFD_ESI, CANFD_FDF = 0x01, 0x02, 0x04  # <linux/can.h> canfd_frame.flags
 Frame = tuple[int, bool, bytes, bool, bool, bool]  # ID, extended, data, FD, BRS, ESI
 
 
 def _fd_frames() -> list[can.Message]:
     """Every FD length (0..8, 12, 16, 20, 24, 32, 48, 64 bytes) with each of BRS and ESI on
     and off, under a standard and an extended ID; each frame's data its own."""
-    frames = []
+    frames: list[can.Message] = []
     for n, size in enumerate(FD_LENGTHS):
         for flags in range(4):
             for extended in (False, True):
@@ -46,14 +46,15 @@ def _frame(msg: can.Message) -> Frame:
 
 
 def _candump_frames(text: str) -> list[Frame]:
-    """The frames of candump -L lines in its FD form (`##`, flags digit, data); any other line
-    fails the test."""
+    """The frames of candump -L lines in its FD form (`##`, flags digit, data); any other line,
+    or a flag beyond BRS, ESI and FDF (which the kernel may set on every FD frame), fails the
+    test."""
     frames = []
     for line in text.splitlines():
         found = CANDUMP_FD_LINE.fullmatch(line)
         assert found, f"not a CAN FD line of candump -L: {line!r}"
         flags = int(found[4], 16)
-        assert found[2] == CHANNEL
+        assert found[2] == CHANNEL and not flags & ~(CANFD_BRS | CANFD_ESI | CANFD_FDF), line
         frames.append((int(found[3], 16), len(found[3]) == 8, bytes.fromhex(found[5]), True,
                        bool(flags & CANFD_BRS), bool(flags & CANFD_ESI)))
     return frames
