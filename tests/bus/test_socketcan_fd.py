@@ -3,6 +3,7 @@ of every FD length, BRS and ESI on and off, standard and extended IDs, sent thro
 socketcan bus arrive intact at a python-can FD socket and in candump's FD form; a classic
 socket refuses to send them (saying so) and never receives them."""
 
+import json
 import re
 import subprocess
 import sys
@@ -14,11 +15,17 @@ import pytest
 
 from servobus.bus.factory import BusUnavailable, open_bus
 from servobus.bus.frame_bits_fd import FD_LENGTHS
+from servobus.bus.log_reader import read_log
+from servobus.bus.schema import TICK, Schema
+from servobus.tools import cmd_log
+from servobus.tools.cli import main
+from tests.processes import replay_in_thread, when_opened
 from tests.socketcan_env import CHANNEL, MARKS, Candump
 
 pytestmark = MARKS
 # candump -L's CAN FD frame: (time) interface ID##F DATA, F the FD flags as one hex digit
 CANDUMP_FD_LINE = re.compile(r"\((\d+\.\d+)\) (\S+) ([0-9A-F]+)##([0-9A-F])([0-9A-F]*)")
+VCAN = ["--interface", "socketcan", "--channel", CHANNEL]
 CANFD_BRS, CANFD_ESI, CANFD_FDF = 0x01, 0x02, 0x04  # <linux/can.h> canfd_frame.flags
 Frame = tuple[int, bool, bytes, bool, bool, bool]  # ID, extended, data, FD, BRS, ESI
 
@@ -135,17 +142,21 @@ def test_an_fd_bus_on_a_classic_interface_is_refused_at_open() -> None:
         _set_mtu(72)
 
 
+def _fd_log(path: Path, frames: list[can.Message]) -> Path:
+    """`frames` written to a candump-format log, 1 ms apart."""
+    with can.Logger(str(path)) as writer:
+        for k, msg in enumerate(frames):
+            msg.timestamp, msg.channel = 1.0 + k * 1e-3, CHANNEL
+            writer.on_message_received(msg)
+    return path
+
+
 def test_log_replay_of_fd_frames_needs_fd(tmp_path: Path) -> None:
     """`servobus log replay` onto a classic socket stops with an error naming --fd (no
     traceback); with --fd candump sees every frame in its FD form."""
-    log = tmp_path / "fd.log"
     sent = _fd_frames()[:24]
-    with can.Logger(str(log)) as writer:
-        for k, msg in enumerate(sent):
-            msg.timestamp, msg.channel = 1.0 + k * 1e-3, CHANNEL
-            writer.on_message_received(msg)
-    replay = [sys.executable, "-m", "servobus", "log", "replay", str(log), "--interface",
-              "socketcan", "--channel", CHANNEL]
+    log = _fd_log(tmp_path / "fd.log", sent)
+    replay = [sys.executable, "-m", "servobus", "log", "replay", str(log), *VCAN]
     refused = subprocess.run(replay, capture_output=True, text=True, timeout=300)
     assert refused.returncode == 2, refused
     assert refused.stderr.startswith("error: ") and "Traceback" not in refused.stderr
@@ -155,3 +166,38 @@ def test_log_replay_of_fd_frames_needs_fd(tmp_path: Path) -> None:
         assert done.returncode == 0, done
         dump.wait_for_frames(len(sent))
     assert _candump_frames(dump.out) == [_frame(m) for m in sent]
+
+
+def test_log_record_with_fd_keeps_the_fd_frames(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """`log record --fd` of an FD replay writes every frame with its FD flags."""
+    sent = _fd_frames()
+    log, copy = _fd_log(tmp_path / "fd.log", sent), tmp_path / "copy.log"
+    thread = replay_in_thread(log, [*VCAN, "--fd"], when_opened(monkeypatch, cmd_log))
+    assert main(["log", "record", *VCAN, "--fd", "--frames", str(len(sent)), "--duration",
+                 "120", "--out", str(copy)]) == 0
+    thread.join()
+    assert [_frame(m) for m in read_log(copy)] == [_frame(m) for m in sent]
+
+
+def test_node_opens_an_fd_bus_with_fd(tmp_path: Path) -> None:
+    """`servobus node time-trigger --fd` ticks on vcan0 (MTU 72); on a classic interface it
+    stops at once with the MTU error, no traceback."""
+    assert main(["robot", "new", "one", "--joints", "1", "--period", "20ms", "--out",
+                 str(tmp_path)]) == 0
+    node = [sys.executable, "-m", "servobus", "node", "time-trigger", "--robot",
+            str(tmp_path / "one.toml"), *VCAN, "--fd", "--duration", "0.2", "--json"]
+    with Candump() as dump:
+        done = subprocess.run(node, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done
+    report = json.loads(done.stdout)["nodes"]["TIME_TRIGGER"]
+    assert report["ticks_sent"] + report["ticks_skipped"] == 11  # 0, 20 ms, ..., 200 ms
+    tick = Schema(tmp_path / "one.dbc", required=()).message(TICK).frame_id
+    assert dump.out.count(f" {CHANNEL} {tick:03X}#") == report["ticks_sent"]
+    _set_mtu(16)
+    try:
+        refused = subprocess.run(node, capture_output=True, text=True, timeout=300)
+    finally:
+        _set_mtu(72)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert refused.stderr.startswith(f"error: socketcan {CHANNEL}: MTU 16 carries classic CAN")
