@@ -22,8 +22,8 @@ def add_bus_arguments(parser: argparse.ArgumentParser, default: str | None = "vi
     parser.add_argument("--channel", default="servobus",
                         help="e.g. vcan0, a virtual channel name, ws://127.0.0.1:54701/")
     parser.add_argument("--fd", action="store_true",
-                        help="open the bus as CAN FD (socketcan: an interface of MTU 72); "
-                             "without it a CAN FD frame is neither sent nor received")
+                        help="open the bus as CAN FD (socketcan: on an interface of MTU 72; "
+                             "a classic socket neither sends nor receives CAN FD frames)")
 
 
 def add_meas_bytes_argument(parser: argparse.ArgumentParser, default: int | str | None,
