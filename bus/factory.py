@@ -6,6 +6,13 @@
     remote      python-can-remote websocket client, e.g. ws://127.0.0.1:54701/ (receive
                 filters applied on the client, which python-can-remote itself skips; connected
                 within CONNECT_TIMEOUT_S, an endpoint of another protocol an error)
+
+Opened with ``fd=True`` a bus carries CAN FD frames as well as classic ones: socketcan sets
+CAN_RAW_FD_FRAMES on its socket and needs an interface of MTU 72 (``socketcan_bus``), servobus
+makes its channel an FD bus (data phase at the nominal rate unless a ``data_bitrate`` is
+given), virtual says CAN FD as its protocol, remote asks the server's bus for it.  A classic
+socketcan socket neither sends nor receives FD frames: sending one is a
+``can.CanOperationError`` that says so.
 """
 
 import socket
@@ -34,11 +41,12 @@ def socketcan_available() -> bool:
     return True
 
 
-def open_bus(interface: str, channel: Any, connect_timeout: float | None = None,
-             **kwargs: Any) -> can.BusABC:
-    """A python-can bus, or BusUnavailable with the reason it cannot be opened (a network bus
-    that does not answer as its protocol within `connect_timeout` s, default
-    CONNECT_TIMEOUT_S, too)."""
+def open_bus(interface: str, channel: Any, connect_timeout: float | None = None, *,
+             fd: bool = False, **kwargs: Any) -> can.BusABC:
+    """A python-can bus, CAN FD when `fd`, or BusUnavailable with the reason it cannot be
+    opened (a network bus that does not answer as its protocol within `connect_timeout` s,
+    default CONNECT_TIMEOUT_S, too; an FD socketcan bus on an interface whose MTU is classic
+    CAN's)."""
     if interface not in INTERFACES:
         raise BusUnavailable(f"unknown interface {interface!r}: use one of {', '.join(INTERFACES)}")
     if interface == "socketcan" and not socketcan_available():
@@ -46,12 +54,23 @@ def open_bus(interface: str, channel: Any, connect_timeout: float | None = None,
             "socketcan: this kernel has no AF_CAN sockets (needs Linux with the can and can_raw "
             "modules; for a virtual test bus: modprobe vcan; ip link add dev vcan0 type vcan; "
             "ip link set up vcan0)")
+    if fd and interface == "virtual":
+        kwargs["protocol"] = can.CanProtocol.CAN_FD
+    elif fd:
+        kwargs["fd"] = True
     try:
         if interface == "remote":
             from servobus.bus.remote_client import FilteringRemoteBus  # its library: only here
 
             return FilteringRemoteBus(channel, connect_timeout or CONNECT_TIMEOUT_S, **kwargs)
-        bus = can.Bus(interface=interface, channel=channel, **kwargs)
+        if interface == "socketcan":
+            from servobus.bus.socketcan_bus import CheckedSocketcanBus, check_fd_mtu  # Linux's
+
+            if fd:
+                check_fd_mtu(str(channel))
+            bus: can.BusABC = CheckedSocketcanBus(channel=channel, **kwargs)
+        else:
+            bus = can.Bus(interface=interface, channel=channel, **kwargs)
     except (OSError, can.CanError, ValueError) as err:
         raise BusUnavailable(f"{interface} {channel}: {err}") from err
     if interface == "socketcan":

@@ -10,8 +10,9 @@ DEFAULT_PORT = 54701
 
 
 def make_server(host: str = "127.0.0.1", port: int = DEFAULT_PORT, interface: str = "virtual",
-                channel: str = "servobus") -> RemoteServer:
-    """The websocket server; clients connect with channel ws://host:port/.
+                channel: str = "servobus", fd: bool = False) -> RemoteServer:
+    """The websocket server; clients connect with channel ws://host:port/.  With `fd` every
+    client's bus is CAN FD, whatever the client asks.
 
     The bus is opened once here (and closed) so that an unusable one (no AF_CAN for socketcan,
     an unknown interface) is an error before serving, not a failure of the first client."""
@@ -20,8 +21,9 @@ def make_server(host: str = "127.0.0.1", port: int = DEFAULT_PORT, interface: st
     if interface == "servobus":
         raise ValueError("the simulated bus lives inside one process: serve "
                          f"{', '.join(INTERFACES[1:])} instead")
-    open_bus(interface, channel).shutdown()
-    return RemoteServer(host, port, interface=interface, channel=channel)
+    open_bus(interface, channel, fd=fd).shutdown()
+    forced = {"fd": True} if fd else {}
+    return RemoteServer(host, port, interface=interface, channel=channel, **forced)
 
 
 def serve_in_thread(host: str = "127.0.0.1", port: int = 0, interface: str = "virtual",

@@ -37,6 +37,7 @@ MODULES = ("net/can/can.ko", "net/can/can-raw.ko", "net/can/can-bcm.ko",
            "drivers/net/can/dev/can-dev.ko", "drivers/net/can/vcan.ko")
 OPTIONAL_MODULES = ("net/can/can-gw.ko",)
 READY = "vcan_guest: ready"
+CANFD_MTU = 72  # sizeof(struct canfd_frame): a vcan of this MTU carries CAN FD frames too
 # run by an interpreter: the paths it reads, as JSON (see python_paths)
 PROBE = """\
 import json, os, sys
@@ -190,8 +191,9 @@ def init_script(run: Path, modules: Path, vcans: int, command: list[str]) -> str
     loads = "\n".join(f"insmod {modules / m} || fail 'insmod {m}'" for m in MODULES)
     optional = "\n".join(f"[ -e {modules / m} ] && insmod {modules / m}"
                          for m in OPTIONAL_MODULES)
-    links = "\n".join(f"ip link add dev vcan{i} type vcan && ip link set up vcan{i} "
-                      f"|| fail 'vcan{i}'" for i in range(vcans))
+    links = "\n".join(f"ip link add dev vcan{i} type vcan && ip link set vcan{i} mtu "
+                      f"{CANFD_MTU} && ip link set up vcan{i} || fail 'vcan{i}'"
+                      for i in range(vcans))
     binds = "\n".join(f"mkdir -p {shlex.quote(str(p))} && mount -t hostfs none "
                       f"{shlex.quote(str(p))} -o {shlex.quote(str(p))} || fail 'mount {p}'"
                       for p in keep)

@@ -100,3 +100,11 @@ def test_a_command_that_is_not_python_probes_nothing(fake: Path) -> None:
     env = {"PATH": f"{fake / 'venv' / 'bin'}:/usr/bin:/bin"}
     assert vcan_guest.command_python("sh", env) is None
     assert vcan_guest.command_python("tool", env) == str(fake / "venv" / "bin" / "python")
+
+
+def test_every_vcan_carries_can_fd(tmp_path: Path) -> None:
+    """Each vcan is given CAN FD's MTU before it comes up: FD frames pass on it."""
+    script = vcan_guest.init_script(tmp_path, MODULES, 2, ["true"])
+    for i in range(2):
+        add, mtu = f"ip link add dev vcan{i} type vcan", f"ip link set vcan{i} mtu 72"
+        assert script.index(add) < script.index(mtu) < script.index(f"ip link set up vcan{i}")

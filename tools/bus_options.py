@@ -16,10 +16,14 @@ if TYPE_CHECKING:
 
 def add_bus_arguments(parser: argparse.ArgumentParser, default: str | None = "virtual",
                       help: str | None = None) -> None:
-    """--interface (a python-can bus: not the in-process simulated one) and --channel."""
+    """--interface (a python-can bus: not the in-process simulated one), --channel, and --fd
+    (open it as CAN FD: python-can's fd=True)."""
     parser.add_argument("--interface", choices=INTERFACES[1:], default=default, help=help)
     parser.add_argument("--channel", default="servobus",
                         help="e.g. vcan0, a virtual channel name, ws://127.0.0.1:54701/")
+    parser.add_argument("--fd", action="store_true",
+                        help="open the bus as CAN FD (socketcan: on an interface of MTU 72; "
+                             "a classic socket neither sends nor receives CAN FD frames)")
 
 
 def add_meas_bytes_argument(parser: argparse.ArgumentParser, default: int | str | None,

@@ -93,7 +93,7 @@ def _do_busload(args: argparse.Namespace) -> None:
             meter.add_all(read_log(args.log, warn, classic=True))
             source = args.log
         else:
-            bus = open_bus(args.interface, args.channel)
+            bus = open_bus(args.interface, args.channel, fd=args.fd)
             try:
                 capture(bus, args.duration or 5.0, [meter.add], args.frames)
             finally:

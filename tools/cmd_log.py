@@ -42,7 +42,7 @@ def add_subparser(sub: Commands) -> None:
 
 
 def _do_record(args: argparse.Namespace) -> None:
-    bus = open_bus(args.interface, args.channel)
+    bus = open_bus(args.interface, args.channel, fd=args.fd)
     writer = open_writer(args.out)
     sink = Counter(writer.on_message_received)
     log_error = None
@@ -87,7 +87,7 @@ def _do_replay(args: argparse.Namespace) -> None:
         warn(f"{messages.places[first]}: {idle:g} s after the frame before: sent "
              f"{REPLAY_IDLE_S:g} s after it ({len(gaps)} gaps longer than "
              f"{REPLAY_IDLE_S:g} s are cut to it)")
-    bus = open_bus(args.interface, args.channel)
+    bus = open_bus(args.interface, args.channel, fd=args.fd)
     try:
         sent = replay_realtime(bus, messages)
     finally:

@@ -8,6 +8,8 @@ One node per process, or any of a time-triggered robot's boards together (one co
     servobus node JOINT_3 JOINT_5 --interface socketcan --channel vcan0
     servobus node host --interface socketcan --channel vcan0 [--trajectory FILE]
     servobus node HP_2 --robot guroo --interface socketcan --channel vcan0
+
+The bus is opened as CAN FD when the robot's DBC describes an FD bus, or with --fd.
 """
 
 import argparse
@@ -43,6 +45,7 @@ def add_subparser(sub: Commands) -> None:
 
 
 def _do_node(args: argparse.Namespace) -> None:
+    from servobus.bus.schema import Schema
     from servobus.robot.node_build import NodeOptions, node_names, real_bus_nodes
     from servobus.robot.robot_check import checked
 
@@ -59,7 +62,8 @@ def _do_node(args: argparse.Namespace) -> None:
     nodes = real_bus_nodes(robot, names, NodeOptions(args.seed, args.trajectory))
     boards = kinds == {"board"}
     runner = serve(args, *nodes, filters=[f for n in nodes for f in n.filters]
-                   if boards and len(nodes) > 1 else None)
+                   if boards and len(nodes) > 1 else None,
+                   fd=Schema(robot.dbc, required=()).bit_timing.fd)
     emit({"robot": robot.name, "nodes": {name: node.report()
                                          for name, node in zip(names, nodes, strict=True)},
           "frames_received": runner.received, "timers_late": runner.late,

@@ -20,7 +20,7 @@ def add_subparser(sub: Commands) -> None:
 
 
 def _do_remote(args: argparse.Namespace) -> None:
-    server = make_server(args.host, args.port, args.interface, args.channel)
+    server = make_server(args.host, args.port, args.interface, args.channel, args.fd)
     print(f"serving {args.interface}:{args.channel} on ws://{args.host}:{server.server_port}/",
           flush=True)
     try:

@@ -10,10 +10,11 @@ from servobus.bus import factory
 from servobus.bus.realtime import RealtimeRunner
 
 
-def serve(args: argparse.Namespace, *nodes: Any,
-          filters: list[CanFilter] | None = None) -> RealtimeRunner:
-    """Run `nodes` on the bus of --interface/--channel; `filters`: its acceptance filter."""
-    bus = factory.open_bus(args.interface, args.channel)
+def serve(args: argparse.Namespace, *nodes: Any, filters: list[CanFilter] | None = None,
+          fd: bool = False) -> RealtimeRunner:
+    """Run `nodes` on the bus of --interface/--channel, CAN FD with --fd or `fd` (the robot's
+    bus is FD); `filters`: its acceptance filter."""
+    bus = factory.open_bus(args.interface, args.channel, fd=args.fd or fd)
     if filters is not None:
         bus.set_filters(filters)
     runner = RealtimeRunner(bus, list(nodes))

@@ -91,6 +91,27 @@ def test_receive_filters_apply(pair) -> None:
     assert got is not None and got.arbitration_id == 0x300
 
 
+@pytest.mark.parametrize("kind", ["servobus", "virtual", "remote",
+                                  pytest.param("socketcan", marks=MARKS)])
+def test_an_fd_bus_carries_fd_frames_intact(kind: str, request: pytest.FixtureRequest) -> None:
+    """Every backend opened with fd=True passes a CAN FD frame with its flags."""
+    channel = {"servobus": f"fd{next(_channels)}", "virtual": f"fd{next(_channels)}",
+               "socketcan": CHANNEL}.get(kind) or request.getfixturevalue("remote_url")
+    a, b = open_bus(kind, channel, fd=True), open_bus(kind, channel, fd=True)
+    sent = can.Message(arbitration_id=0x1ABCDEF0, is_extended_id=True, is_fd=True,
+                       bitrate_switch=True, error_state_indicator=True, data=bytes(range(20)))
+    try:
+        a.send(sent)
+        got = b.recv(timeout=2.0)
+    finally:
+        a.shutdown()
+        b.shutdown()
+    assert got is not None
+    assert (got.arbitration_id, got.is_extended_id, bytes(got.data), got.is_fd,
+            got.bitrate_switch, got.error_state_indicator) == (
+        0x1ABCDEF0, True, bytes(range(20)), True, True, True)
+
+
 def test_socketcan_is_clear_about_this_kernel() -> None:
     if socketcan_available():
         with pytest.raises(BusUnavailable, match="socketcan"):
