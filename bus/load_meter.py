@@ -65,7 +65,8 @@ class LoadMeter:
 
     def add(self, msg: can.Message, bits: int | None = None) -> None:
         """Charge one logged frame (timestamp = end of frame), or an error frame (timestamp =
-        its flag); the exact length is computed unless the caller knows it."""
+        its flag); the exact length is computed unless the caller knows its bits (a CAN FD
+        frame's time is always its own at the bus's two bit rates)."""
         at = round(msg.timestamp * NS_PER_S)
         if msg.is_error_frame:
             bits = fb.ERROR_FRAME_BITS + fb.IFS_BITS if bits is None else bits
