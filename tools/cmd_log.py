@@ -41,8 +41,15 @@ def add_subparser(sub: Commands) -> None:
     replay.set_defaults(func=_do_replay)
 
 
+def _open(args: argparse.Namespace) -> can.BusABC:
+    """The bus recorded or replayed; a SocketCAN socket opened for CAN FD frames too (a
+    classic one neither receives nor sends them; classic frames pass either way)."""
+    fd = {"fd": True} if args.interface == "socketcan" else {}
+    return open_bus(args.interface, args.channel, **fd)
+
+
 def _do_record(args: argparse.Namespace) -> None:
-    bus = open_bus(args.interface, args.channel)
+    bus = _open(args)
     writer = open_writer(args.out)
     sink = Counter(writer.on_message_received)
     log_error = None
@@ -87,7 +94,7 @@ def _do_replay(args: argparse.Namespace) -> None:
         warn(f"{messages.places[first]}: {idle:g} s after the frame before: sent "
              f"{REPLAY_IDLE_S:g} s after it ({len(gaps)} gaps longer than "
              f"{REPLAY_IDLE_S:g} s are cut to it)")
-    bus = open_bus(args.interface, args.channel)
+    bus = _open(args)
     try:
         sent = replay_realtime(bus, messages)
     finally:

@@ -103,3 +103,40 @@ def test_interface_down_under_a_recording(tmp_path: Path) -> None:
     assert err.startswith("error: ") and CHANNEL in err and "Traceback" not in err
     assert "400 frames" in err and str(copy) in err
     assert _frames(read_log(copy)) == _frames(read_log(log))
+
+
+def _fd_mtu() -> None:
+    """vcan0 with the CAN FD MTU (72 bytes: it then carries classic and FD frames); vcan
+    changes its MTU only while down."""
+    for step in (["down"], ["mtu", "72"], ["up"]):
+        subprocess.run(["ip", "link", "set", CHANNEL, *step], check=True)
+
+
+def test_fd_frames_replayed_and_recorded_on_vcan0(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """`log replay` sends and `log record` keeps CAN FD frames (every FD length, BRS and ESI,
+    base and extended IDs) and classic ones, fields intact, as the kernel carries them."""
+    _fd_mtu()
+    sizes = (0, 1, 7, 8, 12, 16, 20, 24, 32, 48, 64)
+    frames = [can.Message(timestamp=1.0 + k * 0.001, arbitration_id=0x100 + k if k % 3 else
+                          0x1ABC_0000 + k, is_extended_id=not k % 3, is_fd=True,
+                          bitrate_switch=bool(k & 1), error_state_indicator=bool(k & 2),
+                          data=bytes(range(size))) for k, size in enumerate(sizes)]
+    frames.append(can.Message(timestamp=1.1, arbitration_id=0x7F0, is_extended_id=False,
+                              data=b"\x01\x02"))
+    log, copy = tmp_path / "fd.blf", tmp_path / "copy.log"
+    with can.Logger(str(log)) as writer:
+        for msg in frames:
+            writer.on_message_received(msg)
+    thread = replay_in_thread(log, VCAN, when_opened(monkeypatch, cmd_log))
+    assert main(["log", "record", *VCAN, "--frames", str(len(frames)), "--duration", "120",
+                 "--out", str(copy), "--json"]) == 0
+    thread.join()
+    assert json_report(capsys.readouterr().out)["frames"] == len(frames)
+
+    def fields(m: can.Message) -> tuple:
+        return (m.arbitration_id, m.is_extended_id, m.is_fd, m.bitrate_switch,
+                m.error_state_indicator, bytes(m.data))
+
+    assert [fields(m) for m in read_log(copy)] == [fields(m) for m in frames]
