@@ -59,7 +59,8 @@ def test_busload_of_a_log_with_a_can_fd_frame_on_a_classic_bus_is_refused_clearl
                           is_extended_id=False))
     assert main(["busload", "--log", str(log)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"error: {log}: frame 2: a CAN FD frame (ID 0x10, at ")  # time as BLFReader reads it
+    # the time is the one python-can's BLFReader reads back
+    assert err.startswith(f"error: {log}: frame 2: a CAN FD frame (ID 0x10, at ")
     assert err.endswith(" s) on a classic CAN bus (1000 kbit/s): its load needs the bus's data "
                         "bit rate\n")
 
