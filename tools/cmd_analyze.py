@@ -198,7 +198,10 @@ def _do_timing(args: argparse.Namespace) -> None:
     period = args.period or (robot.period_ns if robot else schema.tick_period_ns)
     bus = schema.bit_timing
     if args.data_bitrate is not None:
-        bus = BitTiming(bus.bitrate, args.data_bitrate)
+        try:
+            bus = BitTiming(bus.bitrate, args.data_bitrate)
+        except ValueError as err:  # below the nominal rate
+            raise ServobusError(f"--data-bitrate {args.data_bitrate}: {err}") from err
     emit(analyze_log(args.log, period, schema, warn, bus), args.json,
          title=f"bus timing of {args.log} at a {period / 1e6:g} ms period, {bus.describe()}")
 

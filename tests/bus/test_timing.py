@@ -165,3 +165,15 @@ def test_fd_log_from_a_simulated_fd_bus(tmp_path: Path, capsys: pytest.CaptureFi
     assert r["tick_to_meas_us"]["MEAS_1"] == {"n": 4, "min": 39.8, "p50": 39.8, "p99": 39.8,
                                               "max": 39.8}
     assert r["missing_meas"] == {"periods": 4, "frames": 4 * 11}
+
+
+@pytest.mark.parametrize(("rate", "why"), [
+    ("500k", "--data-bitrate 500000: data bit time 2000 ns is outside 125..1000 ns"),
+    ("9M", "argument --data-bitrate: data bit rate 9M is outside CAN FD's 10k .. 8M"),
+    ("3M", "argument --data-bitrate: data bit rate 3M: the bit time must be whole nanoseconds"),
+])
+def test_a_data_bit_rate_the_bus_cannot_have_is_an_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], rate: str, why: str) -> None:
+    log = _write(tmp_path / "bus.log", _hand_log())
+    assert main(["analyze", "timing", "--log", str(log), "--data-bitrate", rate]) == 2
+    assert capsys.readouterr().err.startswith(f"error: {why}")
