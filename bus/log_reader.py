@@ -162,6 +162,8 @@ class _Lines:
         if self.asc and _ASC_FRAME_LIKE.match(text) and not ASC_MESSAGE_REGEX.match(text):
             raise LogReadError(f"not a .asc frame line (its time is not seconds such as "
                                f"1.000000): {shown(text)}")
+        if self.asc and (canfd := _canfd_columns(text.split())):
+            _check_canfd_length(canfd[0], canfd[2], canfd[3])
         return self.line
 
     def close(self) -> None:
@@ -200,16 +202,39 @@ def _read_text(path: Path, suffix: str, notes: list[str],
     return messages
 
 
+def _canfd_columns(words: list[str]) -> tuple[str, int, int, int] | None:
+    """A Vector CANFD frame line's ID, BRS column index, DLC and data length (None: another
+    line).  The line: time CANFD channel dir ID [name] BRS ESI DLC length data... duration
+    bit-count flags ..."""
+    if len(words) < 10 or words[1].upper() != "CANFD" or \
+            words[4].lower().startswith("errorframe"):
+        return None
+    brs = 5 if words[5].isdigit() else 6  # a symbolic name may stand before BRS
+    return words[4], brs, int(words[brs + 2], 16), int(words[brs + 3])
+
+
+def _check_canfd_length(can_id: str, dlc: int, length: int) -> None:
+    """A CANFD line's data length is an FD length and its DLC's (0 also for a remote frame),
+    checked before python-can, which logs a mismatch and reads on."""
+    if length not in FD_LENGTHS:
+        raise LogReadError(f"a CAN FD frame of {length} data bytes (ID 0x{can_id.upper()}): "
+                           f"an FD frame holds {', '.join(map(str, FD_LENGTHS[:9]))}, "
+                           f"{', '.join(map(str, FD_LENGTHS[9:]))} bytes")
+    if length and (dlc > 15 or FD_LENGTHS[dlc] != length):
+        raise LogReadError(f"a CANFD line of ID 0x{can_id.upper()} with DLC {dlc:X} and "
+                           f"{length} data bytes (DLC {FD_LENGTHS.index(length):X} holds "
+                           f"{length})")
+
+
 def _asc_flags(msg: can.Message, line: str) -> can.Message:
     """The frame of a CANFD line as its flags say (EDL: CAN FD, else a classic frame on an FD
-    channel; remote), which python-can's reader leaves unread; other lines as read.
-    Vector's CANFD line: time CANFD channel dir ID [name] BRS ESI DLC length data...
-    duration bit-count flags ..."""
+    channel; remote), which python-can's reader leaves unread; other lines as read."""
     words = line.split()
-    if len(words) < 6 or words[1].upper() != "CANFD" or msg.is_error_frame:
+    canfd = _canfd_columns(words)
+    if canfd is None or msg.is_error_frame:
         return msg
-    brs = 5 if words[5].isdigit() else 6  # a symbolic name may stand before BRS
-    flags_at = brs + 4 + int(words[brs + 3]) + 2
+    _, brs, _, length = canfd
+    flags_at = brs + 4 + length + 2
     if len(words) <= flags_at:  # no flags written: as python-can read it
         return msg
     flags = int(words[flags_at], 16)

@@ -190,6 +190,10 @@ def test_a_canfd_lines_flags_say_fd_or_classic(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("line", "why"), [
     (asc_line(0x2000), "BRS set on a classic CAN frame (ID 0x123): only a CAN FD frame has it"),
     (asc_line(0x1010, "0", 0), "a CAN FD remote frame (ID 0x123): CAN FD has none"),
+    (asc_line(0x1000, data_length=9), "a CAN FD frame of 9 data bytes (ID 0x123): an FD frame "
+     "holds 0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 20, 24, 32, 48, 64 bytes"),
+    (asc_line(0x1000).replace(" 2  2 ", " 3  2 "), "a CANFD line of ID 0x123 with DLC 3 and 2 "
+     "data bytes (DLC 2 holds 2)"),
 ])
 def test_brs_on_a_classic_frame_or_an_fd_remote_frame_is_an_error_at_its_line(
         tmp_path: Path, line: str, why: str, capsys: pytest.CaptureFixture[str]) -> None:
