@@ -4,11 +4,12 @@ Every frame occupies the wire over an interval: from its start of frame to the e
 interframe space.  A window is charged the busy time that falls inside it (a frame straddling a
 window edge is split by time, in integer nanoseconds), and a frame that would begin before the
 previous one ended (a log read at the wrong bit rate, or timestamp jitter) is charged from that
-end on and counted as overlapping, so no window exceeds 100 %.  A logged
-frame's timestamp is its end of frame, so its interval is reconstructed from its exact length
-(real stuff bits).  Failed transmissions count too: on a live medium the whole attempt (frame
-up to the flag, error frame, interframe space); from a log, where the aborted frame's own bits
-are not recorded, an error frame's flag, delimiter and interframe space from its timestamp on.
+end on and counted as overlapping, so no window exceeds 100 %.  A logged frame's timestamp is
+its end of frame, so its interval is reconstructed from its exact length (real stuff bits; a
+CAN FD frame's data phase at the bus's data bit rate, ``BitTiming.frame_ns``).  Failed
+transmissions count too: on a live medium the whole attempt (frame up to the flag, error
+frame, interframe space); from a log, where the aborted frame's own bits are not recorded, an
+error frame's flag, delimiter and interframe space from its timestamp on.
 """
 
 import math
@@ -20,6 +21,7 @@ import can
 import numpy as np
 
 from servobus.bus import frame_bits as fb
+from servobus.bus.bit_timing import BitTiming
 from servobus.bus.frame_fast import stuffed_length
 from servobus.bus.medium import FrameRecord
 from servobus.bus.scheduler import NS_PER_S
@@ -30,11 +32,13 @@ Gaps = list[tuple[int, float]]  # (empty windows before, load % of the window af
 
 @dataclass
 class LoadMeter:
-    """Accumulates busy wire time into fixed windows of `window_s` seconds."""
+    """Accumulates busy wire time into fixed windows of `window_s` seconds, on a bus of
+    `bitrate` (nominal) and `data_bitrate` (a CAN FD bus's data phase; None: classic CAN)."""
 
     bitrate: int = 1_000_000
     window_s: float = 0.1
     keep_windows: bool = True  # list every window's load in the report (else summary only)
+    data_bitrate: int | None = None
     frames: int = 0
     error_frames: int = 0
     bits: int = 0
@@ -57,22 +61,30 @@ class LoadMeter:
             raise ValueError(f"load window must be at least one bit time "
                              f"({1e6 / self.bitrate:g} us), got {self.window_s} s")
         self._window_ns = round(self.window_s * NS_PER_S)
+        self.timing = BitTiming(self.bitrate, self.data_bitrate)
 
     def add(self, msg: can.Message, bits: int | None = None) -> None:
         """Charge one logged frame (timestamp = end of frame), or an error frame (timestamp =
-        its flag); the exact length is computed unless the caller knows it."""
+        its flag); the exact length is computed unless the caller knows its bits (a CAN FD
+        frame's time is always its own at the bus's two bit rates)."""
         at = round(msg.timestamp * NS_PER_S)
         if msg.is_error_frame:
             bits = fb.ERROR_FRAME_BITS + fb.IFS_BITS if bits is None else bits
             self.charge(at, at + self._ns(bits), bits, ok=False)
             return
+        end = at + self._ns(fb.IFS_BITS)
         if msg.is_fd:
-            raise ValueError(f"CAN FD frame 0x{msg.arbitration_id:X} at {msg.timestamp:.6f} s: "
-                             "bus load is computed for classic CAN frames only")
+            if not self.timing.fd:
+                raise ValueError(f"a CAN FD frame (ID 0x{msg.arbitration_id:X}, at "
+                                 f"{msg.timestamp:.6f} s) on a classic CAN bus "
+                                 f"({self.timing.describe()}): its load needs the bus's data "
+                                 "bit rate")
+            _, fd_bits = self.timing.to_crc_delimiter(msg)
+            self.charge(end - self.timing.frame_ns(msg), end, fd_bits if bits is None else bits)
+            return
         if bits is None:
             bits = stuffed_length(msg.arbitration_id, bytes(msg.data), msg.is_extended_id) + \
                 fb.TRAILER_BITS + fb.IFS_BITS
-        end = at + self._ns(fb.IFS_BITS)
         self.charge(end - self._ns(bits), end, bits)
 
     def _ns(self, bits: int) -> int:

@@ -8,8 +8,10 @@ objects than its header says), a BLF whose writer never closed it (header counts
 text log whose last line is cut.  Those are warnings (the frames read are still usable).
 Timestamps are the recorder's clock: one that reads later than the year 9999 (LATEST_S,
 ~2.5e11 s) is an error; frames out of time order (timestamps going back) are put in time
-order, with a warning naming the first line where time goes back.  An analysis of classic CAN
-refuses CAN FD frames.
+order, with a warning naming the first line where time goes back.  CAN FD frames keep their
+BRS and ESI flags; an FD length outside ``frame_bits_fd.FD_LENGTHS``, an FD remote frame or BRS
+or ESI on a classic frame is an error.  python-can's ASCReader takes every CANFD line for an FD
+frame and a 0-byte one for a remote frame; the line's own flags (EDL, remote) decide here.
 """
 
 import math
@@ -26,6 +28,7 @@ from can.io.asc import ASC_MESSAGE_REGEX
 from can.io.blf import BLFParseError
 
 from servobus.bus.controller import id_fits
+from servobus.bus.frame_bits_fd import FD_LENGTHS
 from servobus.bus.untrusted import shown
 
 SUFFIXES = (".log", ".asc", ".blf")
@@ -37,6 +40,8 @@ _CANDUMP = re.compile(r"\(\S+\)\s+\S+\s+([0-9A-Fa-f]{3}|[0-9A-Fa-f]{8})#"
 # an .asc line that names a channel and a direction is a frame line; python-can skips the ones
 # its pattern does not match (a timestamp "nan", "1e308", "-1.0") without a word
 _ASC_FRAME_LIKE = re.compile(r"\S+\s+(\d+\s+\w+\s+(Tx|Rx)|CANFD\s)", re.IGNORECASE)
+ASC_EDL = 0x1000  # the CANFD line's flags (Vector's CAN FD message flags, as in BLF)
+ASC_REMOTE = 0x0010
 _PARSE_ERRORS = (ValueError, IndexError, KeyError, TypeError, OverflowError, struct.error,
                  zlib.error, BLFParseError, EOFError)
 
@@ -60,10 +65,10 @@ class Log(list[can.Message]):
         self.path, self.places = path, places
 
 
-def read_log(path: str | Path, warn: Warn | None = None, classic: bool = False) -> Log:
+def read_log(path: str | Path, warn: Warn | None = None) -> Log:
     """All frames of a recorded log in time order (file order where times are equal);
-    LogReadError if it is not one (with `classic`, also if it holds a CAN FD frame), `warn`
-    (default: a LogWarning) for a log that is readable but incomplete or out of time order."""
+    LogReadError if it is not one, `warn` (default: a LogWarning) for a log that is readable
+    but incomplete or out of time order."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"log file {path} does not exist")
@@ -76,11 +81,6 @@ def read_log(path: str | Path, warn: Warn | None = None, classic: bool = False) 
     places: list[str] = []
     messages = _read_blf(path, notes, places) if suffix == ".blf" else \
         _read_text(path, suffix, notes, places)
-    if classic:
-        for msg, where in zip(messages, places, strict=True):
-            if msg.is_fd:
-                raise LogReadError(f"{where}: a CAN FD frame (ID 0x{msg.arbitration_id:X}, "
-                                   f"{len(msg.data)} bytes): this analysis is of classic CAN")
     if not messages:
         notes.append(f"{path}: no frames")
     log = _in_time_order(path, messages, places, notes)
@@ -121,10 +121,22 @@ def _check_frame(msg: can.Message, where: str) -> None:
     if not id_fits(msg.arbitration_id, msg.is_extended_id):
         raise LogReadError(f"{where}: CAN ID 0x{msg.arbitration_id:X} does not fit "
                            f"{'29' if msg.is_extended_id else '11'} bits")
-    most = 64 if msg.is_fd else 8
-    if msg.dlc > most or len(msg.data) > most:
-        raise LogReadError(f"{where}: {max(msg.dlc, len(msg.data))} data bytes in a "
-                           f"{'CAN FD' if msg.is_fd else 'classic CAN'} frame (at most {most})")
+    frame = f"ID 0x{msg.arbitration_id:X}"
+    if not msg.is_fd:
+        if msg.dlc > 8 or len(msg.data) > 8:
+            raise LogReadError(f"{where}: {max(msg.dlc, len(msg.data))} data bytes in a classic "
+                               f"CAN frame ({frame}; at most 8)")
+        if msg.bitrate_switch or msg.error_state_indicator:
+            flag = "BRS" if msg.bitrate_switch else "ESI"
+            raise LogReadError(f"{where}: {flag} set on a classic CAN frame ({frame}): only a "
+                               "CAN FD frame has it")
+        return
+    if msg.is_remote_frame:
+        raise LogReadError(f"{where}: a CAN FD remote frame ({frame}): CAN FD has none")
+    if len(msg.data) not in FD_LENGTHS:
+        raise LogReadError(f"{where}: a CAN FD frame of {len(msg.data)} data bytes ({frame}): "
+                           f"an FD frame holds {', '.join(map(str, FD_LENGTHS[:9]))}, "
+                           f"{', '.join(map(str, FD_LENGTHS[9:]))} bytes")
 
 
 class _Lines:
@@ -150,6 +162,8 @@ class _Lines:
         if self.asc and _ASC_FRAME_LIKE.match(text) and not ASC_MESSAGE_REGEX.match(text):
             raise LogReadError(f"not a .asc frame line (its time is not seconds such as "
                                f"1.000000): {shown(text)}")
+        if self.asc and (canfd := _canfd_columns(text.split())):
+            _check_canfd_length(canfd[0], canfd[2], canfd[3])
         return self.line
 
     def close(self) -> None:
@@ -164,7 +178,8 @@ def _read_text(path: Path, suffix: str, notes: list[str],
     with path.open(encoding="utf-8", newline="") as file:
         lines = _Lines(file, suffix == ".log")
         try:
-            for msg in reader_type(lines):  # type: ignore[arg-type]
+            for read in reader_type(lines):  # type: ignore[arg-type]
+                msg = read if lines.candump else _asc_flags(read, lines.line)
                 places.append(f"{path}:{lines.number}")
                 _check_frame(msg, places[-1])
                 messages.append(msg)
@@ -185,6 +200,48 @@ def _read_text(path: Path, suffix: str, notes: list[str],
     elif suffix == ".asc" and messages and last.strip().lower() != "end triggerblock":
         notes.append(f"{path}: no 'End TriggerBlock' (file truncated or never closed)")
     return messages
+
+
+def _canfd_columns(words: list[str]) -> tuple[str, int, int, int] | None:
+    """A Vector CANFD frame line's ID, BRS column index, DLC and data length (None: another
+    line).  The line: time CANFD channel dir ID [name] BRS ESI DLC length data... duration
+    bit-count flags ..."""
+    if len(words) < 10 or words[1].upper() != "CANFD" or \
+            words[4].lower().startswith("errorframe"):
+        return None
+    brs = 5 if words[5].isdigit() else 6  # a symbolic name may stand before BRS
+    return words[4], brs, int(words[brs + 2], 16), int(words[brs + 3])
+
+
+def _check_canfd_length(can_id: str, dlc: int, length: int) -> None:
+    """A CANFD line's data length is an FD length and its DLC's (0 also for a remote frame),
+    checked before python-can, which logs a mismatch and reads on."""
+    if length not in FD_LENGTHS:
+        raise LogReadError(f"a CAN FD frame of {length} data bytes (ID 0x{can_id.upper()}): "
+                           f"an FD frame holds {', '.join(map(str, FD_LENGTHS[:9]))}, "
+                           f"{', '.join(map(str, FD_LENGTHS[9:]))} bytes")
+    if length and (dlc > 15 or FD_LENGTHS[dlc] != length):
+        raise LogReadError(f"a CANFD line of ID 0x{can_id.upper()} with DLC {dlc:X} and "
+                           f"{length} data bytes (DLC {FD_LENGTHS.index(length):X} holds "
+                           f"{length})")
+
+
+def _asc_flags(msg: can.Message, line: str) -> can.Message:
+    """The frame of a CANFD line as its flags say (EDL: CAN FD, else a classic frame on an FD
+    channel; remote), which python-can's reader leaves unread; other lines as read."""
+    words = line.split()
+    canfd = _canfd_columns(words)
+    if canfd is None or msg.is_error_frame:
+        return msg
+    _, brs, _, length = canfd
+    flags_at = brs + 4 + length + 2
+    if len(words) <= flags_at:  # no flags written: as python-can read it
+        return msg
+    flags = int(words[flags_at], 16)
+    msg.is_fd = bool(flags & ASC_EDL)
+    if msg.is_remote_frame and not flags & ASC_REMOTE:
+        msg.is_remote_frame, msg.dlc = False, len(msg.data)
+    return msg
 
 
 def _read_blf(path: Path, notes: list[str], places: list[str]) -> list[can.Message]:

@@ -1,6 +1,8 @@
 """Record a bus to candump .log, .asc or .blf with python-can's writers, and replay a log.
 
-Logs are read by `bus.log_reader.read_log`.
+Logs are read by `bus.log_reader.read_log`.  A CAN FD frame keeps its FDF, BRS and ESI flags in
+every format: candump ``ID##<flags><data>``, a Vector ``CANFD`` line (BRS and ESI columns, EDL
+in its flags), a BLF ``CAN_FD_MESSAGE`` object.
 
 On the simulated bus the recorder taps the medium, so every delivered frame is written once with
 its end-of-frame time, and every failed attempt as a python-can error frame

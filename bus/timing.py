@@ -9,9 +9,13 @@ tick again when it came within half a period; ticks whose sequence and timestamp
 1.5 periods or more (a restarted trigger) are counted and reported.  A fitted period more
 than 10 % off the nominal one is reported with a warning (a wrong --period, or sequence numbers
 that do not count ticks).
-Timestamps are the recorder's receive times, so every figure is "as seen on the wire" by the
-recording node.  Percentiles are nearest-rank (the smallest value with at least p% of the
-values at or below it), so every reported figure is one that was measured.
+Timestamps are the recorder's receive times (end of frame), so every figure is "as seen on the
+wire" by the recording node; only the ticks' start of frame is reconstructed, from each tick's
+exact length at the bus's bit timing (``BitTiming.frame_ns``: stuff bits, and a CAN FD frame's
+data phase at the data bit rate), so that the trigger's own jitter is not mixed with its
+frames' lengths.  A frame is the schema's in either format, classic or CAN FD (an FD frame's
+payload padded to its FD length).  Percentiles are nearest-rank (the smallest value with at
+least p% of the values at or below it), so every reported figure is one that was measured.
 """
 
 import itertools
@@ -23,6 +27,9 @@ from pathlib import Path
 
 import can
 
+from servobus.bus import frame_bits as fb
+from servobus.bus.bit_timing import BitTiming
+from servobus.bus.frame_bits_fd import padded
 from servobus.bus.log_reader import Log, LogWarning, Warn, read_log
 from servobus.bus.schema import TICK, Schema, actuation_name, meas_name, sequence_gap
 from servobus.bus.traffic import schema_id
@@ -53,11 +60,14 @@ class Roles:
                    {int(m.frame_id): int(m.length) for m in schema.db.messages})
 
     def foreign(self, msg: can.Message) -> bool:
-        """A frame with one of the roles' IDs that is not the schema's (another length, FD)."""
+        """A frame with one of the roles' IDs that is not the schema's (another length, a
+        remote frame); a CAN FD frame's length may be the schema's padded to an FD length."""
         can_id = msg.arbitration_id
-        return (can_id == self.tick or can_id in self.meas or can_id in self.actuation) and \
-            (msg.is_fd or msg.is_remote_frame or
-             len(msg.data) != self.lengths.get(can_id, len(msg.data)))
+        if not (can_id == self.tick or can_id in self.meas or can_id in self.actuation):
+            return False
+        length = self.lengths.get(can_id, len(msg.data))
+        lengths = {length, len(padded(bytes(length)))} if msg.is_fd else {length}
+        return msg.is_remote_frame or len(msg.data) not in lengths
 
 
 def percentile(values: Sequence[float], p: float) -> float:
@@ -78,10 +88,12 @@ def stats_us(values_s: Sequence[float]) -> dict[str, float] | None:
 
 @dataclass
 class Period:
-    """One tick period: the tick's time and sequence index and what arrived before the next."""
+    """One tick period: the tick's time (end of frame), sequence index and start of frame,
+    and what arrived before the next."""
 
     t: float
     index: int
+    start: float
     meas: dict[int, float] = field(default_factory=dict)      # joint -> first arrival
     actuation: dict[int, float] = field(default_factory=dict)  # frame k -> first arrival
     repeats: int = 0                                           # a second copy of one frame
@@ -110,10 +122,11 @@ class Tally:
     first_disagree: int | None = None
 
 
-def periods(messages: Sequence[can.Message], period_s: float,
-            roles: Roles, tally: Tally) -> tuple[list[Period], int]:
-    """The periods of a log in time order, and the count of frames before the first tick;
-    `tally` counts what was left out or placed by time."""
+def periods(messages: Sequence[can.Message], period_s: float, roles: Roles, tally: Tally,
+            timing: BitTiming) -> tuple[list[Period], int]:
+    """The periods of a log in time order, and the count of frames before the first tick
+    (each tick's start of frame at the bus's `timing`); `tally` counts what was left out or
+    placed by time."""
     out: list[Period] = []
     before = 0
     prev_seq = 0
@@ -139,7 +152,9 @@ def periods(messages: Sequence[can.Message], period_s: float,
             if out and not step:
                 tally.repeated_ticks += 1
                 continue
-            out.append(Period(msg.timestamp, out[-1].index + step if out else 0))
+            to_start_ns = timing.frame_ns(msg) - fb.IFS_BITS * timing.bit_ns
+            out.append(Period(msg.timestamp, out[-1].index + step if out else 0,
+                              msg.timestamp - to_start_ns / 1e9))
             prev_seq = seq
             continue
         if not out:
@@ -165,10 +180,11 @@ def _slot(period: Period, msg: can.Message,
     return None, 0
 
 
-def grid_deviation(ticks: Sequence[Period], period_s: float) -> list[float]:
-    """Each tick's deviation from the nominal grid t0 + index*period, t0 the median offset
-    (a few very late ticks do not shift the grid the others keep)."""
-    offsets = [p.t - p.index * period_s for p in ticks]
+def grid_deviation(ticks: Sequence[Period], period_s: float, start: bool = False) -> list[float]:
+    """Each tick's deviation (its end of frame, or with `start` its start of frame) from the
+    nominal grid t0 + index*period, t0 the median offset (a few very late ticks do not shift
+    the grid the others keep)."""
+    offsets = [(p.start if start else p.t) - p.index * period_s for p in ticks]
     t0 = percentile(offsets, 50)
     return [o - t0 for o in offsets]
 
@@ -186,23 +202,30 @@ def fitted_period(ticks: Sequence[Period]) -> float | None:
 
 
 def analyze(messages: Sequence[can.Message], period_ns: int, schema: Schema | None = None,
-            warn: Warn | None = None) -> dict[str, object]:
+            warn: Warn | None = None, timing: BitTiming | None = None) -> dict[str, object]:
     """The timing report of one log's frames at a nominal tick period (frame roles from
-    `schema`, default the shipped DBC); `warn` is told what was left out or placed by time
-    and a fitted period off the nominal one, each naming the first frame concerned (its
-    file:line when `messages` is a read Log)."""
+    `schema`, default the shipped DBC; bit rates `timing`, default the schema's); `warn` is
+    told what was left out or placed by time and a fitted period off the nominal one, each
+    naming the first frame concerned (its file:line when `messages` is a read Log)."""
     schema = schema or Schema()
+    timing = timing or schema.bit_timing
     period_s = period_ns / 1e9
     roles = Roles.of(schema)
     if roles.lengths[roles.tick] < 1:
         raise ValueError(f"{schema.path.name}: TICK has no data byte: no sequence number")
-    tally = Tally()
-    ticks, before = periods(messages, period_s, roles, tally)
 
     def where(i: int | None) -> str:
         return messages.places[i] if isinstance(messages, Log) and i is not None else \
             f"frame {(i or 0) + 1}"
 
+    if not timing.fd:
+        fd = next((i for i, msg in enumerate(messages) if msg.is_fd), None)
+        if fd is not None:
+            raise ValueError(f"{where(fd)}: a CAN FD frame (ID 0x{messages[fd].arbitration_id:X})"
+                             f" on a classic CAN bus ({timing.describe()}): its length needs "
+                             "the bus's data bit rate (--data-bitrate)")
+    tally = Tally()
+    ticks, before = periods(messages, period_s, roles, tally, timing)
     tick_length = roles.lengths[roles.tick]
     if tally.foreign:
         first = messages[tally.first_foreign or 0]
@@ -239,12 +262,14 @@ def analyze(messages: Sequence[can.Message], period_ns: int, schema: Schema | No
     missing_act = [roles.actuations - len(p.actuation) for p in ticks]
     return {
         "period_us": period_ns / 1000,
+        "bit_timing": timing.describe(),
         "ticks": len(ticks),
         "frames_before_first_tick": before,
         "slips": {"gaps": len(gaps), "ticks_missing": sum(gaps)},
         "fitted_period_us": None if slope is None else round(slope * 1e6, 3),
         "tick_interval_us": stats_us([b.t - a.t for a, b in itertools.pairwise(ticks)]),
         "tick_jitter_us": stats_us(grid_deviation(ticks, period_s)),
+        "tick_start_jitter_us": stats_us(grid_deviation(ticks, period_s, start=True)),
         "tick_to_last_meas_us": stats_us(last_meas),
         "tick_to_last_actuation_us": stats_us(last_act),
         "tick_to_meas_us": per_joint,
@@ -273,7 +298,7 @@ def _tell(warn: Warn | None, text: str) -> None:
         warn(text)
 
 
-def analyze_log(path: str | Path, period_ns: int, schema: Schema,
-                warn: Warn | None = None) -> dict[str, object]:
-    """The timing report of a recorded .log/.asc/.blf file (classic CAN)."""
-    return analyze(read_log(path, warn, classic=True), period_ns, schema, warn)
+def analyze_log(path: str | Path, period_ns: int, schema: Schema, warn: Warn | None = None,
+                timing: BitTiming | None = None) -> dict[str, object]:
+    """The timing report of a recorded .log/.asc/.blf file (classic or CAN FD frames)."""
+    return analyze(read_log(path, warn), period_ns, schema, warn, timing)

@@ -181,19 +181,29 @@ def add_timing(topics: argparse._SubParsersAction) -> None:
     timing.add_argument("--period", type=units.period_ns(), default=None,
                         help="the nominal tick period the log was recorded at (default: "
                              "--robot's, else the DBC's TICK cycle: 4 ms on SPEJBL)")
+    timing.add_argument("--data-bitrate", type=units.data_bitrate, default=None,
+                        help="the data phase's bit rate of a CAN FD bus, up to 8M, e.g. 5M "
+                             "(default: the DBC's; a log with CAN FD frames needs one)")
     timing.add_argument("--json", action="store_true")
     timing.set_defaults(func=_do_timing)
 
 
 def _do_timing(args: argparse.Namespace) -> None:
+    from servobus.bus.bit_timing import BitTiming
     from servobus.bus.schema import Schema
     from servobus.bus.timing import analyze_log
 
     robot = robot_of(args, time_triggered=True)
     schema = Schema(robot.dbc if robot else args.dbc)
     period = args.period or (robot.period_ns if robot else schema.tick_period_ns)
-    emit(analyze_log(args.log, period, schema, warn), args.json,
-         title=f"bus timing of {args.log} at a {period / 1e6:g} ms period")
+    bus = schema.bit_timing
+    if args.data_bitrate is not None:
+        try:
+            bus = BitTiming(bus.bitrate, args.data_bitrate)
+        except ValueError as err:  # below the nominal rate
+            raise ServobusError(f"--data-bitrate {args.data_bitrate}: {err}") from err
+    emit(analyze_log(args.log, period, schema, warn, bus), args.json,
+         title=f"bus timing of {args.log} at a {period / 1e6:g} ms period, {bus.describe()}")
 
 
 def add_feathering(topics: argparse._SubParsersAction) -> None:

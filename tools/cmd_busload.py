@@ -88,9 +88,15 @@ def _do_busload(args: argparse.Namespace) -> None:
         from servobus.bus.log_reader import read_log
         from servobus.bus.recorder import capture
 
-        meter = LoadMeter(rate, args.window / 1e9 if args.window else LoadMeter.window_s)
+        meter = LoadMeter(rate, args.window / 1e9 if args.window else LoadMeter.window_s,
+                          data_bitrate=schema.bit_timing.data_bitrate)
         if args.log:
-            meter.add_all(read_log(args.log, warn, classic=True))
+            log = read_log(args.log, warn)
+            for msg, where in zip(log, log.places, strict=True):
+                try:
+                    meter.add(msg)
+                except ValueError as err:
+                    raise ServobusError(f"{where}: {err}") from err
             source = args.log
         else:
             bus = open_bus(args.interface, args.channel, fd=args.fd)

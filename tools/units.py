@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from servobus.bus.faults import FaultScriptError, parse_duration
+from servobus.bus.frame_bits_fd import DATA_BIT_NS_MIN
 from servobus.bus.log_reader import SUFFIXES
 from servobus.bus.schema import BITRATE_MAX, BITRATE_MIN, whole_ns_bit_time
 
@@ -20,6 +21,7 @@ from servobus.bus.schema import BITRATE_MAX, BITRATE_MIN, whole_ns_bit_time
 # the shortest period / window of the analyses (about one CAN frame at 1 Mbit/s)
 PERIOD_MIN_NS = 100_000
 SEED_MAX = 2**32 - 1
+DATA_BITRATE_MAX = 1_000_000_000 // DATA_BIT_NS_MIN  # CAN FD's data phase: 8 Mbit/s
 
 Bad = argparse.ArgumentTypeError
 
@@ -94,19 +96,35 @@ def duration_ns(text: str) -> int:
     return round(value * 1e9)
 
 
-def bitrate(text: str) -> int:
-    """'1M', '500k', '125000' -> bits per second, classic CAN's 10 kbit/s .. 1 Mbit/s, with a bit
-    time of whole nanoseconds (the simulated bus counts ns)."""
+def _rate(text: str) -> float:
+    """'1M', '500k', '125000' -> bits per second."""
     scale = {"k": 1_000, "K": 1_000, "M": 1_000_000}.get(text[-1:], 1)
     number = text[:-1] if scale != 1 else text
     try:
-        value = _number(number) * scale
+        return _number(number) * scale
     except Bad:
         raise Bad(f"bad bit rate {text!r}: use e.g. 1M, 500k or 125000") from None
+
+
+def bitrate(text: str) -> int:
+    """'1M', '500k', '125000' -> bits per second, classic CAN's 10 kbit/s .. 1 Mbit/s, with a bit
+    time of whole nanoseconds (the simulated bus counts ns)."""
+    value = _rate(text)
     if not BITRATE_MIN <= value <= BITRATE_MAX:
         raise Bad(f"bit rate {text} is outside classic CAN's 10k .. 1M")
     if not whole_ns_bit_time(value):
         raise Bad(f"bit rate {text}: the bit time must be whole nanoseconds (e.g. 125k, 500k)")
+    return round(value)
+
+
+def data_bitrate(text: str) -> int:
+    """'5M', '2M' -> a CAN FD data phase's bits per second, 10 kbit/s .. 8 Mbit/s, with a bit
+    time of whole nanoseconds (that it is not below the nominal rate is the bus's check)."""
+    value = _rate(text)
+    if not BITRATE_MIN <= value <= DATA_BITRATE_MAX:
+        raise Bad(f"data bit rate {text} is outside CAN FD's 10k .. 8M")
+    if not whole_ns_bit_time(value):
+        raise Bad(f"data bit rate {text}: the bit time must be whole nanoseconds (e.g. 2M, 5M)")
     return round(value)
 
 

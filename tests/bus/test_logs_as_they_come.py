@@ -181,16 +181,25 @@ def test_zero_length_ticks_are_left_out_and_named(capsys: pytest.CaptureFixture[
 
 
 @pytest.mark.parametrize("suffix", SUFFIXES)
-def test_can_fd_frames_on_a_classic_analysis_are_errors_at_their_line(
+def test_can_fd_frames_on_a_classic_bus_are_errors_at_their_line(
         capsys: pytest.CaptureFixture[str], tmp_path: Path, suffix: str) -> None:
     messages = recorded(tmp_path)
     messages.insert(30, can.Message(timestamp=messages[29].timestamp, arbitration_id=0x101,
                                     is_extended_id=False, is_fd=True, data=bytes(12)))
     path = written(tmp_path / f"fd{suffix}", messages)
-    for argv in commands(path)[:2]:
-        code, _, err = run(capsys, argv)
-        assert code == 2 and err == f"error: {line_of(path, 30)}: a CAN FD frame (ID 0x101, " \
-                                    "12 bytes): this analysis is of classic CAN\n"
+    timing, busload = commands(path)[:2]
+    code, _, err = run(capsys, timing)
+    assert code == 2 and err == f"error: {line_of(path, 30)}: a CAN FD frame (ID 0x101) on a " \
+                                "classic CAN bus (1000 kbit/s): its length needs the bus's data " \
+                                "bit rate (--data-bitrate)\n"
+    code, _, err = run(capsys, busload)
+    assert code == 2 and err.startswith(f"error: {line_of(path, 30)}: a CAN FD frame (ID 0x101, "
+                                        "at ") and err.endswith(
+        " s) on a classic CAN bus (1000 kbit/s): its load needs the bus's data bit rate\n")
+    code, report, err = run(capsys, [*timing, "--data-bitrate", "5M"])  # 12 bytes: not MEAS_1
+    assert code == 0 and report["frames_not_in_schema"] == 1 and report["ticks"] == PERIODS
+    assert f"warning: {line_of(path, 30)}: ID 0x101 with 12 data bytes (CAN FD) is not " \
+           "servobus.dbc's frame of that ID: 1 such frames left out" in err
 
 
 def test_a_fitted_period_far_off_the_nominal_is_said(capsys: pytest.CaptureFixture[str],
@@ -218,9 +227,9 @@ def test_a_restarted_tick_sequence_is_reported(capsys: pytest.CaptureFixture[str
 
 
 def test_fitted_period_needs_two_indices() -> None:
-    assert fitted_period([]) is None and fitted_period([Period(1.0, 3)]) is None
-    assert fitted_period([Period(1.0, 3), Period(1.5, 3)]) is None
-    assert fitted_period([Period(1.0, 3), Period(1.5, 4)]) == pytest.approx(0.5)
+    assert fitted_period([]) is None and fitted_period([Period(1.0, 3, 0.99)]) is None
+    assert fitted_period([Period(1.0, 3, 1.0), Period(1.5, 3, 1.5)]) is None
+    assert fitted_period([Period(1.0, 3, 1.0), Period(1.5, 4, 1.5)]) == pytest.approx(0.5)
 
 
 def test_replay_names_the_gaps_it_cuts(tmp_path: Path) -> None:

@@ -1,11 +1,15 @@
 """`analyze timing` on synthetic logs whose figures are worked out by hand below."""
 
 import json
+from functools import partial
 from pathlib import Path
 
 import can
 import pytest
 
+from servobus.bus.medium import Medium
+from servobus.bus.recorder import MediumRecorder
+from servobus.bus.scheduler import Environment
 from servobus.bus.timing import analyze, percentile
 from servobus.tools.cli import main
 
@@ -110,3 +114,66 @@ def test_no_tick_and_bad_files(tmp_path: Path, capsys: pytest.CaptureFixture[str
         err = capsys.readouterr().err
         assert err.startswith("error: ") and "Traceback" not in err, err
     assert main(["analyze", "timing", "--log", str(no_tick), "--period", "0ms"]) == 2
+
+
+def _fd_bus_log(path: Path) -> Path:
+    """Four periods of a simulated 1 / 5 Mbit/s CAN FD bus: at k * 4 ms, on an idle bus, the
+    time trigger sends TICK seq 6, 7, 8, 9 and joint 1 its MEAS_1 (0x55 0x55), both FD frames
+    with BRS; MEAS_1 loses arbitration and follows the tick after its interframe space."""
+    medium = Medium(Environment(), data_bitrate=5_000_000)
+    trigger, joint = medium.attach("TIME_TRIGGER", None), medium.attach("JOINT_1", None)
+    medium.attach("HOST", lambda _: None)
+    recorder = MediumRecorder(medium, path)
+    for k, seq in enumerate((6, 7, 8, 9)):
+        for node, can_id, data in ((trigger, 0x010, bytes([seq])), (joint, 0x101, b"\x55\x55")):
+            msg = can.Message(arbitration_id=can_id, is_extended_id=False, is_fd=True,
+                              bitrate_switch=True, data=data)
+            medium.env.schedule(k * 4_000_000, partial(medium.submit, node, msg))
+    medium.env.run()
+    recorder.close()
+    return path
+
+
+def test_fd_log_from_a_simulated_fd_bus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Bits by hand (frame_bits_fd's rules).  TICK 0x010 = 000 0000 0001 0000: SOF and ID bits
+    10..7 are five 0s (a stuff bit), ID 3..0 and RRS five more (another): nominal SOF..BRS
+    17 + 2 stuff, + ACK, delimiter, EOF 7, IFS 3 = 31 bits.  Data phase: ESI + DLC 0001 (5),
+    the sequence byte (8), its stuff bits (seq 6 = 00000110 and 7 = 00000111 after DLC's
+    last 1: five 0s, one; 8 = 00001000 and 9 = 00001001: none), stuff count + parity (4),
+    CRC-17 (17), 6 fixed stuff bits, CRC delimiter (1): 42 for seq 6, 7 and 41 for 8, 9.
+    End of frame after SOF: 28 us + 42 (41) x 0.2 us = 36.4 (36.2) us.
+    MEAS_1 0x101 = 001 0000 0001: one stuff bit after SOF, ID 10..3's 0s; 17 + 1 + 12 = 30
+    nominal bits; data 5 + 16 (0x55 0x55: no stuff bit) + 4 + 17 + 6 + 1 = 49: its end of
+    frame 27 + 9.8 = 36.8 us after its start, which is 3 us after the tick's end: 39.8 us."""
+    log = _fd_bus_log(tmp_path / "fd.blf")  # .blf keeps ns; candump and .asc round to µs
+    argv = ["analyze", "timing", "--log", str(log), "--period", "4ms", "--json"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        f"error: {log}: frame 1: a CAN FD frame (ID 0x10) on a classic CAN bus (1000 kbit/s): "
+        "its length needs the bus's data bit rate (--data-bitrate)\n")
+    assert main([*argv, "--data-bitrate", "5M"]) == 0
+    out, err = capsys.readouterr()
+    r = json.loads(out)
+    assert err == ""  # no frame left out, no warning
+    assert r["bit_timing"] == "1000/5000 kbit/s CAN FD" and r["frames_not_in_schema"] == 0
+    assert r["ticks"] == 4 and r["slips"] == {"gaps": 0, "ticks_missing": 0}
+    # ends 36.4, 4036.4, 8036.2, 12036.2 us: off the grid by 36.4, 36.4, 36.2, 36.2 (median 36.2)
+    assert r["tick_jitter_us"] == {"n": 4, "min": 0.0, "p50": 0.0, "p99": 0.2, "max": 0.2}
+    assert r["tick_start_jitter_us"] == {"n": 4, "min": 0.0, "p50": 0.0, "p99": 0.0, "max": 0.0}
+    assert r["tick_interval_us"] == {"n": 3, "min": 3999.8, "p50": 4000.0, "p99": 4000.0,
+                                     "max": 4000.0}
+    assert r["tick_to_meas_us"]["MEAS_1"] == {"n": 4, "min": 39.8, "p50": 39.8, "p99": 39.8,
+                                              "max": 39.8}
+    assert r["missing_meas"] == {"periods": 4, "frames": 4 * 11}
+
+
+@pytest.mark.parametrize(("rate", "why"), [
+    ("500k", "--data-bitrate 500000: data bit time 2000 ns is outside 125..1000 ns"),
+    ("9M", "argument --data-bitrate: data bit rate 9M is outside CAN FD's 10k .. 8M"),
+    ("3M", "argument --data-bitrate: data bit rate 3M: the bit time must be whole nanoseconds"),
+])
+def test_a_data_bit_rate_the_bus_cannot_have_is_an_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], rate: str, why: str) -> None:
+    log = _write(tmp_path / "bus.log", _hand_log())
+    assert main(["analyze", "timing", "--log", str(log), "--data-bitrate", rate]) == 2
+    assert capsys.readouterr().err.startswith(f"error: {why}")
