@@ -136,8 +136,8 @@ def test_a_period_that_does_not_divide_a_cycle(tmp_path: Path) -> None:
 def test_a_period_that_cannot_hold_its_frames(tmp_path: Path) -> None:
     path = tri(tmp_path, BASE.replace('dbc = "tri.dbc"', 'dbc = "tri.dbc"\nbitrate = 10000'))
     bits = WORST_BITS[1] + 3 * WORST_BITS[2] + WORST_BITS[6]
-    assert error_of(path) == (f"period: one period's 5 frames take {bits * 0.1:g} ms at 10000 "
-                              "bit/s (worst-case stuffing), more than the period of 4 ms")
+    assert error_of(path) == (f"period: one period's 5 frames take {bits * 0.1:g} ms at 10 "
+                              "kbit/s (worst-case stuffing), more than the period of 4 ms")
 
 
 def test_a_cyclic_period_is_the_shortest_cycle(tmp_path: Path) -> None:

@@ -51,8 +51,8 @@ def error_of(tmp_path: Path, text: str) -> str:
 def test_the_shipped_descriptions_are_the_sources_robots() -> None:
     """SPEJBL (SPEC 1): a 4 ms time trigger, boards JOINT_1..12 of IDs 1..12, the host; GuRoo
     (SPEC 5): a 2 ms central, five high-power boards of three joints, an 8-servo board of ID 6."""
-    assert shipped() == ["guroo", "guroo-arm", "nxt-joint", "sg90-arm", "spejbl", "spejbl-leg",
-                         "spejbl-leg-ax12"]
+    assert shipped() == ["guroo", "guroo-arm", "nxt-joint", "sg90-arm", "spejbl", "spejbl-fd",
+                         "spejbl-leg", "spejbl-leg-ax12"]
     spejbl, guroo = load("spejbl"), load("guroo")
     assert [(n.name, n.kind, n.board, n.joints) for n in spejbl.nodes] == [
         ("TIME_TRIGGER", "time-trigger", 0, ()),
@@ -130,7 +130,7 @@ tuning = { omega_d = 30, omega_i = 6, k_kp = 0.02 }
     ('dbc = "tri.dbc"', 'dbc = "tri.dbc"\nbitrate = 2000000',
      "bus.bitrate: 2000000 is outside 10000..1000000"),
     ('dbc = "tri.dbc"', 'dbx = "tri.dbc"', "bus.dbx: unknown key (did you mean dbc?); use "
-     "bitrate, dbc"),
+     "bitrate, data_bitrate, dbc"),
     ('{ kind = "board", name = "J3", id = 3, joints = [3] },\n', "",
      "nodes: joint 3 of 1..3 on no node"),
     ('name = "J3", id = 3, joints = [3]', 'name = "J3", id = 3, joints = [2]',
@@ -241,7 +241,8 @@ def test_a_bases_files_are_found_beside_the_base(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("base", "expected"), [
     ("tri.toml", "base: tri.toml: a description cannot be built on itself"),
     ("nope", "base: nope: no such file beside tri.toml and no shipped robot of that name "
-     "(shipped: guroo, guroo-arm, nxt-joint, sg90-arm, spejbl, spejbl-leg, spejbl-leg-ax12)"),
+     "(shipped: guroo, guroo-arm, nxt-joint, sg90-arm, spejbl, spejbl-fd, spejbl-leg, "
+     "spejbl-leg-ax12)"),
     ("3", "base: must be a non-empty string, got 3"),
 ])
 def test_base_errors(tmp_path: Path, base: str, expected: str) -> None:
@@ -262,7 +263,8 @@ def test_more_groups_than_the_id_rule_has_room_for(tmp_path: Path) -> None:
 def test_a_name_that_is_neither_file_nor_shipped(tmp_path: Path) -> None:
     with pytest.raises(RobotFileError, match="^nope: no such file and no shipped robot of that "
                                              r"name \(shipped: guroo, guroo-arm, nxt-joint, "
-                                             r"sg90-arm, spejbl, spejbl-leg, spejbl-leg-ax12\)$"):
+                                             r"sg90-arm, spejbl, spejbl-fd, spejbl-leg, "
+                                             r"spejbl-leg-ax12\)$"):
         load("nope")
 
 
