@@ -118,7 +118,8 @@ def busload(schema: Schema, period_ns: int | None = None, bitrate: int | None = 
     timing = timing_of(schema, bitrate)
     frames = schema.period_messages(meas_bytes, local_p)
     flags = [schema.frame_flags(m.name) for m in frames]
-    schedule, models = [], {}
+    schedule: list[dict[str, Any]] = []
+    models = {}
     for m, (fd, brs) in zip(frames, flags, strict=True):
         lengths = {model: f(m.length, fd, brs) for model, f in MODELS.items()}
         schedule.append({"name": m.name, "id": f"0x{m.frame_id:03X}", "dlc": m.length,

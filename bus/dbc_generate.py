@@ -29,8 +29,14 @@ from cantools.database.can.formats.dbc import DbcAttribute, DbcAttributeDefiniti
 from cantools.database.conversion import BaseConversion
 
 from servobus.bus import frame_bits_fd as fdb
-from servobus.bus.schema import (BRS_ATTRIBUTE, CAN_STATE_NAMES, COMMAND_NAMES,
-                                 DATA_BITRATE_ATTRIBUTE, FD_BUS_TYPE, meas_name)
+from servobus.bus.schema import (
+    BRS_ATTRIBUTE,
+    CAN_STATE_NAMES,
+    COMMAND_NAMES,
+    DATA_BITRATE_ATTRIBUTE,
+    FD_BUS_TYPE,
+    meas_name,
+)
 from servobus.firmware.memory import MODE_NAMES
 
 JOINTS_MAX = 128  # MEAS6_j stays below 0x300
@@ -120,7 +126,9 @@ def as_fd(message: Message) -> Message:
     length (the signals where they were)."""
     message.is_fd = True
     message.length = fdb.dlc_to_length(fdb.length_to_dlc(message.length))
-    message.dbc.attributes[BRS_ATTRIBUTE] = DbcAttribute(1, _FD_DEFINITIONS[1])
+    if message.dbc is not None:  # dbc_message gives every message its specifics
+        brs: DbcAttribute = DbcAttribute(1, _FD_DEFINITIONS[1])  # its choice "1"
+        message.dbc.attributes[BRS_ATTRIBUTE] = brs
     return message
 
 

@@ -15,8 +15,13 @@ from typing import Any
 import cantools
 
 from servobus.bus.bit_timing import BitTiming
-from servobus.bus.schema import (DATA_BITRATE_ATTRIBUTE, Schema, SchemaError, actuation_name,
-                                 posref_name)
+from servobus.bus.schema import (
+    DATA_BITRATE_ATTRIBUTE,
+    Schema,
+    SchemaError,
+    actuation_name,
+    posref_name,
+)
 from servobus.firmware.servo_board import WORDS_PER_FRAME
 from servobus.robot.file_keys import RobotFileError
 from servobus.robot.node_kinds import MEAS_MESSAGE, heard_by, sent_by

@@ -156,6 +156,15 @@ tuning = { omega_d = 30, omega_i = 6, k_kp = 0.02 }
      "group"),
     ('name = "HOST" }', 'name = "HOST", groups = [[1, 2, 3, 1, 2]] }', "nodes[5].groups[1]: "
      "1..4 joint numbers (one 8-byte frame), got [1, 2, 3, 1, 2]"),
+    ('dbc = "tri.dbc"', 'dbc = "tri.dbc"\ndata_bitrate = 3000000', "bus.data_bitrate: "
+     "3000000: the data bit rate 3000000 bit/s has no whole-ns bit time"),
+    ('dbc = "tri.dbc"', 'dbc = "tri.dbc"\ndata_bitrate = 10000000',
+     "bus.data_bitrate: 10000000 is outside 10000..8000000"),
+    ('dbc = "tri.dbc"', 'dbc = "tri.dbc"\nbitrate = 1000000\ndata_bitrate = 500000',
+     "bus.data_bitrate: 500000: data bit time 2000 ns is outside 125..1000 ns (8 Mbit/s..the "
+     "nominal bit rate)"),
+    ('dbc = "tri.dbc"', 'dbc = "tri.dbc"\ndata_bitrate = "5M"',
+     "bus.data_bitrate: must be a whole number, got '5M'"),
     ('name = "J1", id = 1', 'name = "J1", idd = 1', "nodes[2].idd: unknown key (did you mean "
      "id?); use kind, name, id, joints"),
     ('name = "HOST" }', 'name = "HOST", compute = "1s" }', "nodes[5].compute: 1000000000 ns is "
@@ -165,6 +174,33 @@ def test_each_error_names_the_key_and_what_is_wrong(tmp_path: Path, old: str, ne
                                                      expected: str) -> None:
     assert old in BASE
     assert error_of(tmp_path, BASE.replace(old, new, 1)) == expected
+
+
+def test_a_can_fd_host_group_holds_up_to_32_joints(tmp_path: Path) -> None:
+    """64 bytes of 16-bit references: 32 joints in one CAN FD frame, 4 in a classic one."""
+    boards = "".join(f'    {{ kind = "board", name = "J{j}", id = {j}, joints = [{j}] }},\n'
+                     for j in range(1, 34))
+
+    def text(joints: int, rate: str) -> str:
+        return (f'name = "big"\njoints = {joints}\nperiod = "4ms"\nnodes = [\n'
+                '    { kind = "time-trigger", name = "TT" },\n' +
+                "".join(boards.splitlines(keepends=True)[:joints]) +
+                f'    {{ kind = "host", name = "HOST", groups = [{list(range(1, joints + 1))}] }},'
+                f'\n]\n\n[bus]\ndbc = "big.dbc"\n{rate}')
+    robot = load(str(write(tmp_path, text(32, "data_bitrate = 4000000\n"))))
+    assert (robot.data_bitrate, robot.groups) == (4_000_000, (tuple(range(1, 33)),))
+    assert error_of(tmp_path, text(33, "data_bitrate = 4000000\n")).startswith(
+        "nodes[35].groups[1]: 1..32 joint numbers (one 64-byte CAN FD frame), got [1, 2, ")
+    assert load(str(write(tmp_path, text(4, "")))).data_bitrate is None
+
+
+def test_can_fd_is_for_a_time_triggered_robot(tmp_path: Path) -> None:
+    path = tmp_path / "g.toml"
+    path.write_text(load("guroo").path.read_text().replace("[bus]\n",
+                                                            "[bus]\ndata_bitrate = 5000000\n"))
+    with pytest.raises(RobotFileError, match=r"bus\.data_bitrate: CAN FD applies to a "
+                                             "time-triggered robot"):
+        load(str(path))
 
 
 @pytest.mark.parametrize(("table", "expected"), [
