@@ -357,7 +357,7 @@ def _attribute(db: cantools.database.can.Database, name: str) -> Any:
 
 
 def _brs(m: cantools.database.Message) -> bool:
-    """A message's CANFD_BRS: its BA_, else the definition's default, else "1" (Vector's)."""
+    """A message's CANFD_BRS: its BA_, else the definition's default, else "1" (cantools')."""
     attrs = m.dbc.attributes if m.dbc else {}
     definitions = m.dbc.attribute_definitions if m.dbc else {}
     definition = definitions.get(BRS_ATTRIBUTE)
