@@ -11,6 +11,7 @@ import pytest
 from servobus.bus import frame_bits_fd as fd
 from servobus.bus.bit_timing import BitTiming
 from servobus.bus.busload import busload, fd_model_bits
+from servobus.bus.dbc_generate import TimeTriggeredBus, generate
 from servobus.bus.schema import Schema, SchemaError, default_dbc
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
@@ -50,6 +51,21 @@ def test_a_24_byte_actuation_encodes_and_decodes_in_both_codecs() -> None:
     assert bytes(msg.data) == bytes(definition.encode(values, strict=True))
     assert FD.decode(msg).values == values
     assert FD.codec("ACTUATION_1").decode(bytes(msg.data)) == definition.decode(bytes(msg.data))
+
+
+def test_32_joints_fill_one_64_byte_frame(tmp_path: Path) -> None:
+    """The largest group: 32 references, 64 bytes (DLC 15, CRC-21), through both codecs."""
+    bus = TimeTriggeredBus("big", tuple(f"B{j}" for j in range(1, 33)), (tuple(range(1, 33)),),
+                           4, 1_000_000, data_bitrate=8_000_000)
+    path = tmp_path / "big.dbc"
+    path.write_text(generate(bus).as_dbc_string())
+    schema = Schema(path)
+    values = {f"iw_{j}": -8.0 + j / 4 for j in range(1, 33)}
+    msg = schema.encode("ACTUATION_1", values)
+    assert (msg.dlc, msg.is_fd, msg.bitrate_switch) == (64, True, True)
+    assert bytes(msg.data) == bytes(schema.message("ACTUATION_1").encode(values, strict=True))
+    assert schema.decode(msg).values == values
+    assert schema.bit_timing.describe() == "1000/8000 kbit/s CAN FD"
 
 
 def test_an_fd_message_sent_as_a_classic_frame_is_refused() -> None:
