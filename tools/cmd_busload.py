@@ -124,7 +124,7 @@ def _do_busload(args: argparse.Namespace) -> None:
           f"{'nostuff':>11}")
     for f in report["schedule"]:
         print(f"  {f['name']:<12} {f['id']:>6} {f['dlc']:>3} {_fd(f):>6} {_cell(f, 'stretch_6_5')}"
-              f" {_cell(f, 'worst_case')} {_cell(f, 'no_stuffing')}")
+              f" {_cell(f, 'worst_case')} {_cell(f, 'no_stuffing')}".rstrip())
     emit({"models": report["models"], "exact": report["exact"]}, False)
     print("worst-case response times (Davis 2007), deadline = each message's own period:")
     for m in report["messages"]:
@@ -154,7 +154,7 @@ def _cyclic(args: argparse.Namespace, schema: Schema, rate: int) -> None:
     for f in report["schedule"]:
         print(f"  {f['name']:<12} {f['id']:>6} {f['dlc']:>3} {_fd(f):>6} "
               f"{f['cycle_s'] * 1e3:>4g}ms {_cell(f, 'stretch_6_5')} {_cell(f, 'worst_case')} "
-              f"{_cell(f, 'no_stuffing')}")
+              f"{_cell(f, 'no_stuffing')}".rstrip())
     emit({name: _without_slots(model) for name, model in
           (*report["models"].items(), ("exact", report["exact"]))}, False)
     print("per slot: frame bits / time left (us)")
