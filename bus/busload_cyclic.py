@@ -10,19 +10,20 @@ alignment of the feedback against the set-points).  Per frame model (the ones of
 Davis 2007 worst-case response time against its deadline (= its own cycle).  The exact model
 builds every frame of typical payloads (at rest: velocities, positions 0; each broadcast's
 sequence number the round it belongs to; status words carrying the board ID in bits 4..7) over
-256 rounds and counts its stuff bits.
+256 rounds and counts its stuff bits.  Times are in ns on the bus's ``BitTiming`` (a CAN FD
+frame's data phase at the data bit rate), as in ``bus.busload``.
 """
 
 import math
 from statistics import mean
 from typing import Any
 
+import can
 import cantools
 
-from servobus.bus import frame_bits as fb
-from servobus.bus.busload import MODELS
+from servobus.bus.bit_timing import BitTiming
+from servobus.bus.busload import MODELS, model_ns, timing_of, worst_case_ns
 from servobus.bus.rta import MessageTiming, response_rows
-from servobus.bus.scheduler import NS_PER_S
 from servobus.bus.schema import Schema
 
 NS_PER_MS = 1_000_000
@@ -49,8 +50,8 @@ def _slot_of(k: int, cycle_ms: int, slot_ms: int) -> bool:
     return (k * slot_ms) % cycle_ms == 0
 
 
-def typical_payload(schema: Schema, msg: cantools.database.Message, round_: int) -> bytes:
-    """The payload of `msg` in round `round_` of a robot at rest."""
+def typical_frame(schema: Schema, msg: cantools.database.Message, round_: int) -> can.Message:
+    """The frame of `msg` in round `round_` of a robot at rest."""
     values: dict[str, Any] = {}
     for sig in msg.signals:
         base, _, suffix = sig.name.rpartition("_")
@@ -60,60 +61,65 @@ def typical_payload(schema: Schema, msg: cantools.database.Message, round_: int)
             values[sig.name] = int(suffix) << 4
         else:
             values[sig.name] = 0
-    return schema.encode_data(msg.name, values)[1]
+    return schema.encode(msg.name, values)
 
 
-def _slot_rows(slots: list[list[int]], slot_ns: int, bit_ns: int) -> list[dict[str, Any]]:
-    """Bits, load and time left of each slot (its frames' bits given)."""
-    return [{"slot": k, "start_s": k * slot_ns / 1e9, "frames": len(bits),
-             "frame_bits": sum(bits), "load_pct": 100.0 * sum(bits) * bit_ns / slot_ns,
-             "time_left_s": (slot_ns - sum(bits) * bit_ns) / 1e9} for k, bits in
-            enumerate(slots)]
+def _slot_rows(slots: list[list[tuple[int, int]]], slot_ns: int) -> list[dict[str, Any]]:
+    """Bits, load and time left of each slot (its frames' (bits, ns) given)."""
+    rows = []
+    for k, frames in enumerate(slots):
+        busy_ns = sum(ns for _, ns in frames)
+        rows.append({"slot": k, "start_s": k * slot_ns / 1e9, "frames": len(frames),
+                     "frame_bits": sum(bits for bits, _ in frames), "frame_ns": busy_ns,
+                     "load_pct": 100.0 * busy_ns / slot_ns,
+                     "time_left_s": (slot_ns - busy_ns) / 1e9})
+    return rows
 
 
-def _model(rows: list[dict[str, Any]], hyper_ns: int, bit_ns: int) -> dict[str, Any]:
+def _model(rows: list[dict[str, Any]], hyper_ns: int) -> dict[str, Any]:
     """One model's summary: load over the hyperperiod, worst slot, the slots."""
-    bits = sum(r["frame_bits"] for r in rows)
-    return {"frame_bits": bits, "load_pct": 100.0 * bits * bit_ns / hyper_ns,
+    busy_ns = sum(r["frame_ns"] for r in rows)
+    return {"frame_bits": sum(r["frame_bits"] for r in rows), "frame_ns": busy_ns,
+            "load_pct": 100.0 * busy_ns / hyper_ns,
             "slot_load_max_pct": max(r["load_pct"] for r in rows),
             "time_left_min_s": min(r["time_left_s"] for r in rows), "slots": rows}
 
 
 def _exact(schema: Schema, msgs: list[cantools.database.Message], slot_ms: int, slot_ns: int,
-           hyper_ns: int, bit_ns: int) -> dict[str, Any]:
+           hyper_ns: int, timing: BitTiming) -> dict[str, Any]:
     """Exact stuffing of typical payloads: every slot of ROUNDS rounds built bit by bit; each
     slot of the hyperperiod charged with its worst round."""
     nslots = hyper_ns // slot_ns
-    per_slot = []
+    per_slot: list[tuple[int, int]] = []  # (ns, bits) of each round's slot
     for k in range(max(ROUNDS, nslots)):
-        released = [m for m in msgs if _slot_of(k, _cycle(m), slot_ms)]
-        per_slot.append(sum(fb.exact_frame_bits(m.frame_id, typical_payload(schema, m, k))
-                            for m in released))
+        sent = [typical_frame(schema, m, k) for m in msgs if _slot_of(k, _cycle(m), slot_ms)]
+        per_slot.append((sum(timing.frame_ns(f) for f in sent),
+                         sum(timing.to_crc_delimiter(f)[1] for f in sent)))
     worst_at = [max(per_slot[p::nslots]) for p in range(nslots)]  # each slot's worst round
-    rows = _slot_rows([[b] for b in worst_at], slot_ns, bit_ns)
+    rows = _slot_rows([[(bits, ns)] for ns, bits in worst_at], slot_ns)
     for row in rows:
         row["frames"] = sum(_slot_of(row["slot"], _cycle(m), slot_ms) for m in msgs)
-    return _model(rows, hyper_ns, bit_ns) | {
-        "slot_bits_max": max(per_slot), "slot_bits_min": min(per_slot),
-        "load_pct_mean": 100.0 * mean(per_slot) * bit_ns / slot_ns,
+    return _model(rows, hyper_ns) | {
+        "slot_bits_max": max(bits for _, bits in per_slot),
+        "slot_bits_min": min(bits for _, bits in per_slot),
+        "load_pct_mean": 100.0 * mean(ns for ns, _ in per_slot) / slot_ns,
         "payloads": f"rounds 0..{len(per_slot) - 1}: seq = round, velocities and positions 0, "
                     "status = board ID << 4"}
 
 
-def _response_times(msgs: list[cantools.database.Message], bit_ns: int) -> list[dict[str, Any]]:
+def _response_times(schema: Schema, msgs: list[cantools.database.Message],
+                    timing: BitTiming) -> list[dict[str, Any]]:
     """Davis 2007 worst-case response of every cyclic message against its deadline (= cycle)."""
-    timings = [MessageTiming(m.name, m.frame_id, fb.worst_case_bits(m.length) * bit_ns,
+    timings = [MessageTiming(m.name, m.frame_id, worst_case_ns(schema, timing, m),
                              _cycle(m) * NS_PER_MS, _cycle(m) * NS_PER_MS)
                for m in msgs]
-    return response_rows(timings, bit_ns)
+    return response_rows(timings, timing.bit_ns)
 
 
 def busload_cyclic(schema: Schema, bitrate: int | None = None) -> dict[str, Any]:
-    """The `servobus busload` report of a DBC with no tick: hyperperiod, slots, loads, WCRTs."""
-    bitrate = bitrate or schema.bitrate
-    if bitrate <= 0 or NS_PER_S % bitrate:
-        raise ValueError(f"bit rate {bitrate} must be positive and divide 1e9")
-    bit_ns = NS_PER_S // bitrate
+    """The `servobus busload` report of a DBC with no tick: hyperperiod, slots, loads, WCRTs
+    (on the schema's bit timing, its nominal rate `bitrate` when given)."""
+    timing = timing_of(schema, bitrate)
     msgs = sorted(cyclic(schema), key=lambda m: m.frame_id)
     cycles = [_cycle(m) for m in msgs]
     hyper_ms, slot_ms = math.lcm(*cycles), math.gcd(*cycles)
@@ -123,19 +129,28 @@ def busload_cyclic(schema: Schema, bitrate: int | None = None) -> dict[str, Any]
                          f"(at most {MAX_SLOTS})")
     hyper_ns, slot_ns = hyper_ms * NS_PER_MS, slot_ms * NS_PER_MS
     nslots = hyper_ms // slot_ms
-    schedule = [{"name": m.name, "id": f"0x{m.frame_id:03X}", "dlc": m.length,
-                 "cycle_s": _cycle(m) / 1e3, "per_hyperperiod": hyper_ms // _cycle(m),
-                 **{model: f(m.length) for model, f in MODELS.items()}} for m in msgs]
+    schedule, frames = [], []
+    for m in msgs:
+        fd, brs = schema.frame_flags(m.name)
+        lengths = {model: f(m.length, fd, brs) for model, f in MODELS.items()}
+        frames.append({model: (b.nominal_bits + b.data_bits, model_ns(timing, b))
+                       for model, b in lengths.items()})
+        schedule.append({"name": m.name, "id": f"0x{m.frame_id:03X}", "dlc": m.length,
+                         "fd": fd, "brs": brs, "cycle_s": _cycle(m) / 1e3,
+                         "per_hyperperiod": hyper_ms // _cycle(m),
+                         **{model: bits for model, (bits, _) in frames[-1].items()},
+                         **{f"{model}_ns": ns for model, (_, ns) in frames[-1].items()}})
     models = {}
-    for model, f in MODELS.items():
-        slots = [[f(m.length) for m in msgs if _slot_of(k, _cycle(m), slot_ms)]
-                 for k in range(nslots)]
-        models[model] = _model(_slot_rows(slots, slot_ns, bit_ns), hyper_ns, bit_ns)
-    exact = _exact(schema, msgs, slot_ms, slot_ns, hyper_ns, bit_ns)
-    if exact["frame_bits"] * bit_ns > hyper_ns:
+    for model in MODELS:
+        slots = [[f[model] for m, f in zip(msgs, frames, strict=True)
+                  if _slot_of(k, _cycle(m), slot_ms)] for k in range(nslots)]
+        models[model] = _model(_slot_rows(slots, slot_ns), hyper_ns)
+    exact = _exact(schema, msgs, slot_ms, slot_ns, hyper_ns, timing)
+    if exact["frame_ns"] > hyper_ns:
         raise ValueError(f"impossible schedule: a {hyper_ms} ms hyperperiod must carry "
-                         f"{exact['frame_bits'] * bit_ns / 1e6:g} ms of frames at "
-                         f"{bitrate / 1e3:g} kbit/s")
+                         f"{exact['frame_ns'] / 1e6:g} ms of frames at {timing.describe()}")
     return {"schedule_kind": "cyclic", "hyperperiod_s": hyper_ns / 1e9,
-            "slot_s": slot_ns / 1e9, "bitrate": bitrate, "schedule": schedule,
-            "models": models, "exact": exact, "messages": _response_times(msgs, bit_ns)}
+            "slot_s": slot_ns / 1e9, "bitrate": timing.bitrate,
+            "data_bitrate": timing.data_bitrate, "bit_timing": timing.describe(),
+            "schedule": schedule, "models": models, "exact": exact,
+            "messages": _response_times(schema, msgs, timing)}

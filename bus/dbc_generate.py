@@ -1,7 +1,9 @@
 """The DBC of a time-triggered robot of any joint count (SPEJBL's shape: a time trigger, one
 board per joint, a host), built as cantools objects: messages, signals (scales, ranges, units
 and value tables as in dbc/servobus.dbc), senders and receivers, cycle times and send types,
-the bit rate.
+the bit rates.  With a data bit rate every message is a CAN FD frame with bit rate switch
+(VFrameFormat StandardCAN_FD, CANFD_BRS 1, BusType "CAN FD", BaudrateCANFD), its signals laid
+out as on a classic bus and its length rounded up to an FD length.
 
 The ID rule (docs/robot-file.md), for N joints in G actuation groups; exactly today's IDs while
 N <= 16 and G <= 8:
@@ -26,7 +28,15 @@ from cantools.database.can import Bus, Database, Message, Node, Signal
 from cantools.database.can.formats.dbc import DbcAttribute, DbcAttributeDefinition, DbcSpecifics
 from cantools.database.conversion import BaseConversion
 
-from servobus.bus.schema import CAN_STATE_NAMES, COMMAND_NAMES, meas_name
+from servobus.bus import frame_bits_fd as fdb
+from servobus.bus.schema import (
+    BRS_ATTRIBUTE,
+    CAN_STATE_NAMES,
+    COMMAND_NAMES,
+    DATA_BITRATE_ATTRIBUTE,
+    FD_BUS_TYPE,
+    meas_name,
+)
 from servobus.firmware.memory import MODE_NAMES
 
 JOINTS_MAX = 128  # MEAS6_j stays below 0x300
@@ -37,6 +47,16 @@ SEND_TYPES = ["Cyclic", "OnTick", "OnEvent"]
 
 _SEND_TYPE = DbcAttributeDefinition("GenMsgSendType", default_value="OnEvent", kind="BO_",
                                     type_name="ENUM", choices=SEND_TYPES)
+# Vector's CAN FD attributes: VFrameFormat's values 14/15 are the FD frames
+_FRAME_FORMATS = ["StandardCAN", "ExtendedCAN", *["reserved"] * 12, "StandardCAN_FD",
+                  "ExtendedCAN_FD"]
+_FD_DEFINITIONS = (
+    DbcAttributeDefinition("VFrameFormat", default_value="StandardCAN", kind="BO_",
+                           type_name="ENUM", choices=_FRAME_FORMATS),
+    DbcAttributeDefinition(BRS_ATTRIBUTE, default_value="1", kind="BO_", type_name="ENUM",
+                           choices=["0", "1"]),
+    DbcAttributeDefinition(DATA_BITRATE_ATTRIBUTE, default_value=2_000_000, type_name="INT",
+                           minimum=10_000, maximum=8_000_000))
 
 
 @dataclass(frozen=True)
@@ -50,6 +70,7 @@ class TimeTriggeredBus:
     bitrate: int
     tick_node: str = "TIME_TRIGGER"
     host_node: str = "HOST"
+    data_bitrate: int | None = None  # CAN FD: every frame FD with bit rate switch
 
 
 def _pow2_at_least(n: int, floor: int) -> int:
@@ -98,6 +119,17 @@ def dbc_message(frame_id: int, name: str, signals: list[Signal], sender: str, co
     length = max(s.start + s.length for s in signals) // 8
     return Message(frame_id, name, length, signals, senders=[sender], cycle_time=cycle_ms,
                    comment=comment, dbc_specifics=DbcSpecifics(attributes=attributes))
+
+
+def as_fd(message: Message) -> Message:
+    """`message` as a CAN FD frame with bit rate switch, its length rounded up to an FD
+    length (the signals where they were)."""
+    message.is_fd = True
+    message.length = fdb.dlc_to_length(fdb.length_to_dlc(message.length))
+    if message.dbc is not None:  # dbc_message gives every message its specifics
+        brs: DbcAttribute = DbcAttribute(1, _FD_DEFINITIONS[1])  # its choice "1"
+        message.dbc.attributes[BRS_ATTRIBUTE] = brs
+    return message
 
 
 def joints_text(joints: tuple[int, ...]) -> str:
@@ -182,14 +214,15 @@ def generate(bus: TimeTriggeredBus) -> Database:
     comment = (f"servobus: {bus.title}. Time-triggered cycle every {bus.period_ms} ms: TICK, "
                f"then every joint's MEAS (or MEAS6), then {len(bus.groups)} ACTUATION frame"
                f"{'s' * (len(bus.groups) > 1)} applied at the next TICK.")
-    return database(messages, names, comment, bus.bitrate)
+    return database(messages, names, comment, bus.bitrate, bus.data_bitrate)
 
 
 def database(messages: list[Message], nodes: list[str], comment: str,
-             bitrate: int) -> Database:
+             bitrate: int, data_bitrate: int | None = None) -> Database:
     """A generated robot's database: its messages and nodes, the bus comment and bit rate, the
     attribute definitions servobus' DBCs use (BusType, Baudrate, GenMsgCycleTime,
-    GenMsgSendType)."""
+    GenMsgSendType); with a data bit rate a CAN FD bus (BusType "CAN FD", BaudrateCANFD,
+    VFrameFormat, CANFD_BRS), every message FD with bit rate switch."""
     definitions: OrderedDict[str, DbcAttributeDefinition] = OrderedDict(
         BusType=DbcAttributeDefinition("BusType", default_value="CAN", type_name="STRING"),
         Baudrate=DbcAttributeDefinition("Baudrate", default_value=1_000_000, type_name="INT",
@@ -198,6 +231,12 @@ def database(messages: list[Message], nodes: list[str], comment: str,
                                                type_name="INT", minimum=0, maximum=65535),
         GenMsgSendType=_SEND_TYPE)
     attributes = OrderedDict(BusType=DbcAttribute("CAN", definitions["BusType"]))
+    if data_bitrate is not None:
+        definitions.update((d.name, d) for d in _FD_DEFINITIONS)
+        attributes["BusType"] = DbcAttribute(FD_BUS_TYPE, definitions["BusType"])
+        attributes[DATA_BITRATE_ATTRIBUTE] = DbcAttribute(
+            data_bitrate, definitions[DATA_BITRATE_ATTRIBUTE])
+        messages = [as_fd(m) for m in messages]
     db = Database(messages, [Node(n) for n in nodes], [Bus("", comment, bitrate)],
                   version="servobus 1",
                   dbc_specifics=DbcSpecifics(attributes=attributes,

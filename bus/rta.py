@@ -38,7 +38,8 @@ def _fixed_point(start: int, step, limit: int) -> int | None:
 
 
 def response_times(msgs: list[MessageTiming], bit_ns: int) -> dict[str, int | None]:
-    """Worst-case response time of every message (None: unbounded, the bus is overloaded)."""
+    """Worst-case response time of every message (None: unbounded, the bus is overloaded);
+    `bit_ns` is tau_bit, the nominal bit time (arbitration runs at it on a CAN FD bus too)."""
     result: dict[str, int | None] = {}
     ordered = sorted(msgs, key=lambda m: m.can_id)
     horizon = 1000 * max(m.t_ns for m in msgs)

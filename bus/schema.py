@@ -4,6 +4,11 @@ Board and host sides of a message share this definition: ``encode`` and ``decode
 cantools, or through the struct formats ``bus.codec_fast`` generates from the same DBC signal
 definitions; never through byte layouts written again by hand.  Unknown IDs,
 wrong lengths and undecodable payloads raise ``SchemaError`` (nodes count them as faults).
+
+A CAN FD bus is the DBC's ``BA_ "BusType" "CAN FD";`` with its data bit rate in the network
+attribute ``BaudrateCANFD`` (Vector's names); a message is an FD frame when its
+``VFrameFormat`` is ``StandardCAN_FD`` (cantools' ``Message.is_fd``) and switches to the data
+rate when its ``CANFD_BRS`` is "1" (the attribute definition's default when not given).
 """
 
 import functools
@@ -17,6 +22,7 @@ import can
 import cantools
 
 from servobus.bus import codec_fast
+from servobus.bus import frame_bits_fd as fdb
 from servobus.bus.bit_timing import BitTiming
 from servobus.bus.dbc_cache import load_dbc
 from servobus.bus.layout import Layout, layout_of
@@ -37,11 +43,16 @@ _ENUMS = ((re.compile(r"(board_)?mode(_\d+)?"), "modes", MODE_NAMES),
 
 TIME_TRIGGERED_REQUIRED = (TICK, "MEAS_1", "ACTUATION_1")  # a time-triggered robot runs on these
 BITRATE_MIN, BITRATE_MAX = 10_000, 1_000_000  # classic CAN, as `--bitrate` takes it
+FD_BUS_TYPE = "CAN FD"  # the BusType of a CAN FD network
+DATA_BITRATE_ATTRIBUTE = "BaudrateCANFD"  # the network's data-phase bit rate (bit/s)
+BRS_ATTRIBUTE = "CANFD_BRS"  # a message's bit rate switch, ENUM "0","1"
 
 
 def whole_ns_bit_time(rate: float) -> bool:
     """Whether a bit rate's bit time is whole nanoseconds (the simulated bus counts ns)."""
     return rate == int(rate) and 1_000_000_000 % int(rate) == 0
+
+
 CLASSIC_BYTES = 8  # the most data bytes of a classic CAN frame
 CYCLE_MS_MAX = 10_000  # a GenMsgCycleTime sets the default `--period`: 0.1 ms .. 10 s
 
@@ -89,6 +100,8 @@ class Schema:
         self._check_enums()
         self._fast = {m.frame_id: codec for m in self.db.messages
                       if (codec := codec_fast.generate(m)) is not None}
+        self._flags = {m.frame_id: (bool(m.is_fd), bool(m.is_fd) and _brs(m))
+                       for m in self.db.messages}
 
     def _check_enums(self) -> None:
         """Every value table of the DBC (VAL_) names the values the code uses for that signal:
@@ -124,15 +137,25 @@ class Schema:
         return int(attr.value) if attr is not None else BITRATE_MAX
 
     @property
+    def data_bitrate(self) -> int | None:
+        """The data phase's bit rate of a CAN FD bus (BaudrateCANFD; None: classic CAN)."""
+        attr = _attribute(self.db, DATA_BITRATE_ATTRIBUTE)
+        return int(attr.value) if attr is not None else None
+
+    @property
     def bit_timing(self) -> BitTiming:
         """The bus's bit rates (its nominal Baudrate; a data bit rate on a CAN FD bus)."""
-        return BitTiming(self.bitrate)
+        return BitTiming(self.bitrate, self.data_bitrate)
+
+    def frame_flags(self, name: str) -> tuple[bool, bool]:
+        """(is_fd, bitrate_switch) of message `name`: how every node sends it."""
+        return self._flags[self.message(name).frame_id]
 
     @functools.cached_property
     def fd_ids(self) -> dict[int, bool]:
         """The CAN FD messages' IDs, each mapped to whether it switches to the data bit rate
-        (BRS: the message attribute CANFD_BRS)."""
-        return {m.frame_id: _brs(m) for m in self.db.messages if m.is_fd}
+        (the buses' and engines' per-ID frame formats)."""
+        return {can_id: brs for can_id, (fd, brs) in self._flags.items() if fd}
 
     @property
     def tick_period_ns(self) -> int:
@@ -161,15 +184,15 @@ class Schema:
         """The longest time a frame of message `name` may hold the wire (interframe space
         included): Davis et al.'s bound, or the CAN FD one at the bus's bit rates."""
         message = self.message(name)
-        brs = self.fd_ids.get(message.frame_id)
-        return self.bit_timing.worst_case_ns(message.length, fd=brs is not None, brs=bool(brs))
+        fd, brs = self._flags[message.frame_id]
+        return self.bit_timing.worst_case_ns(message.length, fd=fd, brs=brs)
 
     def frame(self, can_id: int, data: bytes) -> can.Message:
         """The frame a node sends with this payload: classic, or CAN FD (with BRS where the DBC
         says) for the DBC's FD messages."""
-        fd = can_id in self.fd_ids
+        fd, brs = self._flags.get(can_id, (False, False))
         return can.Message(arbitration_id=can_id, data=data, is_extended_id=False, is_fd=fd,
-                           bitrate_switch=fd and self.fd_ids[can_id])
+                           bitrate_switch=brs)
 
     def encode_data(self, name: str, values: dict[str, Any]) -> tuple[int, bytes]:
         """The CAN ID and payload of `name` with the given physical values (range-checked;
@@ -199,6 +222,10 @@ class Schema:
         if msg.dlc != definition.length:
             raise SchemaError(f"{definition.name} (0x{msg.arbitration_id:X}) has DLC {msg.dlc}, "
                               f"the schema says {definition.length}")
+        if bool(msg.is_fd) != bool(definition.is_fd):
+            raise SchemaError(f"{definition.name} (0x{msg.arbitration_id:X}) came as a "
+                              f"{'CAN FD' if msg.is_fd else 'classic'} frame, the schema says "
+                              f"{'CAN FD' if definition.is_fd else 'classic'}")
         return definition
 
     def check(self, msg: can.Message) -> str:
@@ -252,10 +279,12 @@ class Schema:
 
 
 def _check_db(path: Path, db: cantools.database.can.Database) -> None:
-    """Refuse what servobus' classic CAN nodes and codecs cannot carry, naming the DBC line:
-    a CAN ID or message name given twice, an extended ID, more than 8 data bytes, a signal
-    whose [min|max] its bits cannot hold (or of scale 0), a Baudrate outside 10 kbit/s ..
-    1 Mbit/s or without a whole-ns bit time, a GenMsgCycleTime outside 0 (none) .. 10 s."""
+    """Refuse what servobus' nodes and codecs cannot carry, naming the DBC line: a CAN ID or
+    message name given twice, an extended ID, a classic frame of more than 8 data bytes, an FD
+    frame on a classic bus or of no FD length, a signal whose [min|max] its bits cannot hold
+    (or of scale 0), a Baudrate outside 10 kbit/s .. 1 Mbit/s or without a whole-ns bit time,
+    a CAN FD bus without a fitting BaudrateCANFD, a GenMsgCycleTime outside 0 (none) .. 10 s."""
+    fd_bus = _check_rates(path, db)
     ids: dict[int, str] = {}
     names: set[str] = set()
     for m in db.messages:
@@ -269,9 +298,7 @@ def _check_db(path: Path, db: cantools.database.can.Database) -> None:
         if m.is_extended_frame:
             raise _dbc_error(path, m.name, f"{m.name} has an extended (29-bit) ID "
                                            f"0x{m.frame_id:X}: servobus' nodes send 11-bit IDs")
-        if m.length > CLASSIC_BYTES or m.is_fd:
-            raise _dbc_error(path, m.name, f"{m.name} has {m.length} data bytes: a classic "
-                                           f"CAN frame carries at most {CLASSIC_BYTES}")
+        _check_length(path, m, fd_bus)
         cycle = m.cycle_time or 0
         if not 0 <= cycle <= CYCLE_MS_MAX:
             raise _dbc_error(path, m.name, f"{m.name}'s GenMsgCycleTime {cycle} ms is outside "
@@ -279,7 +306,32 @@ def _check_db(path: Path, db: cantools.database.can.Database) -> None:
         for sig in m.signals:
             if why := _unfit(sig):
                 raise _dbc_error(path, m.name, f"{m.name}.{sig.name}: {why}", sig.name)
+
+
+def _check_length(path: Path, m: cantools.database.Message, fd_bus: bool) -> None:
+    """A classic frame of at most 8 bytes; an FD frame (VFrameFormat) only on a CAN FD bus,
+    of an FD length."""
+    if not m.is_fd:
+        if m.length > CLASSIC_BYTES:
+            raise _dbc_error(path, m.name, f"{m.name} has {m.length} data bytes: a classic CAN "
+                                           f"frame carries at most {CLASSIC_BYTES} (more only "
+                                           "as a CAN FD frame, VFrameFormat StandardCAN_FD)")
+        return
+    if not fd_bus:
+        raise _dbc_error(path, m.name, f"{m.name} is a CAN FD frame (VFrameFormat) on a "
+                                       f'classic bus: a CAN FD bus is BusType "{FD_BUS_TYPE}" '
+                                       f"with a {DATA_BITRATE_ATTRIBUTE}", "VFrameFormat")
+    if m.length not in fdb.FD_LENGTHS:
+        raise _dbc_error(path, m.name, f"{m.name} has {m.length} data bytes: a CAN FD frame "
+                                       f"carries one of {', '.join(map(str, fdb.FD_LENGTHS))}")
+
+
+def _check_rates(path: Path, db: cantools.database.can.Database) -> bool:
+    """The Baudrate, and on a CAN FD bus (BusType "CAN FD") its BaudrateCANFD: whole-ns bit
+    times, the data rate 8 Mbit/s at most and not below the nominal one.  Whether the bus is
+    CAN FD."""
     attr = _baudrate(db)
+    nominal = BITRATE_MAX
     if attr is not None:
         rate = attr.value
         if not isinstance(rate, int | float) or not BITRATE_MIN <= rate <= BITRATE_MAX or \
@@ -287,17 +339,51 @@ def _check_db(path: Path, db: cantools.database.can.Database) -> None:
             raise _dbc_error(path, None, f"Baudrate {rate!r} is not a classic CAN bit rate "
                                          f"{BITRATE_MIN} .. {BITRATE_MAX} bit/s with a bit time "
                                          "of whole nanoseconds", "Baudrate")
-
-
-def _brs(message: cantools.database.Message) -> bool:
-    """Whether an FD message switches bit rate (CANFD_BRS "1")."""
-    attr = message.dbc.attributes.get("CANFD_BRS") if message.dbc else None
-    return attr is not None and str(attr.value) == "1"
+        nominal = int(rate)
+    bus_type = _attribute(db, "BusType")
+    fd_bus = bus_type is not None and bus_type.value == FD_BUS_TYPE
+    data = _attribute(db, DATA_BITRATE_ATTRIBUTE)
+    if data is None:
+        if fd_bus:
+            raise _dbc_error(path, None, f'BusType "{FD_BUS_TYPE}" without a '
+                                         f"{DATA_BITRATE_ATTRIBUTE} (the data phase's bit rate, "
+                                         "bit/s)", "BusType")
+        return False
+    if not fd_bus:
+        raise _dbc_error(path, None, f"{DATA_BITRATE_ATTRIBUTE} on a bus whose BusType is not "
+                                     f'"{FD_BUS_TYPE}"', DATA_BITRATE_ATTRIBUTE)
+    rate = data.value
+    try:
+        if not isinstance(rate, int | float) or rate != int(rate):
+            raise ValueError("not a whole number of bit/s")
+        fdb.bit_times_ns(nominal, int(rate))
+    except ValueError as err:
+        raise _dbc_error(path, None, f"{DATA_BITRATE_ATTRIBUTE} {rate!r}: {err}",
+                         DATA_BITRATE_ATTRIBUTE) from None
+    return True
 
 
 def _baudrate(db: cantools.database.can.Database) -> Any:
     """The DBC's Baudrate attribute (None: not given)."""
-    return db.dbc.attributes.get("Baudrate") if db.dbc else None
+    return _attribute(db, "Baudrate")
+
+
+def _attribute(db: cantools.database.can.Database, name: str) -> Any:
+    """A network attribute (BA_ "name" value;) of the DBC (None: not given)."""
+    return db.dbc.attributes.get(name) if db.dbc else None
+
+
+def _brs(m: cantools.database.Message) -> bool:
+    """A message's CANFD_BRS: its BA_, else the definition's default, else "1" (cantools')."""
+    attrs = m.dbc.attributes if m.dbc else {}
+    definitions = m.dbc.attribute_definitions if m.dbc else {}
+    definition = definitions.get(BRS_ATTRIBUTE)
+    attr = attrs.get(BRS_ATTRIBUTE)
+    if attr is None:
+        return definition is None or str(definition.default_value) == "1"
+    choices = definition.choices if definition is not None else None
+    value = choices[int(attr.value)] if choices else attr.value
+    return str(value) == "1"
 
 
 def _unfit(sig: cantools.database.can.Signal) -> str:

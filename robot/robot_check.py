@@ -4,17 +4,24 @@ Checked, each failure a RobotFileError naming the description, the key path and 
 the DBC loads (the schema refuses IDs given twice); every node is a DBC node (BU_) and
 every message its kind sends (robot.node_kinds) is in the DBC with that node as a sender; each
 board hears its joint's actuation group (time-triggered); each message of a cyclic robot's nodes
-carries their joints' words in order; the bit rate is the DBC's Baudrate; the period is the
-DBC's shortest cycle time (the TICK's, time-triggered) and divides every other; the frames of
-one period (worst-case stuffing, Davis 2007) fit in it.
+carries their joints' words in order; the bit rates are the DBC's Baudrate and BaudrateCANFD;
+the period is the DBC's shortest cycle time (the TICK's, time-triggered) and divides every
+other; the frames of one period (worst-case stuffing: Davis 2007, or the CAN FD bound, on the
+bus's bit timing) fit in it.
 """
 
 from typing import Any
 
 import cantools
 
-from servobus.bus import frame_bits as fb
-from servobus.bus.schema import Schema, SchemaError, actuation_name, posref_name
+from servobus.bus.bit_timing import BitTiming
+from servobus.bus.schema import (
+    DATA_BITRATE_ATTRIBUTE,
+    Schema,
+    SchemaError,
+    actuation_name,
+    posref_name,
+)
 from servobus.firmware.servo_board import WORDS_PER_FRAME
 from servobus.robot.file_keys import RobotFileError
 from servobus.robot.node_kinds import MEAS_MESSAGE, heard_by, sent_by
@@ -64,25 +71,32 @@ def check(robot: RobotFile) -> dict[str, Any]:
     _bitrate(robot, db)
     cyclic = cyclic_messages(robot, db)
     _period(robot, db, cyclic)
-    bit_ns = 1_000_000_000 // robot.bitrate
+    timing = loaded.bit_timing
     per_period = [m for m in cyclic if _cycle(m) * NS_PER_MS == robot.period_ns]
-    used_ns = sum(fb.worst_case_bits(m.length) for m in per_period) * bit_ns
+    used_ns = sum(_worst_ns(loaded, timing, m) for m in per_period)
     if used_ns > robot.period_ns:
         raise RobotFileError(f"{robot.path}: period: one period's {len(per_period)} frames take "
-                             f"{used_ns / 1e6:g} ms at {robot.bitrate} bit/s (worst-case "
+                             f"{used_ns / 1e6:g} ms at {timing.describe()} (worst-case "
                              f"stuffing), more than the period of {robot.period_ns / 1e6:g} ms")
-    load = sum(fb.worst_case_bits(m.length) * bit_ns / (_cycle(m) * NS_PER_MS)
-               for m in cyclic)
+    load = sum(_worst_ns(loaded, timing, m) / (_cycle(m) * NS_PER_MS) for m in cyclic)
     kinds: dict[str, list[str]] = {}
     for node in robot.nodes:
         kinds.setdefault(node.kind, []).append(node.name)
     return {"name": robot.name, "title": robot.title, "file": str(robot.path),
             "schedule": robot.schedule, "joints": len(robot.joints),
             "nodes": kinds, "dbc": str(robot.dbc), "period_s": robot.period_ns / 1e9,
-            "bitrate": robot.bitrate, "frames_per_period": len(per_period),
+            "bitrate": robot.bitrate, "data_bitrate": robot.data_bitrate,
+            "bit_timing": timing.describe(), "frames_per_period": len(per_period),
             "period_used_pct": 100.0 * used_ns / robot.period_ns,
             "bus_load_predicted_pct": 100.0 * load,
-            "load_model": "worst-case stuffing (Davis 2007), every cyclic message"}
+            "load_model": "worst-case stuffing (Davis 2007; CAN FD frames: the FD bound), "
+                          "every cyclic message"}
+
+
+def _worst_ns(loaded: Schema, timing: BitTiming, m: cantools.database.Message) -> int:
+    """A message's longest time on the wire, as the DBC frames it (classic or FD, BRS)."""
+    fd, brs = loaded.frame_flags(m.name)
+    return timing.worst_case_ns(m.length, fd=fd, brs=brs)
 
 
 def _cycle(m: cantools.database.Message) -> int:
@@ -190,11 +204,21 @@ def _cyclic_layout(robot: RobotFile, db: cantools.database.can.Database) -> None
 
 
 def _bitrate(robot: RobotFile, db: cantools.database.can.Database) -> None:
-    """bus.bitrate is the DBC's Baudrate attribute (when it has one)."""
+    """bus.bitrate is the DBC's Baudrate attribute (when it has one), bus.data_bitrate its
+    BaudrateCANFD (both absent on a classic bus)."""
     attr = db.dbc.attributes.get("Baudrate") if db.dbc else None
     if attr is not None and int(attr.value) != robot.bitrate:
         raise RobotFileError(f"{robot.path}: bus.bitrate: {robot.bitrate} bit/s, but "
                              f"{robot.dbc.name} says Baudrate {int(attr.value)}")
+    data = db.dbc.attributes.get(DATA_BITRATE_ATTRIBUTE) if db.dbc else None
+    dbc_rate = None if data is None else int(data.value)
+    if dbc_rate != robot.data_bitrate:
+        said = f"says {DATA_BITRATE_ATTRIBUTE} {dbc_rate}" if dbc_rate else \
+            f"is a classic CAN bus (no {DATA_BITRATE_ATTRIBUTE})"
+        have = f"{robot.data_bitrate} bit/s" if robot.data_bitrate else \
+            "absent (classic CAN)"
+        raise RobotFileError(f"{robot.path}: bus.data_bitrate: {have}, but {robot.dbc.name} "
+                             f"{said}")
 
 
 def _period(robot: RobotFile, db: cantools.database.can.Database,

@@ -19,7 +19,7 @@ def generated(robot: RobotFile) -> cantools.database.can.Database:
     (host,) = (n.name for n in robot.nodes if n.kind == "host")
     return generate(TimeTriggeredBus(
         robot.title, tuple(boards[j] for j in sorted(boards)), robot.groups,
-        robot.period_ns // 1_000_000, robot.bitrate, tick, host))
+        robot.period_ns // 1_000_000, robot.bitrate, tick, host, robot.data_bitrate))
 
 
 def _cyclic(robot: RobotFile) -> cantools.database.can.Database:

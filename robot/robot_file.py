@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from servobus.bus import frame_bits_fd as fdb
 from servobus.bus.dbc_generate import GROUPS_MAX, JOINTS_MAX, STATUS_MS
 from servobus.bus.schema import (
     BITRATE_MAX,
@@ -31,7 +32,8 @@ from servobus.robot.node_kinds import CHOICES, COMPUTE_RANGE_NS, GROUP_MAX, KIND
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,31}")  # a DBC node name (BU_)
 TOP_KEYS = ("base", "name", "title", "joints", "schedule", "period", "trajectory", "meas_bytes",
             "bus", "defaults", "joint", "nodes", "legs")
-BUS_KEYS = ("bitrate", "dbc")
+BUS_KEYS = ("bitrate", "data_bitrate", "dbc")
+FD_GROUP_MAX = fdb.FD_LENGTHS[-1] // 2  # joints per CAN FD actuation frame: 16-bit words
 NODE_KEYS = ("kind", "name", "id", "joints")
 
 
@@ -53,6 +55,7 @@ class RobotFile:
     meas_bytes: int
     trajectory: Path | None  # None: the robot's shipped gait
     legs: tuple[Leg, ...] = ()  # the 6R legs for `servobus cartesian`; () when it names none
+    data_bitrate: int | None = None  # a CAN FD bus's data phase (bit/s); None: classic CAN
 
     def where(self, k: int) -> str:
         """The key path of node k (0-based) as errors print it: nodes[k+1] (NAME)."""
@@ -209,6 +212,8 @@ def _parse(doc: dict[str, Any], path: Path) -> RobotFile:
                                 "(the DBC's GenMsgCycleTime counts ms)")
     bus = f.keys("bus", doc["bus"], BUS_KEYS)
     bitrate = _bitrate(f, bus.get("bitrate", BITRATE_MAX))
+    data_bitrate = _data_bitrate(f, bus["data_bitrate"], bitrate) if "data_bitrate" in bus \
+        else None
     if "dbc" not in bus:
         raise f.error("bus.dbc", "missing: the DBC file, relative to this file, or a shipped "
                                  "name (servobus.dbc, guroo.dbc)")
@@ -219,6 +224,9 @@ def _parse(doc: dict[str, Any], path: Path) -> RobotFile:
         raise f.error("period", f"{doc['period']!r}: a time-triggered robot's period divides "
                                 f"its boards' {STATUS_MS} ms STATUS cycle (the TICK must be the "
                                 f"shortest cycle and divide every other)")
+    if data_bitrate is not None and schedule != "time-triggered":
+        raise f.error("bus.data_bitrate", "CAN FD applies to a time-triggered robot (its "
+                                          "generated DBC and nodes)")
     if "meas_bytes" in doc and schedule != "time-triggered":
         raise f.error("meas_bytes", "applies to a time-triggered robot (its boards' MEAS)")
     meas_bytes = doc.get("meas_bytes", 2)
@@ -227,14 +235,14 @@ def _parse(doc: dict[str, Any], path: Path) -> RobotFile:
                                     "bytes (MEAS_j or MEAS6_j)")
     host = [k for k, n in enumerate(nodes) if n.kind == "host"]
     groups = _groups(f, f"nodes[{host[0] + 1}].groups", keys[nodes[host[0]].name]["groups"],
-                     count) if host else ()
+                     count, FD_GROUP_MAX if data_bitrate else GROUP_MAX) if host else ()
     if host:
         keys[nodes[host[0]].name]["groups"] = groups
     joints = read_joints(f, doc, nodes)
     trajectory = _trajectory(f, path, doc["trajectory"]) if "trajectory" in doc else None
     legs = read_legs(f, doc["legs"], joints) if "legs" in doc else ()
     return RobotFile(path, name, title, schedule, period_ns, bitrate, dbc, nodes, keys, joints,
-                     groups, meas_bytes, trajectory, legs)
+                     groups, meas_bytes, trajectory, legs, data_bitrate)
 
 
 def _bitrate(f: FileKeys, value: Any) -> int:
@@ -243,6 +251,16 @@ def _bitrate(f: FileKeys, value: Any) -> int:
     if not whole_ns_bit_time(rate):
         raise f.error("bus.bitrate", f"{rate}: the bit time must be whole nanoseconds "
                                      "(e.g. 125000, 500000, 1000000)")
+    return rate
+
+
+def _data_bitrate(f: FileKeys, value: Any, bitrate: int) -> int:
+    """bus.data_bitrate (CAN FD): a whole-ns bit time, up to 8 Mbit/s, not below `bitrate`."""
+    rate = f.integer("bus.data_bitrate", value, BITRATE_MIN, 1_000_000_000 // fdb.DATA_BIT_NS_MIN)
+    try:
+        fdb.bit_times_ns(bitrate, rate)
+    except ValueError as err:
+        raise f.error("bus.data_bitrate", f"{rate}: {err}") from None
     return rate
 
 
@@ -389,9 +407,10 @@ def _schedule(f: FileKeys, doc: dict[str, Any], nodes: tuple[NodeSpec, ...]) -> 
     return schedule
 
 
-def _groups(f: FileKeys, at: str, raw: Any, count: int) -> tuple[tuple[int, ...], ...]:
-    """The host's actuation groups: default consecutive fours; each 1..4 joints, every joint
-    in exactly one."""
+def _groups(f: FileKeys, at: str, raw: Any, count: int,
+            most: int) -> tuple[tuple[int, ...], ...]:
+    """The host's actuation groups: default consecutive fours; each 1..`most` joints (4 in an
+    8-byte frame, 32 in a 64-byte CAN FD one), every joint in exactly one."""
     if raw is None:
         return tuple(tuple(range(j, min(j + GROUP_MAX, count + 1)))
                      for j in range(1, count + 1, GROUP_MAX))
@@ -399,9 +418,10 @@ def _groups(f: FileKeys, at: str, raw: Any, count: int) -> tuple[tuple[int, ...]
         raise f.error(at, "must be an array of arrays of joint numbers, e.g. [[1, 2], [3]]")
     groups, seen = [], set()
     for k, group in enumerate(raw):
-        if not isinstance(group, list) or not 1 <= len(group) <= GROUP_MAX:
-            raise f.error(f"{at}[{k + 1}]", f"1..{GROUP_MAX} joint numbers (one 8-byte frame), "
-                                            f"got {shown(group)}")
+        if not isinstance(group, list) or not 1 <= len(group) <= most:
+            raise f.error(f"{at}[{k + 1}]", f"1..{most} joint numbers (one {2 * most}-byte "
+                                            f"{'CAN FD ' * (most > GROUP_MAX)}frame), got "
+                                            f"{shown(group)}")
         for j in group:
             f.integer(f"{at}[{k + 1}]", j, 1, count)
             if j in seen:

@@ -124,11 +124,13 @@ def _do_busload(args: argparse.Namespace) -> None:
     if args.json:
         emit(report, True)
         return
-    print(f"per-period frames ({report['period_s'] * 1e3:g} ms at {rate / 1e6:g} Mbit/s):")
-    print(f"  {'name':<12} {'id':>6} {'dlc':>3} {'6/5':>5} {'davis':>5} {'nostuff':>7}")
+    print(f"per-period frames ({report['period_s'] * 1e3:g} ms at {report['bit_timing']}), "
+          "bits on the wire / us:")
+    print(f"  {'name':<12} {'id':>6} {'dlc':>3} {'fd':>6} {'6/5':>11} {'davis':>11} "
+          f"{'nostuff':>11}")
     for f in report["schedule"]:
-        print(f"  {f['name']:<12} {f['id']:>6} {f['dlc']:>3} {f['stretch_6_5']:>5} "
-              f"{f['worst_case']:>5} {f['no_stuffing']:>7}")
+        print(f"  {f['name']:<12} {f['id']:>6} {f['dlc']:>3} {_fd(f):>6} {_cell(f, 'stretch_6_5')}"
+              f" {_cell(f, 'worst_case')} {_cell(f, 'no_stuffing')}".rstrip())
     emit({"models": report["models"], "exact": report["exact"]}, False)
     print("worst-case response times (Davis 2007), deadline = each message's own period:")
     for m in report["messages"]:
@@ -152,12 +154,13 @@ def _cyclic(args: argparse.Namespace, schema: Schema, rate: int) -> None:
         emit(report, True)
         return
     print(f"cyclic schedule: hyperperiod {report['hyperperiod_s'] * 1e3:g} ms, slots of "
-          f"{report['slot_s'] * 1e3:g} ms at {rate / 1e6:g} Mbit/s")
-    print(f"  {'name':<12} {'id':>6} {'dlc':>3} {'cycle':>6} {'6/5':>5} {'davis':>5} "
-          f"{'nostuff':>7}")
+          f"{report['slot_s'] * 1e3:g} ms at {report['bit_timing']}, bits on the wire / us:")
+    print(f"  {'name':<12} {'id':>6} {'dlc':>3} {'fd':>6} {'cycle':>6} {'6/5':>11} "
+          f"{'davis':>11} {'nostuff':>11}")
     for f in report["schedule"]:
-        print(f"  {f['name']:<12} {f['id']:>6} {f['dlc']:>3} {f['cycle_s'] * 1e3:>4g}ms "
-              f"{f['stretch_6_5']:>5} {f['worst_case']:>5} {f['no_stuffing']:>7}")
+        print(f"  {f['name']:<12} {f['id']:>6} {f['dlc']:>3} {_fd(f):>6} "
+              f"{f['cycle_s'] * 1e3:>4g}ms {_cell(f, 'stretch_6_5')} {_cell(f, 'worst_case')} "
+              f"{_cell(f, 'no_stuffing')}".rstrip())
     emit({name: _without_slots(model) for name, model in
           (*report["models"].items(), ("exact", report["exact"]))}, False)
     print("per slot: frame bits / time left (us)")
@@ -168,6 +171,16 @@ def _cyclic(args: argparse.Namespace, schema: Schema, rate: int) -> None:
     for m in report["messages"]:
         wcrt = "unbounded" if m["wcrt_s"] is None else f"{m['wcrt_s'] * 1e6:8.1f} us"
         print(f"  {m['name']:<12} {m['id']:>6} {wcrt}  {'ok' if m['meets_deadline'] else 'MISS'}")
+
+
+def _fd(frame: dict[str, Any]) -> str:
+    """A schedule row's frame format: 'fd+brs', 'fd' or '' (classic)."""
+    return ("fd+brs" if frame["brs"] else "fd") if frame["fd"] else ""
+
+
+def _cell(frame: dict[str, Any], model: str) -> str:
+    """A schedule row's frame under one model: bits on the wire / its time in us."""
+    return f"{frame[model]:>4}/{frame[model + '_ns'] / 1e3:<6g}"
 
 
 def _without_slots(model: dict[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from servobus.bus import frame_bits as fb
-from servobus.bus.busload_cyclic import busload_cyclic, typical_payload
+from servobus.bus.busload_cyclic import busload_cyclic, typical_frame
 from servobus.bus.schema import Schema, shipped_dbc
 from servobus.tools.cli import main
 
@@ -46,8 +46,8 @@ def test_exact_lies_between_and_counts_real_payloads() -> None:
         assert bits <= models["worst_case"]["slots"][k]["frame_bits"]
     # round 0: every set-point frame all zero (seq 0) but its ID
     vel = GUROO.message("VEL_SP_1")
-    assert typical_payload(GUROO, vel, 0) == bytes(8)
-    assert typical_payload(GUROO, GUROO.message("FEEDBACK_3"), 0) == bytes(6) + bytes([0x30, 0])
+    assert typical_frame(GUROO, vel, 0).data == bytes(8)
+    assert typical_frame(GUROO, GUROO.message("FEEDBACK_3"), 0).data == bytes(6) + bytes([0x30, 0])
     assert exact["slot_bits_max"] >= fb.exact_frame_bits(vel.frame_id, bytes(8)) * 7
 
 

@@ -136,8 +136,8 @@ def test_a_period_that_does_not_divide_a_cycle(tmp_path: Path) -> None:
 def test_a_period_that_cannot_hold_its_frames(tmp_path: Path) -> None:
     path = tri(tmp_path, BASE.replace('dbc = "tri.dbc"', 'dbc = "tri.dbc"\nbitrate = 10000'))
     bits = WORST_BITS[1] + 3 * WORST_BITS[2] + WORST_BITS[6]
-    assert error_of(path) == (f"period: one period's 5 frames take {bits * 0.1:g} ms at 10000 "
-                              "bit/s (worst-case stuffing), more than the period of 4 ms")
+    assert error_of(path) == (f"period: one period's 5 frames take {bits * 0.1:g} ms at 10 "
+                              "kbit/s (worst-case stuffing), more than the period of 4 ms")
 
 
 def test_a_cyclic_period_is_the_shortest_cycle(tmp_path: Path) -> None:
@@ -162,3 +162,28 @@ def test_a_node_deaf_to_what_its_kind_hears(tmp_path: Path, message: str, node: 
     edit_dbc(tmp_path, deafen)
     assert f"a {kind} hears {message}, but no signal of it in tri.dbc names {node} a " \
            "receiver" in error_of(path)
+
+
+def test_the_data_bit_rate_is_the_dbcs(tmp_path: Path) -> None:
+    """bus.data_bitrate must be the DBC's BaudrateCANFD, and absent where the DBC is classic."""
+    fd = BASE.replace('dbc = "tri.dbc"', 'dbc = "tri.dbc"\ndata_bitrate = 5000000')
+    path = tri(tmp_path, fd)
+    path.write_text(fd.replace("5000000", "2000000"))
+    assert error_of(path) == "bus.data_bitrate: 2000000 bit/s, but tri.dbc says BaudrateCANFD " \
+                             "5000000"
+    path.write_text(BASE)
+    assert error_of(path) == "bus.data_bitrate: absent (classic CAN), but tri.dbc says " \
+                             "BaudrateCANFD 5000000"
+    path = tri(tmp_path)
+    path.write_text(fd)
+    assert error_of(path) == "bus.data_bitrate: 5000000 bit/s, but tri.dbc is a classic CAN " \
+                             "bus (no BaudrateCANFD)"
+
+
+def test_spejbl_fd_checks_on_its_bit_timing() -> None:
+    """One period: TICK 41 us, 12 MEAS6 of 51 us, the 24-byte ACTUATION_1 88 us (FD bound at
+    1/5 Mbit/s, tests/bus/test_schema_fd.py) = 741 us of 4 ms."""
+    summary = check(load("spejbl-fd"))
+    assert summary["bit_timing"] == "1000/5000 kbit/s CAN FD"
+    assert summary["frames_per_period"] == 14
+    assert summary["period_used_pct"] == pytest.approx(741 / 4000 * 100)

@@ -96,3 +96,23 @@ def test_any_shape_generates_a_dbc_its_check_accepts(shape) -> None:
         base, _, number = m.name.partition("_")
         expected = sender.get(m.name) or ("H" if base in ("ACTUATION", "POSREF") else f"B{number}")
         assert m.senders == [expected]
+
+
+def test_the_committed_fd_dbc_is_a_fresh_generation() -> None:
+    """SPEJBL on CAN FD: every message FD with BRS, one 24-byte ACTUATION_1 and POSREF_1."""
+    assert dbc_text(load("spejbl-fd")) == (ROBOTS / "spejbl-fd.dbc").read_bytes().decode()
+    db = generated(load("spejbl-fd"))
+    assert all(m.is_fd for m in db.messages)
+    assert [m.length for m in db.messages if m.name.startswith(("ACTUATION", "POSREF"))] == \
+        [24, 24]
+
+
+def test_fd_lengths_round_up(tmp_path: Path) -> None:
+    """5 joints in one group: 10 bytes of references in a 12-byte FD frame."""
+    text = description(5, [[1, 2, 3, 4, 5]]).replace('dbc = "robot.dbc"',
+                                                     'dbc = "robot.dbc"\ndata_bitrate = 2000000')
+    summary = generate_beside(tmp_path, text)
+    assert summary["bit_timing"] == "1000/2000 kbit/s CAN FD"
+    db = cantools.database.load_file(str(tmp_path / "robot.dbc"))
+    act = db.get_message_by_name("ACTUATION_1")
+    assert (act.is_fd, act.length, max(s.start + s.length for s in act.signals)) == (True, 12, 80)

@@ -51,8 +51,8 @@ def error_of(tmp_path: Path, text: str) -> str:
 def test_the_shipped_descriptions_are_the_sources_robots() -> None:
     """SPEJBL (SPEC 1): a 4 ms time trigger, boards JOINT_1..12 of IDs 1..12, the host; GuRoo
     (SPEC 5): a 2 ms central, five high-power boards of three joints, an 8-servo board of ID 6."""
-    assert shipped() == ["guroo", "guroo-arm", "nxt-joint", "sg90-arm", "spejbl", "spejbl-leg",
-                         "spejbl-leg-ax12"]
+    assert shipped() == ["guroo", "guroo-arm", "nxt-joint", "sg90-arm", "spejbl", "spejbl-fd",
+                         "spejbl-leg", "spejbl-leg-ax12"]
     spejbl, guroo = load("spejbl"), load("guroo")
     assert [(n.name, n.kind, n.board, n.joints) for n in spejbl.nodes] == [
         ("TIME_TRIGGER", "time-trigger", 0, ()),
@@ -130,7 +130,7 @@ tuning = { omega_d = 30, omega_i = 6, k_kp = 0.02 }
     ('dbc = "tri.dbc"', 'dbc = "tri.dbc"\nbitrate = 2000000',
      "bus.bitrate: 2000000 is outside 10000..1000000"),
     ('dbc = "tri.dbc"', 'dbx = "tri.dbc"', "bus.dbx: unknown key (did you mean dbc?); use "
-     "bitrate, dbc"),
+     "bitrate, data_bitrate, dbc"),
     ('{ kind = "board", name = "J3", id = 3, joints = [3] },\n', "",
      "nodes: joint 3 of 1..3 on no node"),
     ('name = "J3", id = 3, joints = [3]', 'name = "J3", id = 3, joints = [2]',
@@ -156,6 +156,15 @@ tuning = { omega_d = 30, omega_i = 6, k_kp = 0.02 }
      "group"),
     ('name = "HOST" }', 'name = "HOST", groups = [[1, 2, 3, 1, 2]] }', "nodes[5].groups[1]: "
      "1..4 joint numbers (one 8-byte frame), got [1, 2, 3, 1, 2]"),
+    ('dbc = "tri.dbc"', 'dbc = "tri.dbc"\ndata_bitrate = 3000000', "bus.data_bitrate: "
+     "3000000: the data bit rate 3000000 bit/s has no whole-ns bit time"),
+    ('dbc = "tri.dbc"', 'dbc = "tri.dbc"\ndata_bitrate = 10000000',
+     "bus.data_bitrate: 10000000 is outside 10000..8000000"),
+    ('dbc = "tri.dbc"', 'dbc = "tri.dbc"\nbitrate = 1000000\ndata_bitrate = 500000',
+     "bus.data_bitrate: 500000: data bit time 2000 ns is outside 125..1000 ns (8 Mbit/s..the "
+     "nominal bit rate)"),
+    ('dbc = "tri.dbc"', 'dbc = "tri.dbc"\ndata_bitrate = "5M"',
+     "bus.data_bitrate: must be a whole number, got '5M'"),
     ('name = "J1", id = 1', 'name = "J1", idd = 1', "nodes[2].idd: unknown key (did you mean "
      "id?); use kind, name, id, joints"),
     ('name = "HOST" }', 'name = "HOST", compute = "1s" }', "nodes[5].compute: 1000000000 ns is "
@@ -165,6 +174,33 @@ def test_each_error_names_the_key_and_what_is_wrong(tmp_path: Path, old: str, ne
                                                      expected: str) -> None:
     assert old in BASE
     assert error_of(tmp_path, BASE.replace(old, new, 1)) == expected
+
+
+def test_a_can_fd_host_group_holds_up_to_32_joints(tmp_path: Path) -> None:
+    """64 bytes of 16-bit references: 32 joints in one CAN FD frame, 4 in a classic one."""
+    boards = "".join(f'    {{ kind = "board", name = "J{j}", id = {j}, joints = [{j}] }},\n'
+                     for j in range(1, 34))
+
+    def text(joints: int, rate: str) -> str:
+        return (f'name = "big"\njoints = {joints}\nperiod = "4ms"\nnodes = [\n'
+                '    { kind = "time-trigger", name = "TT" },\n' +
+                "".join(boards.splitlines(keepends=True)[:joints]) +
+                f'    {{ kind = "host", name = "HOST", groups = [{list(range(1, joints + 1))}] }},'
+                f'\n]\n\n[bus]\ndbc = "big.dbc"\n{rate}')
+    robot = load(str(write(tmp_path, text(32, "data_bitrate = 4000000\n"))))
+    assert (robot.data_bitrate, robot.groups) == (4_000_000, (tuple(range(1, 33)),))
+    assert error_of(tmp_path, text(33, "data_bitrate = 4000000\n")).startswith(
+        "nodes[35].groups[1]: 1..32 joint numbers (one 64-byte CAN FD frame), got [1, 2, ")
+    assert load(str(write(tmp_path, text(4, "")))).data_bitrate is None
+
+
+def test_can_fd_is_for_a_time_triggered_robot(tmp_path: Path) -> None:
+    path = tmp_path / "g.toml"
+    path.write_text(load("guroo").path.read_text().replace("[bus]\n",
+                                                            "[bus]\ndata_bitrate = 5000000\n"))
+    with pytest.raises(RobotFileError, match=r"bus\.data_bitrate: CAN FD applies to a "
+                                             "time-triggered robot"):
+        load(str(path))
 
 
 @pytest.mark.parametrize(("table", "expected"), [
@@ -241,7 +277,8 @@ def test_a_bases_files_are_found_beside_the_base(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("base", "expected"), [
     ("tri.toml", "base: tri.toml: a description cannot be built on itself"),
     ("nope", "base: nope: no such file beside tri.toml and no shipped robot of that name "
-     "(shipped: guroo, guroo-arm, nxt-joint, sg90-arm, spejbl, spejbl-leg, spejbl-leg-ax12)"),
+     "(shipped: guroo, guroo-arm, nxt-joint, sg90-arm, spejbl, spejbl-fd, spejbl-leg, "
+     "spejbl-leg-ax12)"),
     ("3", "base: must be a non-empty string, got 3"),
 ])
 def test_base_errors(tmp_path: Path, base: str, expected: str) -> None:
@@ -262,7 +299,8 @@ def test_more_groups_than_the_id_rule_has_room_for(tmp_path: Path) -> None:
 def test_a_name_that_is_neither_file_nor_shipped(tmp_path: Path) -> None:
     with pytest.raises(RobotFileError, match="^nope: no such file and no shipped robot of that "
                                              r"name \(shipped: guroo, guroo-arm, nxt-joint, "
-                                             r"sg90-arm, spejbl, spejbl-leg, spejbl-leg-ax12\)$"):
+                                             r"sg90-arm, spejbl, spejbl-fd, spejbl-leg, "
+                                             r"spejbl-leg-ax12\)$"):
         load("nope")
 
 
