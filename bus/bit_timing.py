@@ -19,16 +19,23 @@ import can
 
 from servobus.bus import frame_bits as fb
 from servobus.bus import frame_bits_fd as fdb
-from servobus.bus.frame_fast import STUFF_CACHE, stuffed_length_cached
 from servobus.bus.scheduler import NS_PER_S
 
 AFTER_CRC_DELIMITER_BITS = fb.TRAILER_BITS - 1  # ACK slot, ACK delimiter, EOF (nominal)
 
 
-@lru_cache(maxsize=STUFF_CACHE)
+@lru_cache(maxsize=fb.LENGTH_CACHE)
 def fd_length(can_id: int, data: bytes, extended: bool, brs: bool, esi: bool) -> fdb.FdLength:
     """``frame_bits_fd.fd_frame_bits``, remembered (a bus's payloads repeat)."""
     return fdb.fd_frame_bits(can_id, data, extended=extended, brs=brs, esi=esi)
+
+
+@lru_cache(maxsize=fb.LENGTH_CACHE)
+def classic_stuffed(can_id: int, data: bytes, extended: bool) -> int:
+    """SOF..CRC of a classic data frame with its stuff bits, from the bit model (plain Python:
+    the budgets import no numba; the simulated bus's hot path has ``frame_fast``)."""
+    body = fb.stuffable_bits(can_id, data, extended)
+    return len(body) + fb.stuff_count(body)
 
 
 @dataclass(frozen=True)
@@ -65,7 +72,7 @@ class BitTiming:
         interframe space included) of a data frame this bus carries."""
         data = bytes(msg.data)
         if not msg.is_fd:
-            stuffed = stuffed_length_cached(msg.arbitration_id, data, msg.is_extended_id)
+            stuffed = classic_stuffed(msg.arbitration_id, data, msg.is_extended_id)
             return (stuffed + 1) * self.bit_ns, stuffed + fb.TRAILER_BITS + fb.IFS_BITS
         length = fd_length(msg.arbitration_id, data, msg.is_extended_id,
                            msg.bitrate_switch, msg.error_state_indicator)

@@ -16,6 +16,7 @@ TRAILER_BITS = 10  # CRC delimiter, ACK slot, ACK delimiter, 7-bit EOF
 IFS_BITS = 3
 ERROR_FRAME_BITS = 14  # 6-bit error flag (overlapping flags of all nodes) + 8-bit delimiter
 SUSPEND_BITS = 8  # extra recessive bits an error-passive transmitter waits after sending
+LENGTH_CACHE = 65536  # frame lengths a cache remembers at most (bounded memory)
 
 
 def field_bits(value: int, width: int) -> list[int]:

@@ -15,7 +15,6 @@ from numba.extending import register_jitable
 from servobus.bus import frame_bits
 from servobus.bus.numba_cache import njit_cached
 
-STUFF_CACHE = 65536  # stuffed lengths remembered (bounded memory)
 # the stuffing counter's states (run length, last bit): "no bit yet" first, then every state a
 # step can leave (a run of 5 is cut by the stuff bit, so runs are 1..4)
 STATES = ((0, 2), *((run, last) for last in (0, 1) for run in range(1, 5)))
@@ -161,7 +160,7 @@ def stuffed_length(can_id: int, data: bytes, extended: bool) -> int:
                                 extended))
 
 
-@lru_cache(maxsize=STUFF_CACHE)
+@lru_cache(maxsize=frame_bits.LENGTH_CACHE)
 def stuffed_length_cached(can_id: int, data: bytes, extended: bool = False) -> int:
     """`stuffed_length`, remembered: a bus's payloads repeat (ticks, positions, statuses)."""
     return stuffed_length(can_id, data, extended)

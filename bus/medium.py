@@ -24,6 +24,7 @@ from servobus.bus import frame_bits as fb
 from servobus.bus.bit_timing import BitTiming
 from servobus.bus.controller import Controller, ErrorState, Pending, check_frame
 from servobus.bus.faults import CORRUPT, NO_ACK, FaultPlan
+from servobus.bus.frame_fast import stuffed_length_cached
 from servobus.bus.scheduler import ARBITRATION, BUS, NS_PER_S, Environment, Handle, earliest
 
 RECOVERY_SEQUENCES = 128
@@ -134,7 +135,12 @@ class Medium:
         self._end_recessive_run(start)
         msg = pending.msg
         bit = self.bit_ns
-        head_ns, bits = self.timing.to_crc_delimiter(msg)
+        if msg.is_fd:
+            head_ns, bits = self.timing.to_crc_delimiter(msg)
+        else:  # the hot path: compiled, remembered
+            stuffed = stuffed_length_cached(msg.arbitration_id, bytes(msg.data),
+                                            msg.is_extended_id)
+            head_ns, bits = (stuffed + 1) * bit, stuffed + fb.TRAILER_BITS + fb.IFS_BITS
         crc_delimiter = start + head_ns
         receivers = [c for c in self.controllers if c is not ctrl and c.online]
         fault = self.faults.take(msg, ctrl.name, start)

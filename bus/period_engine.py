@@ -37,7 +37,8 @@ import can
 from servobus.bus import frame_bits as fb
 from servobus.bus.bit_timing import BitTiming, fd_length
 from servobus.bus.controller import DEFAULT_TX_QUEUE as TX_QUEUE
-from servobus.bus.frame_fast import STUFF_CACHE, stuffed_length
+from servobus.bus.frame_bits import LENGTH_CACHE
+from servobus.bus.frame_fast import stuffed_length
 from servobus.bus.scheduler import ARBITRATION, BUS, NS_PER_S, Environment, Handle, earliest
 
 Handler = Callable[[int, bytes, int], None]
@@ -52,13 +53,13 @@ FrameFormat = tuple[int, int, int, bool, bool]  # ID, bit ns, data bit ns, FD, B
 
 # per ID and bit timing, a frame's length by payload, shared by all buses
 _lengths: dict[FrameFormat, dict[bytes, Length]] = {}
-_remembered = [0]  # how many: all are forgotten past STUFF_CACHE (bounded memory)
+_remembered = [0]  # how many: all are forgotten past LENGTH_CACHE (bounded memory)
 
 
 def length_of(form: FrameFormat, data: bytes, lengths: dict[bytes, Length]) -> Length:
     """A payload's bits and ns to its end of frame, remembered in `lengths` (its format's in
     ``_lengths``)."""
-    if _remembered[0] >= STUFF_CACHE:
+    if _remembered[0] >= LENGTH_CACHE:
         for known in _lengths.values():
             known.clear()
         _remembered[0] = 0

@@ -180,7 +180,7 @@ def test_the_transmit_queue_holds_tx_queue_frames_per_sender() -> None:
 
 
 def test_remembered_lengths_stay_bounded_and_right(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pe, "STUFF_CACHE", 5)
+    monkeypatch.setattr(pe, "LENGTH_CACHE", 5)
     monkeypatch.setattr(pe, "_lengths", {})  # this test's memory, the module's restored after
     monkeypatch.setattr(pe, "_remembered", [0])
     env = Environment()
