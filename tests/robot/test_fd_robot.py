@@ -1,0 +1,54 @@
+"""The shipped CAN FD robot (spejbl-fd: SPEJBL at 1/5 Mbit/s, one 24-byte ACTUATION) runs on
+every engine to the same log, byte for byte, and the same report; its frames on the wire are
+FD frames with BRS, timed as ``frame_bits_fd`` counts them."""
+
+from pathlib import Path
+
+import can
+import pytest
+
+from servobus.bus.bit_timing import BitTiming
+from servobus.bus.log_reader import read_log
+from servobus.robot.assembly import Robot, RobotConfig
+
+NOT_COMPARED = ("wall_time_s", "rtf", "engine", "engine_periods", "engine_fallback")
+
+
+def run(tmp: Path, engine: str, seconds: float, suffix: str = ".log",
+        **kwargs: object) -> tuple[bytes, dict]:
+    log = tmp / f"{engine}{suffix}"
+    robot = Robot(RobotConfig(robot="spejbl-fd", engine=engine, log_path=str(log), **kwargs))
+    robot.run(seconds)
+    report = robot.report(1.0)
+    return log.read_bytes(), report
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"mode": "local-p", "seed": 3}])
+def test_every_engine_writes_the_same_fd_log(tmp_path: Path, kwargs: dict) -> None:
+    """0.25 s (63 ticks, 0 to 248 ms) on the reference medium, the LeanBus and the compiled loop."""
+    ref_log, ref = run(tmp_path, "reference", 0.25, **kwargs)
+    for engine in ("period", "auto"):
+        log, report = run(tmp_path, engine, 0.25, **kwargs)
+        assert log == ref_log, engine
+        assert {k: v for k, v in report.items() if k not in NOT_COMPARED} == \
+            {k: v for k, v in ref.items() if k not in NOT_COMPARED}
+    assert report["engine"] == "compiled" and report["engine_periods"]["compiled"] > 55
+    assert ref["ticks"] == 63 and ref["slips"] == 0 and not ref["servo_faults"]
+    assert ref["rx_faults"] == ref["tx_faults"] == 0
+
+
+def test_the_period_is_fd_frames_back_to_back(tmp_path: Path) -> None:
+    """A period's frames: TICK, 12 MEAS6 and one 24-byte ACTUATION_1, all FD with BRS; within
+    the measurement burst each frame ends one frame time after the one before (the boards queue
+    at the TICK's end, so the wire never idles), that time the exact FD length at 1/5 Mbit/s."""
+    run(tmp_path, "auto", 0.05, ".blf")  # nanosecond stamps (candump's are microseconds)
+    frames: list[can.Message] = list(read_log(tmp_path / "auto.blf"))
+    assert all(m.is_fd and m.bitrate_switch and not m.error_state_indicator for m in frames)
+    actuation = [m for m in frames if m.arbitration_id == 0x20]
+    assert actuation and all(len(m.data) == 24 for m in actuation)
+    timing = BitTiming(1_000_000, 5_000_000)
+    tick = next(k for k, m in enumerate(frames) if m.arbitration_id == 0x10 and k > 0)
+    burst = frames[tick:tick + 13]
+    assert [m.arbitration_id for m in burst] == [0x10, *range(0x111, 0x11D)]
+    for before, after in zip(burst, burst[1:], strict=False):
+        assert round((after.timestamp - before.timestamp) * 1e9) == timing.frame_ns(after)
