@@ -2,6 +2,7 @@
 every engine to the same log, byte for byte, and the same report; its frames on the wire are
 FD frames with BRS, timed as ``frame_bits_fd`` counts them."""
 
+from itertools import pairwise
 from pathlib import Path
 
 import can
@@ -50,5 +51,5 @@ def test_the_period_is_fd_frames_back_to_back(tmp_path: Path) -> None:
     tick = next(k for k, m in enumerate(frames) if m.arbitration_id == 0x10 and k > 0)
     burst = frames[tick:tick + 13]
     assert [m.arbitration_id for m in burst] == [0x10, *range(0x111, 0x11D)]
-    for before, after in zip(burst, burst[1:], strict=False):
+    for before, after in pairwise(burst):
         assert round((after.timestamp - before.timestamp) * 1e9) == timing.frame_ns(after)
