@@ -1,6 +1,7 @@
 """A new time-triggered description and its generated DBC (`servobus robot new`): a time trigger,
 one servo board per joint, the PID host with consecutive actuation groups of four, every joint
-option at its default -- the starting point for a robot of one's own."""
+option at its default -- the starting point for a robot of one's own (on CAN FD with a data bit
+rate: every frame FD with BRS)."""
 
 import tempfile
 from pathlib import Path
@@ -13,10 +14,12 @@ from servobus.robot.robot_file import NAME, load
 
 
 def description_text(name: str, joints: int, period_ms: int = 4,
-                     groups: list[list[int]] | None = None) -> str:
+                     groups: list[list[int]] | None = None,
+                     data_bitrate: int | None = None) -> str:
     """The TOML of a time-triggered robot `name` of `joints` joints, its DBC `name`.dbc beside
-    it, the host's actuation `groups` given or consecutive fours (ValueError: a name that is
-    not a file-name word, a joint count out of range)."""
+    it, the host's actuation `groups` given or consecutive fours, a CAN FD bus with
+    `data_bitrate` (ValueError: a name that is not a file-name word, a joint count out of
+    range)."""
     if not NAME.fullmatch(name.replace("-", "_")):
         raise ValueError(f"robot name {name!r}: letters, digits, - and _ (a file name)")
     if not 1 <= joints <= JOINTS_MAX:
@@ -38,15 +41,17 @@ def description_text(name: str, joints: int, period_ms: int = 4,
             "]\n\n"
             "[bus]\n"
             "bitrate = 1000000\n"
+            f"{'' if data_bitrate is None else f'data_bitrate = {data_bitrate}{chr(10)}'}"
             f'dbc = "{name}.dbc"\n')
 
 
 def write_new(name: str, joints: int, folder: Path, period_ms: int = 4,
-              groups: list[list[int]] | None = None) -> tuple[Path, Path]:
+              groups: list[list[int]] | None = None,
+              data_bitrate: int | None = None) -> tuple[Path, Path]:
     """Write `name`.toml and its generated `name`.dbc into `folder`, once the two are checked
     together (RobotFileError, nothing written: a period the frames do not fit, ...); their
     paths."""
-    text = description_text(name, joints, period_ms, groups)
+    text = description_text(name, joints, period_ms, groups, data_bitrate)
     paths = folder / f"{name}.toml", folder / f"{name}.dbc"
     with tempfile.TemporaryDirectory() as scratch:
         draft = Path(scratch) / f"{name}.toml"

@@ -30,6 +30,9 @@ def add_subparser(sub: Commands) -> None:
     new.add_argument("--period", type=units.period_ns(1_000_000, 100_000_000), default="4ms",
                      help="the TICK period, whole ms dividing the boards' 100 ms STATUS "
                           "(default 4ms)")
+    new.add_argument("--data-bitrate", type=units.data_bitrate, metavar="RATE",
+                     help="a CAN FD bus with this data bit rate (e.g. 5M; nominal 1M): every "
+                          "frame FD with bit rate switch")
     new.add_argument("--out", default=".", metavar="DIR", help="folder (default: here)")
     new.add_argument("--force", action="store_true", help="overwrite existing files")
     new.set_defaults(func=_do_new)
@@ -60,7 +63,8 @@ def _do_new(args: argparse.Namespace) -> None:
         refuse_overwrite(path, args.force)
     if args.period % 1_000_000:
         raise ServobusError(f"--period {args.period / 1e6:g} ms: whole milliseconds")
-    toml, dbc = write_new(args.name, args.joints, folder, args.period // 1_000_000)
+    toml, dbc = write_new(args.name, args.joints, folder, args.period // 1_000_000,
+                          data_bitrate=args.data_bitrate)
     summary = check(robot_file.load(str(toml)))  # the new robot is a right one
     joints = summary["joints"]
     print(f"wrote {toml} and {dbc} ({joints} joint{'s' * (joints != 1)}, "

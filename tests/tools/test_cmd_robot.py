@@ -19,13 +19,14 @@ def test_list_names_the_shipped_robots(capsys: pytest.CaptureFixture[str]) -> No
     assert [(r["name"], r["joints"], r["nodes"], r["period_ms"], r["dbc"]) for r in rows] == [
         ("guroo", 23, 7, 2.0, "guroo.dbc"), ("guroo-arm", 8, 4, 2.0, "guroo-arm.dbc"),
         ("nxt-joint", 1, 3, 4.0, "nxt-joint.dbc"), ("sg90-arm", 3, 5, 4.0, "sg90-arm.dbc"),
-        ("spejbl", 12, 14, 4.0, "servobus.dbc"),
+        ("spejbl", 12, 14, 4.0, "servobus.dbc"), ("spejbl-fd", 12, 14, 4.0, "spejbl-fd.dbc"),
         ("spejbl-leg", 6, 8, 4.0, "spejbl-leg.dbc"),
         ("spejbl-leg-ax12", 6, 8, 4.0, "spejbl-leg-ax12.dbc")]
     assert main(["robot", "list"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "shipped robots:" and [line.split()[0] for line in lines[2:]] == \
-        ["guroo", "guroo-arm", "nxt-joint", "sg90-arm", "spejbl", "spejbl-leg", "spejbl-leg-ax12"]
+        ["guroo", "guroo-arm", "nxt-joint", "sg90-arm", "spejbl", "spejbl-fd", "spejbl-leg",
+         "spejbl-leg-ax12"]
 
 
 def test_check_prints_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
@@ -96,7 +97,23 @@ def test_new_writes_a_checked_robot_and_its_dbc(tmp_path: Path,
     assert "(1 joint," in capsys.readouterr().out
 
 
+def test_new_with_a_data_bit_rate_writes_a_can_fd_robot(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """`robot new --data-bitrate 5M`: every message of the DBC an FD frame, 1/5 Mbit/s; the
+    description says so and checks."""
+    assert main(["robot", "new", "fd", "--joints", "3", "--data-bitrate", "5M", "--out",
+                 str(tmp_path)]) == 0
+    capsys.readouterr()
+    assert "data_bitrate = 5000000" in (tmp_path / "fd.toml").read_text()
+    db = cantools.database.load_file(str(tmp_path / "fd.dbc"))
+    assert all(m.is_fd for m in db.messages)
+    assert db.dbc is not None and db.dbc.attributes["BaudrateCANFD"].value == 5_000_000
+    assert main(["robot", "check", str(tmp_path / "fd.toml"), "--json"]) == 0
+    assert "CAN FD" in json.loads(capsys.readouterr().out)["bit_timing"]
+
+
 @pytest.mark.parametrize(("args", "expected"), [
+    (["--joints", "3", "--data-bitrate", "500k"], "data bit time 2000 ns is outside"),
     (["--joints", "3", "--period", "8ms"], "divides its boards' 100 ms STATUS cycle"),
     (["--joints", "128", "--period", "1ms"], "more than the period of 1 ms"),
     (["--joints", "0"], "--joints"),
