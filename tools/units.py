@@ -106,26 +106,27 @@ def _rate(text: str) -> float:
         raise Bad(f"bad bit rate {text!r}: use e.g. 1M, 500k or 125000") from None
 
 
-def bitrate(text: str) -> int:
-    """'1M', '500k', '125000' -> bits per second, classic CAN's 10 kbit/s .. 1 Mbit/s, with a bit
-    time of whole nanoseconds (the simulated bus counts ns)."""
+def _whole_ns_rate(text: str, what: str, top: int, span: str, examples: str) -> int:
+    """A bit rate of 10 kbit/s .. `top` with a bit time of whole nanoseconds (the simulated bus
+    counts ns)."""
     value = _rate(text)
-    if not BITRATE_MIN <= value <= BITRATE_MAX:
-        raise Bad(f"bit rate {text} is outside classic CAN's 10k .. 1M")
+    if not BITRATE_MIN <= value <= top:
+        raise Bad(f"{what} {text} is outside {span}")
     if not whole_ns_bit_time(value):
-        raise Bad(f"bit rate {text}: the bit time must be whole nanoseconds (e.g. 125k, 500k)")
+        raise Bad(f"{what} {text}: the bit time must be whole nanoseconds (e.g. {examples})")
     return round(value)
+
+
+def bitrate(text: str) -> int:
+    """'1M', '500k', '125000' -> bits per second, classic CAN's 10 kbit/s .. 1 Mbit/s."""
+    return _whole_ns_rate(text, "bit rate", BITRATE_MAX, "classic CAN's 10k .. 1M", "125k, 500k")
 
 
 def data_bitrate(text: str) -> int:
-    """'5M', '2M' -> a CAN FD data phase's bits per second, 10 kbit/s .. 8 Mbit/s, with a bit
-    time of whole nanoseconds (that it is not below the nominal rate is the bus's check)."""
-    value = _rate(text)
-    if not BITRATE_MIN <= value <= DATA_BITRATE_MAX:
-        raise Bad(f"data bit rate {text} is outside CAN FD's 10k .. 8M")
-    if not whole_ns_bit_time(value):
-        raise Bad(f"data bit rate {text}: the bit time must be whole nanoseconds (e.g. 2M, 5M)")
-    return round(value)
+    """'5M', '2M' -> a CAN FD data phase's bits per second, 10 kbit/s .. 8 Mbit/s (that it is
+    not below the nominal rate is the bus's check)."""
+    return _whole_ns_rate(text, "data bit rate", DATA_BITRATE_MAX, "CAN FD's 10k .. 8M",
+                          "2M, 5M")
 
 
 def joints(text: str, top: int) -> list[int]:
