@@ -31,29 +31,14 @@ from servobus.bus.bit_timing import BitTiming
 from servobus.bus.rta import MessageTiming, response_rows, response_times
 from servobus.bus.schema import TICK, Schema
 
-ARBITRATION_FD_BITS = 17  # SOF..BRS of an 11-bit-ID FD frame, before stuffing
-
-
-def fd_model_bits(length: int, brs: bool, stuff: Callable[[int], int]) -> fdb.FdLength:
-    """An FD frame of `length` bytes (padded to an FD length) with stuff(m) dynamic stuff bits
-    in m bits of SOF..data; stuff(m) = (m - 2) // 4 gives ``fd_worst_case_bits``."""
-    size = fdb.dlc_to_length(fdb.length_to_dlc(length))
-    stuffable = ARBITRATION_FD_BITS + 5 + 8 * size  # + ESI, DLC, data
-    nominal = ARBITRATION_FD_BITS + stuff(ARBITRATION_FD_BITS)
-    width = fdb.crc_width(size)
-    crc_field = 4 + width + 1 + (4 + width) // 4  # stuff count, parity, CRC, fixed stuff bits
-    fast = stuffable + stuff(stuffable) - nominal + crc_field + 1  # .. CRC delimiter
-    if brs:
-        return fdb.FdLength(nominal + fdb.AFTER_CRC_NOMINAL, fast)
-    return fdb.FdLength(nominal + fast + fdb.AFTER_CRC_NOMINAL, 0)
-
 
 def _model(classic: Callable[[int], int],
            stuff: Callable[[int], int]) -> Callable[[int, bool, bool], fdb.FdLength]:
     """A frame model: `classic`'s bits for a classic frame, an FD frame with `stuff`(m)
     dynamic stuff bits in m bits."""
     def bits(length: int, fd: bool, brs: bool) -> fdb.FdLength:
-        return fd_model_bits(length, brs, stuff) if fd else fdb.FdLength(classic(length), 0)
+        return fdb.fd_model_bits(length, stuff, brs=brs) if fd else \
+            fdb.FdLength(classic(length), 0)
     return bits
 
 
@@ -152,13 +137,6 @@ def busload(schema: Schema, period_ns: int | None = None, bitrate: int | None = 
             "messages": _response_times(schema, meas_bytes, period_ns, timing, local_p)}
 
 
-def worst_case_ns(schema: Schema, timing: BitTiming, m: cantools.database.Message) -> int:
-    """A message's longest time on the wire as the DBC frames it (classic, or FD with or
-    without bit rate switch)."""
-    fd, brs = schema.frame_flags(m.name)
-    return timing.worst_case_ns(m.length, fd=fd, brs=brs)
-
-
 def _timings(schema: Schema, meas_bytes: int, period_ns: int, timing: BitTiming,
              local_p: bool = False) -> list[MessageTiming]:
     """Every cyclic message as the RTA sees it; deadline = its own period.  `local_p`: the
@@ -167,7 +145,7 @@ def _timings(schema: Schema, meas_bytes: int, period_ns: int, timing: BitTiming,
     tick_cycle = schema.message(TICK).cycle_time
     for m, cycle in schema.cyclic_messages(meas_bytes, local_p):
         t_ns = period_ns if cycle == tick_cycle else cycle * 1_000_000
-        timings.append(MessageTiming(m.name, m.frame_id, worst_case_ns(schema, timing, m),
+        timings.append(MessageTiming(m.name, m.frame_id, schema.worst_case_ns(m.name, timing),
                                      t_ns, t_ns))
     return timings
 

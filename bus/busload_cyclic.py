@@ -22,7 +22,7 @@ import can
 import cantools
 
 from servobus.bus.bit_timing import BitTiming
-from servobus.bus.busload import MODELS, model_ns, timing_of, worst_case_ns
+from servobus.bus.busload import MODELS, model_ns, timing_of
 from servobus.bus.rta import MessageTiming, response_rows
 from servobus.bus.schema import Schema
 
@@ -110,7 +110,7 @@ def _exact(schema: Schema, msgs: list[cantools.database.Message], slot_ms: int, 
 def _response_times(schema: Schema, msgs: list[cantools.database.Message],
                     timing: BitTiming) -> list[dict[str, Any]]:
     """Davis 2007 worst-case response of every cyclic message against its deadline (= cycle)."""
-    timings = [MessageTiming(m.name, m.frame_id, worst_case_ns(schema, timing, m),
+    timings = [MessageTiming(m.name, m.frame_id, schema.worst_case_ns(m.name, timing),
                              _cycle(m) * NS_PER_MS, _cycle(m) * NS_PER_MS)
                for m in msgs]
     return response_rows(timings, timing.bit_ns)

@@ -38,7 +38,7 @@ where a dynamic and the first fixed one meet); Greg Cook's CRC catalogue (CRC-17
 CRC-21/CAN-FD: the polynomials and check values the tests use).
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from servobus.bus import frame_bits as fb
@@ -179,6 +179,21 @@ def fd_frame_ns(can_id: int, data: bytes, nominal_bit_ns: int, data_bit_ns: int,
     return length.duration_ns(nominal_bit_ns, data_bit_ns)
 
 
+def fd_model_bits(length: int, stuff: Callable[[int], int], *, extended: bool = False,
+                  brs: bool = True) -> FdLength:
+    """A frame of `length` data bytes (padded to an FD length) whose first m bits of SOF..data
+    carry stuff(m) dynamic stuff bits, its fixed fields as sent (the stuff count, CRC-17/21,
+    the fixed stuff bits): the load models of ``busload`` (none, one per 5 bits, the worst)."""
+    size = dlc_to_length(length_to_dlc(length))
+    arbitration = 36 if extended else 17  # SOF..BRS
+    stuffable = arbitration + 5 + 8 * size  # + ESI, DLC, data
+    nominal = arbitration + stuff(arbitration)
+    width = crc_width(size)
+    crc_field = 4 + width + 1 + (4 + width) // 4  # stuff count, parity, CRC, fixed stuff bits
+    fast = stuffable + stuff(stuffable) - nominal + crc_field + 1  # .. CRC delimiter
+    return _split(nominal, fast, brs)
+
+
 def fd_worst_case_bits(length: int, *, extended: bool = False, brs: bool = True) -> FdLength:
     """An upper bound for any frame of `length` data bytes (padded to an FD length), for RTA.
 
@@ -188,14 +203,7 @@ def fd_worst_case_bits(length: int, *, extended: bool = False, brs: bool = True)
     classic frames).  As the data bit is never longer than the nominal one, counting the
     most stuff bits before BRS bounds the nominal bits, the total and the duration (not the
     data bits alone: a frame with fewer nominal stuff bits may have more data ones)."""
-    size = dlc_to_length(length_to_dlc(length))
-    arbitration = 36 if extended else 17  # SOF..BRS
-    stuffable = arbitration + 5 + 8 * size  # + ESI, DLC, data
-    stuff, stuff_nominal = (stuffable - 2) // 4, (arbitration - 2) // 4
-    width = crc_width(size)
-    crc_field = 4 + width + 1 + (4 + width) // 4
-    fast = stuffable - arbitration + stuff - stuff_nominal + crc_field + 1
-    return _split(arbitration + stuff_nominal, fast, brs)
+    return fd_model_bits(length, lambda m: (m - 2) // 4, extended=extended, brs=brs)
 
 
 def check_bit_times(nominal_bit_ns: int, data_bit_ns: int) -> None:

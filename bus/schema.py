@@ -180,12 +180,13 @@ class Schema:
         """A can.Message of `name` with the given physical values (range-checked)."""
         return self.frame(*self.encode_data(name, values))
 
-    def worst_case_ns(self, name: str) -> int:
+    def worst_case_ns(self, name: str, timing: BitTiming | None = None) -> int:
         """The longest time a frame of message `name` may hold the wire (interframe space
-        included): Davis et al.'s bound, or the CAN FD one at the bus's bit rates."""
+        included), as the DBC frames it: Davis et al.'s bound, or the CAN FD one, at the bus's
+        bit rates (or `timing`'s)."""
         message = self.message(name)
         fd, brs = self._flags[message.frame_id]
-        return self.bit_timing.worst_case_ns(message.length, fd=fd, brs=brs)
+        return (timing or self.bit_timing).worst_case_ns(message.length, fd=fd, brs=brs)
 
     def frame(self, can_id: int, data: bytes) -> can.Message:
         """The frame a node sends with this payload: classic, or CAN FD (with BRS where the DBC

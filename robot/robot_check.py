@@ -14,7 +14,6 @@ from typing import Any
 
 import cantools
 
-from servobus.bus.bit_timing import BitTiming
 from servobus.bus.schema import (
     DATA_BITRATE_ATTRIBUTE,
     Schema,
@@ -73,12 +72,12 @@ def check(robot: RobotFile) -> dict[str, Any]:
     _period(robot, db, cyclic)
     timing = loaded.bit_timing
     per_period = [m for m in cyclic if _cycle(m) * NS_PER_MS == robot.period_ns]
-    used_ns = sum(_worst_ns(loaded, timing, m) for m in per_period)
+    used_ns = sum(loaded.worst_case_ns(m.name) for m in per_period)
     if used_ns > robot.period_ns:
         raise RobotFileError(f"{robot.path}: period: one period's {len(per_period)} frames take "
                              f"{used_ns / 1e6:g} ms at {timing.describe()} (worst-case "
                              f"stuffing), more than the period of {robot.period_ns / 1e6:g} ms")
-    load = sum(_worst_ns(loaded, timing, m) / (_cycle(m) * NS_PER_MS) for m in cyclic)
+    load = sum(loaded.worst_case_ns(m.name) / (_cycle(m) * NS_PER_MS) for m in cyclic)
     kinds: dict[str, list[str]] = {}
     for node in robot.nodes:
         kinds.setdefault(node.kind, []).append(node.name)
@@ -91,12 +90,6 @@ def check(robot: RobotFile) -> dict[str, Any]:
             "bus_load_predicted_pct": 100.0 * load,
             "load_model": "worst-case stuffing (Davis 2007; CAN FD frames: the FD bound), "
                           "every cyclic message"}
-
-
-def _worst_ns(loaded: Schema, timing: BitTiming, m: cantools.database.Message) -> int:
-    """A message's longest time on the wire, as the DBC frames it (classic or FD, BRS)."""
-    fd, brs = loaded.frame_flags(m.name)
-    return timing.worst_case_ns(m.length, fd=fd, brs=brs)
 
 
 def _cycle(m: cantools.database.Message) -> int:

@@ -10,7 +10,7 @@ import pytest
 
 from servobus.bus import frame_bits_fd as fd
 from servobus.bus.bit_timing import BitTiming
-from servobus.bus.busload import busload, fd_model_bits
+from servobus.bus.busload import busload
 from servobus.bus.dbc_generate import TimeTriggeredBus, generate
 from servobus.bus.schema import Schema, SchemaError, default_dbc
 
@@ -106,11 +106,20 @@ def test_busload_of_spejbl_fd_against_a_hand_sum() -> None:
     assert rows["TICK"]["wcrt_s"] == pytest.approx((88_000 + 41_000) / 1e9)  # blocked by C_act
 
 
-def test_the_fd_models_count_the_fd_bound_with_worst_stuffing() -> None:
-    for length in range(65):
+def test_the_no_stuffing_model_is_an_unstuffed_frames_length() -> None:
+    """ID 0x555 and 0x55 bytes alternate bit by bit: where such a frame has no dynamic stuff
+    bit (its DLC makes no run of 5), the no-stuffing model is its exact length."""
+    unstuffed = 0
+    for length in fd.FD_LENGTHS:
         for brs in (True, False):
-            assert fd_model_bits(length, brs, lambda m: (m - 2) // 4) == \
-                fd.fd_worst_case_bits(length, brs=brs)
+            frame = fd.fd_frame(0x555, b"\x55" * length, brs=brs)
+            head = fd.header_bits(0x555, fd.length_to_dlc(length), False, brs, False)
+            if len(frame.arbitration) + len(frame.data_phase) != len(head) + 8 * length:
+                continue  # the DLC's or BRS's bits made a stuff bit
+            unstuffed += 1
+            assert fd.fd_model_bits(length, lambda m: 0, brs=brs) == \
+                fd.fd_frame_bits(0x555, b"\x55" * length, brs=brs)
+    assert unstuffed >= 16
 
 
 def _bad(tmp_path: Path, text: str) -> str:
