@@ -57,6 +57,7 @@ class CyclicBus:
     period_ms: int
     bitrate: int
     central: str = "CENTRAL"
+    data_bitrate: int | None = None  # CAN FD: every frame FD with bit rate switch
 
 
 def _ranked(bus: CyclicBus) -> list[CyclicBoard]:
@@ -153,4 +154,4 @@ def generate(bus: CyclicBus) -> Database:
                f"{bus.period_ms} ms to {len(bus.hp)} high-power board"
                f"{'s' * (len(bus.hp) > 1)} of {dc} DC joints{servos}; feedback every "
                f"{2 * bus.period_ms} ms.")
-    return database(messages, names, comment, bus.bitrate)
+    return database(messages, names, comment, bus.bitrate, bus.data_bitrate)

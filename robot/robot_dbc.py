@@ -29,7 +29,7 @@ def _cyclic(robot: RobotFile) -> cantools.database.can.Database:
                           if n.kind == kind) for kind in ("hp-board", "servo-board")}
     return generate_cyclic(CyclicBus(
         robot.title, boards["hp-board"], next(iter(boards["servo-board"]), None),
-        robot.period_ns // 1_000_000, robot.bitrate, central))
+        robot.period_ns // 1_000_000, robot.bitrate, central, robot.data_bitrate))
 
 
 def dbc_text(robot: RobotFile) -> str:

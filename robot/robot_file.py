@@ -224,9 +224,6 @@ def _parse(doc: dict[str, Any], path: Path) -> RobotFile:
         raise f.error("period", f"{doc['period']!r}: a time-triggered robot's period divides "
                                 f"its boards' {STATUS_MS} ms STATUS cycle (the TICK must be the "
                                 f"shortest cycle and divide every other)")
-    if data_bitrate is not None and schedule != "time-triggered":
-        raise f.error("bus.data_bitrate", "CAN FD applies to a time-triggered robot (its "
-                                          "generated DBC and nodes)")
     if "meas_bytes" in doc and schedule != "time-triggered":
         raise f.error("meas_bytes", "applies to a time-triggered robot (its boards' MEAS)")
     meas_bytes = doc.get("meas_bytes", 2)

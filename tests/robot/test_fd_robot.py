@@ -1,6 +1,7 @@
 """The shipped CAN FD robot (spejbl-fd: SPEJBL at 1/5 Mbit/s, one 24-byte ACTUATION) runs on
 every engine to the same log, byte for byte, and the same report; its frames on the wire are
-FD frames with BRS, timed as ``frame_bits_fd`` counts them."""
+FD frames with BRS, timed as ``frame_bits_fd`` counts them; a cyclic robot (GuRoo's kinds) on
+CAN FD the same."""
 
 from itertools import pairwise
 from pathlib import Path
@@ -11,6 +12,9 @@ import pytest
 from servobus.bus.bit_timing import BitTiming
 from servobus.bus.log_reader import read_log
 from servobus.robot.assembly import Robot, RobotConfig
+from servobus.robot.described import DescribedConfig, DescribedRobot
+from servobus.robot.robot_file import load
+from servobus.tools.cli import main
 
 NOT_COMPARED = ("wall_time_s", "rtf", "engine", "engine_periods", "engine_fallback")
 
@@ -53,3 +57,30 @@ def test_the_period_is_fd_frames_back_to_back(tmp_path: Path) -> None:
     assert [m.arbitration_id for m in burst] == [0x10, *range(0x111, 0x11D)]
     for before, after in pairwise(burst):
         assert round((after.timestamp - before.timestamp) * 1e9) == timing.frame_ns(after)
+
+
+def test_a_cyclic_robot_on_can_fd_runs_equal_on_every_engine(tmp_path: Path) -> None:
+    """guroo-arm on a 1/2 Mbit/s CAN FD bus (its DBC generated FD): set-points and feedback as
+    FD frames with BRS, the same log from the reference medium, the LeanBus and the compiled
+    loop; a feedback frame (8 bytes) lasts its exact FD length."""
+    toml = tmp_path / "arm-fd.toml"
+    toml.write_text('base = "guroo-arm"\nname = "arm-fd"\n\n[bus]\ndata_bitrate = 2000000\n'
+                    'dbc = "arm-fd.dbc"\n')
+    assert main(["robot", "dbc", str(toml), "--out", str(tmp_path / "arm-fd.dbc")]) == 0
+    logs, reports = [], []
+    for engine in ("reference", "period", "auto"):
+        log = tmp_path / f"{engine}.blf"
+        robot = DescribedRobot(load(str(toml)), DescribedConfig(engine=engine,
+                                                                log_path=str(log)))
+        robot.run(0.2)
+        reports.append({k: v for k, v in robot.report(1.0).items() if k not in NOT_COMPARED})
+        logs.append(log.read_bytes())
+    assert logs[0] == logs[1] == logs[2] and reports[0] == reports[1] == reports[2]
+    assert robot.engine == "compiled"
+    frames = list(read_log(tmp_path / "auto.blf"))
+    assert len(frames) > 200 and all(m.is_fd and m.bitrate_switch for m in frames)
+    timing = BitTiming(1_000_000, 2_000_000)
+    ends = [round(m.timestamp * 1e9) for m in frames]
+    back_to_back = [(a, b) for (a, b), m in zip(pairwise(ends), frames[1:], strict=True)
+                    if b - a == timing.frame_ns(m)]
+    assert len(back_to_back) > len(frames) // 3
