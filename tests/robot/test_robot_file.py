@@ -11,6 +11,7 @@ from servobus.presets.servos import HSR_5995TG
 from servobus.robot.file_keys import RobotFileError
 from servobus.robot.joint_options import Gains
 from servobus.robot.node_kinds import JOINT_OPTIONS, KINDS
+from servobus.robot.robot_check import check
 from servobus.robot.robot_file import BUS_KEYS, NODE_KEYS, TOP_KEYS, load, load_with, shipped
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "robot-file.md"
@@ -194,13 +195,13 @@ def test_a_can_fd_host_group_holds_up_to_32_joints(tmp_path: Path) -> None:
     assert load(str(write(tmp_path, text(4, "")))).data_bitrate is None
 
 
-def test_can_fd_is_for_a_time_triggered_robot(tmp_path: Path) -> None:
+def test_a_data_bit_rate_needs_an_fd_dbc(tmp_path: Path) -> None:
+    """GuRoo's classic DBC under a description that says CAN FD: the check names the key."""
     path = tmp_path / "g.toml"
-    path.write_text(load("guroo").path.read_text().replace("[bus]\n",
-                                                            "[bus]\ndata_bitrate = 5000000\n"))
-    with pytest.raises(RobotFileError, match=r"bus\.data_bitrate: CAN FD applies to a "
-                                             "time-triggered robot"):
-        load(str(path))
+    path.write_text(f'base = "guroo"\n[bus]\ndata_bitrate = 5000000\ndbc = "{load("guroo").dbc}"\n')
+    with pytest.raises(RobotFileError, match=r"bus\.data_bitrate: 5000000 bit/s, but guroo\.dbc "
+                                             r"is a classic CAN bus \(no BaudrateCANFD\)"):
+        check(load(str(path)))
 
 
 @pytest.mark.parametrize(("table", "expected"), [
