@@ -165,9 +165,13 @@ class Controller:
         """Takes part in bus traffic (acknowledges, receives, transmits)."""
         return not self.silenced and self.bus_off_since is None
 
+    def full(self) -> bool:
+        """Whether the transmit queue holds as many frames as it can."""
+        return len(self.ready_frames) + len(self.waiting_frames) >= self.tx_queue_size
+
     def queue(self, msg: can.Message, now: int) -> int:
         """Put a frame in the priority-ordered transmit queue; return when it may compete."""
-        if len(self.ready_frames) + len(self.waiting_frames) >= self.tx_queue_size:
+        if self.full():
             self.counters.tx_queue_overflows += 1
             raise can.CanOperationError(
                 f"{self.name}: transmit queue full ({self.tx_queue_size} frames); "

@@ -180,14 +180,22 @@ class SimBus(can.BusABC):
         self._deliver(echo)
 
     def send(self, msg: can.Message, timeout: float | None = None) -> None:
-        """Queue the frame for arbitration (CanOperationError when the queue is full); on a
-        wall-clock channel at the current wall-clock instant."""
+        """Queue the frame for arbitration.  In simulated time a full queue refuses it
+        (CanOperationError); on a wall-clock channel it is queued at the current wall-clock
+        instant, waiting while the queue is full for at most `timeout` seconds (None: as long
+        as it takes, as python-can's buses block), then refused."""
         wall = self._wall
         if wall is None:
             self.medium.submit(self.controller, msg)
             return
+        env = self.medium.env
         with wall.lock:
-            wall.catch_up(self.medium.env)
+            deadline = None if timeout is None else wall.now_ns() + round(timeout * NS_PER_S)
+            wall.catch_up(env)
+            while self.controller.full() and not env.running and (
+                    deadline is None or env.now < deadline) and self.controller.online:
+                wall.wait(env, deadline)
+                wall.catch_up(env)
             self.medium.submit(self.controller, msg)
             wall.lock.notify_all()
 

@@ -3,9 +3,10 @@ source distribution, fetched with pip at test time and cached) run on the ``serv
 
 The sdist is kept in $SERVOBUS_CACHE or ~/.cache/servobus, subfolder python-can; without it and
 without a package index to fetch it from, the module is skipped, saying so.  python-can's suite
-decides itself what it skips (``test_timestamp`` on CI, its two ``is_rx`` drafts).  Its
-``TestThreadSafeBus`` is not run here: it sends 1,000 frames at once, which a simulated
-controller's transmit queue (64 frames by default) refuses.
+decides itself what it skips (``test_timestamp`` on CI, its two ``is_rx`` drafts).  Both of its
+cases run: ``Back2BackTestCase`` and ``TestThreadSafeBus`` (100 threads sending 1,000 frames
+through a 64-frame transmit queue, which a wall-clock channel's ``send`` waits on, as
+python-can's buses block, and 100 threads receiving).
 """
 
 import importlib
@@ -77,8 +78,20 @@ def _back2back() -> ModuleType:
         return importlib.import_module(f"{PACKAGE}.back2back_test")
 
 
-class TestServobusBack2Back(_back2back().Back2BackTestCase):  # type: ignore[misc]
+B2B = _back2back()
+
+
+class TestServobusBack2Back(B2B.Back2BackTestCase):  # type: ignore[misc]
     """Two standalone buses on one wall-clock channel, as python-can runs ``virtual``."""
+
+    INTERFACE_1 = "servobus"
+    CHANNEL_1 = "back2back"
+    INTERFACE_2 = "servobus"
+    CHANNEL_2 = "back2back"
+
+
+class TestServobusThreadSafeBus(B2B.TestThreadSafeBus):  # type: ignore[misc]
+    """The same two buses as ``can.ThreadSafeBus``, sent to and read from by 100 threads each."""
 
     INTERFACE_1 = "servobus"
     CHANNEL_1 = "back2back"

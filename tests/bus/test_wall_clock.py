@@ -59,6 +59,30 @@ def test_recv_waits_in_wall_time_for_a_frame_sent_by_another_thread() -> None:
         b.shutdown()
 
 
+def test_send_waits_for_room_in_the_transmit_queue() -> None:
+    """A 2-frame queue at 10 kbit/s: the 3rd send waits until the 1st frame (47 bits, 4.7 ms)
+    has left the wire, as python-can's buses block; with a timeout shorter than that, and
+    room nowhere in sight, the frame is refused once the timeout is over."""
+    a = can.Bus(interface="servobus", channel="wall-q", bitrate=10_000, tx_queue_size=2)
+    b = can.Bus(interface="servobus", channel="wall-q")
+    try:
+        start = time.monotonic()
+        for k in range(3):
+            a.send(frame(0x10 + k, b""))
+        assert time.monotonic() - start >= 0.0045
+        assert [b.recv(timeout=1.0).arbitration_id for _ in range(3)] == [0x10, 0x11, 0x12]
+        b.shutdown()  # nobody acknowledges now: the frames stay queued, retransmitted
+        a.send(frame(0x20, b""))
+        a.send(frame(0x21, b""))
+        start = time.monotonic()
+        with pytest.raises(can.CanOperationError, match="transmit queue full"):
+            a.send(frame(0x22, b""), timeout=0.05)
+        assert time.monotonic() - start >= 0.05
+    finally:
+        a.shutdown()
+        b.shutdown()
+
+
 def test_every_receiver_gets_a_message_of_its_own() -> None:
     tx = can.Bus(interface="servobus", channel="wall-c", receive_own_messages=True)
     rx1 = can.Bus(interface="servobus", channel="wall-c")
