@@ -211,9 +211,12 @@ CYCLES: dict[str, float] = {name: cost.cycles for name, cost in CONSTRUCTS.items
 
 def routine_cycles(name: str, cycles: Mapping[str, float] = CYCLES) -> float:
     """CPU cycles of one call of a routine: its counts at the constructs' costs, a routine it
-    calls at that routine's own cycles (its ADC waits are wall time, not here)."""
-    return sum(n * (cycles[item] if item in cycles else routine_cycles(item, cycles))
-               for item, n in ROUTINES[name].counts.items())
+    calls at that routine's own cycles (its ADC waits are wall time, not here).  A name in
+    `cycles` costs what it says there: a construct, or a routine given a cost of its own (the
+    budget's sensitivity to a routine)."""
+    if name in cycles:
+        return cycles[name]
+    return sum(n * routine_cycles(item, cycles) for item, n in ROUTINES[name].counts.items())
 
 
 def io_reads(name: str) -> float:
