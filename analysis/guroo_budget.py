@@ -193,8 +193,13 @@ def _loop(read_enc: cyc.ReadEnc, excess: float, timer: cyc.Timer) -> dict:
 
 def _sensitivity(timer: cyc.Timer) -> dict:
     """How the interrupt share, the explained time and the fitted excess move with the least
-    certain costs: the C interrupt context (60..90 cycles) and bl_control (ours, x0.7..x1.5)."""
-    out = {}
+    certain costs: the C interrupt context (60..90 cycles), bl_control (ours, x0.7..x1.5) and
+    the other reading of the timer period."""
+    other: cyc.Timer = "txpr" if timer == "txpr+1" else "txpr+1"
+    out = {f"timer_{other}": {
+        "interrupt_share": cyc.interrupt_share(other),
+        "explained_s": cyc.loop_time_s("printed", "none", other),
+        "fitted_excess_per_in_cycles": cyc.fitted_excess_cycles(timer=other)}}
     for label, key, scale in (("isr_context_60", "isr_context", 60 / 70),
                               ("isr_context_90", "isr_context", 90 / 70),
                               ("bl_control_x0.7", "bl_control", 0.7),

@@ -23,11 +23,13 @@ on-chip RAM, zero wait states):
   instructions, x an excess per IN, n_adc its ADC conversions (busy-waited, t_conv each);
 * ``excess="none"``: x = 0, the data sheets only; ``excess="fit"``: x fitted so that the printed
   loop takes the thesis' 1.28 ms.  The thesis puts the missing time in the external reads; the
-  fitted x is that residual, named, not explained by any data-sheet figure.
+  fitted x is that residual, named, not explained by any data-sheet figure.  It is taken as CPU
+  cycles the interrupts stretch like main's own (work in the read routine); a bus stall of the
+  same wall time would be x D cycles with interrupts held off, and is not modelled.
 """
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from servobus.presets import guroo as pre
@@ -76,12 +78,9 @@ CONSTRUCTS: dict[str, Cost] = {
                      " LAR AR0 (6); epilogue MAR, SBRK, LAR AR0, PSHD, RET 4 (9) (SPRU024"
                      " function structure)"),
     "arg": Cost(2, "an argument pushed on the C stack: MAR *,AR1; SACL *+ (SPRU024)"),
-    "io_read": Cost(2 + IO_WAIT_STATES,
-                    "IN from I/O space: 2 cycles + one CLKOUT1 cycle per wait state (SPRU127"
-                    " sec. 8.5, read: 'the CPU waits one extra cycle for every wait state',"
-                    " 0 to 7 per space; the 2-cycle base from its IN page, not read); 7 I/O wait"
-                    " states from WSGR = 0x0BFF (ISWS bits 8-6: a secondary description of the"
-                    " F24x register, not SPRS064 itself)"),
+    "in": Cost(2, "IN from I/O space without wait states (SPRU127 ch. 7, its IN page)"),
+    "wait_state": Cost(1, "an external access waits one CLKOUT1 cycle per wait state, 0 to 7"
+                          " per space (SPRU127 sec. 8.5)", verified=True),
     "isr_entry": Cost(8, "interrupt recognition and the vector's branch to c_intN (SPRU127"
                          " ch. 5)"),
     "isr_context": Cost(70, "the C compiler's save and restore of an interrupt function's"
@@ -90,9 +89,9 @@ CONSTRUCTS: dict[str, Cost] = {
 }
 
 
-def in_cycles(wait_states: int = IO_WAIT_STATES) -> int:
+def in_cycles(wait_states: int = IO_WAIT_STATES) -> float:
     """CPU cycles of one IN from I/O space (one HCTL-2016 byte pair): 2 + the wait states."""
-    return 2 + wait_states
+    return CONSTRUCTS["in"].cycles + wait_states * CONSTRUCTS["wait_state"].cycles
 
 
 @dataclass(frozen=True)
@@ -103,11 +102,15 @@ class Routine:
     source: str
     printed: bool = True
     adc_waits: int = 0  # ADC conversions it busy-waits for, per call
-    notes: tuple[str, ...] = field(default_factory=tuple)
 
 
 _P = FEATHER_HIGH_SHARE
 ROUTINES: dict[str, Routine] = {
+    "io_read": Routine(
+        {"in": 1, "wait_state": IO_WAIT_STATES},
+        "one IN from I/O space: both HCTL-2016 decoders' high (port 0) or low (port 1) bytes;"
+        " 7 wait states from WSGR = 0x0BFF (qdec_setup, L1222; ISWS, bits 8-6, as a secondary"
+        " description of the F24x register gives it, not SPRS064 itself)"),
     "c_int2": Routine(
         # entry and context; PIVR == 0x27 (load, SUB #lk, BCND); EVIFRA = 0x80 (LACK, store);
         # count++ (load, ADD, store); per motor (x3) the if / else-if: 'then' 14 cycles (2 loads
@@ -221,8 +224,10 @@ def routine_cycles(name: str, cycles: Mapping[str, float] = CYCLES) -> float:
 
 def io_reads(name: str) -> float:
     """IN instructions of one call of a routine, those of the routines it calls included."""
-    return sum(n * (1 if item == "io_read" else io_reads(item) if item in ROUTINES else 0)
-               for item, n in ROUTINES[name].counts.items())
+    if name == "io_read":
+        return 1
+    return sum(n * io_reads(item) for item, n in ROUTINES[name].counts.items()
+               if item in ROUTINES)
 
 
 def main_cycles(read_enc: ReadEnc, cycles: Mapping[str, float] = CYCLES) -> float:

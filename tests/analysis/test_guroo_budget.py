@@ -116,7 +116,9 @@ def test_one_hctl_read_is_an_in_of_2_cycles_plus_its_wait_states(wait_states: in
     assert cyc.in_cycles(wait_states) == 2 + wait_states
     # WSGR = 0x0BFF: ISWS (bits 8-6) = 0b111
     assert (0x0BFF >> 6) & 7 == cyc.IO_WAIT_STATES == 7
-    assert cyc.CONSTRUCTS["io_read"].cycles == cyc.in_cycles() == 9
+    assert cyc.routine_cycles("io_read") == cyc.in_cycles() == 9
+    assert cyc.io_reads("io_read") == 1 and cyc.io_reads("inport") == 1
+    assert cyc.CONSTRUCTS["wait_state"].verified  # SPRU127 sec. 8.5, read
 
 
 def test_routines_cost_their_hand_counts_from_the_listing() -> None:
