@@ -38,15 +38,15 @@ ReadEnc = Literal["printed", "rewritten"]
 Excess = Literal["fit", "none"]
 Timer = Literal["txpr+1", "txpr"]
 
-IO_WAIT_STATES = 7  # WSGR = 0x0BFF (qdec_setup, thesis L1222): ISWS, bits 8-6, = 111
-T1_PERIOD_CYCLES: dict[Timer, int] = {  # T1PR = 200 (pwm_setup, L1244), continuous up-counting
+IO_WAIT_STATES = 7  # WSGR = 0x0BFF (qdec_setup, thesis L1228): ISWS, bits 8-6, = 111
+T1_PERIOD_CYCLES: dict[Timer, int] = {  # T1PR = 200 (pwm_setup, L1245), continuous up-counting
     "txpr+1": 201,  # the counter runs 0..T1PR: T1PR + 1 clocks a period (assumed: SPRU276)
-    "txpr": 200,  # the thesis' own reading, "100kHz = 20MHz/200" (L1243)
+    "txpr": 200,  # the thesis' own reading, "100kHz = 20MHz/200" (L1244)
 }
 ADC_CONVERSION_NS = 1_000  # assumed: F243 ADC conversion; not read in SPRS064 (range 0.85-6.6 us)
 FEATHER_HIGH_SHARE = 7.5 / 16  # periods c_int2 writes pwm_high: the mean of counter (d & 15) / 16
-THESIS_RATE_PRINTED_HZ = 700.0  # "limited to a maximum speed of 700Hz" (L569)
-THESIS_RATE_REWRITTEN_HZ = 1500.0  # "could now refresh at speeds up to 1.5kHz" (L569)
+THESIS_RATE_PRINTED_HZ = 700.0  # "limited to a maximum speed of 700Hz" (L571)
+THESIS_RATE_REWRITTEN_HZ = 1500.0  # "could now refresh at speeds up to 1.5kHz" (L571)
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ ROUTINES: dict[str, Routine] = {
     "io_read": Routine(
         {"in": 1, "wait_state": IO_WAIT_STATES},
         "one IN from I/O space: both HCTL-2016 decoders' high (port 0) or low (port 1) bytes;"
-        " 7 wait states from WSGR = 0x0BFF (qdec_setup, L1222; ISWS, bits 8-6, as a secondary"
+        " 7 wait states from WSGR = 0x0BFF (qdec_setup, L1228; ISWS, bits 8-6, as a secondary"
         " description of the F24x register gives it, not SPRS064 itself)"),
     "c_int2": Routine(
         # entry and context; PIVR == 0x27 (load, SUB #lk, BCND); EVIFRA = 0x80 (LACK, store);
@@ -134,7 +134,7 @@ ROUTINES: dict[str, Routine] = {
         # a C-callable routine: two arguments (the port, the variable's address), the port's
         # dispatch, the IN, the store through the pointer
         {"call": 1, "arg": 2, "local": 3, "branch": 1, "io_read": 1, "alu": 2},
-        "inport(port, &var): called in read_enc (L1376, L1379), body not printed; the thesis:"
+        "inport(port, &var): called in read_enc (L1377, L1380), body not printed; the thesis:"
         " the compiler 'had an indirect syntax to address the port' and ignored inline"
         " assembly (L563), so a function around one IN is assumed",
         printed=False),
