@@ -191,6 +191,12 @@ def test_printed_budget_states_the_explained_and_the_unexplained() -> None:
     assert out["rewritten"]["with_fitted_excess_rate_hz"] == pytest.approx(1636.5, abs=0.1)
     assert out["thesis"] == {"measured_s": 1.28e-3, "rate_printed_hz": pytest.approx(781.25),
                              "max_rate_printed_hz": 700.0, "max_rate_rewritten_hz": 1500.0}
+    # the encoder reads, the thesis' bottleneck "reduced by nearly 2/3": 642 -> 176 + 3 x 44
+    # cycles from the data sheets, with the excess 642 + 6 x -> 308 + 2 x
+    speedup, x = out["rewrite_speedup"], out["unexplained"]["excess_per_in_cycles"]
+    assert speedup["encoder_read_reduction_explained"] == pytest.approx(1 - 308 / 642)
+    assert speedup["encoder_read_reduction_with_fitted_excess"] == pytest.approx(
+        1 - (308 + 2 * x) / (642 + 6 * x)) == pytest.approx(0.645, abs=0.001)
     rows = {r["routine"]: r for r in out["routines"]}
     assert sum(r["cycles_printed"] for r in rows.values()) == 1670
     assert sum(r["cycles_rewritten"] for r in rows.values()) == 1336
