@@ -180,11 +180,10 @@ def _routine_rows() -> list[dict]:
     return rows
 
 
-def _loop(read_enc: cyc.ReadEnc, excess: float, timer: cyc.Timer) -> dict:
-    """One control loop's figures with `excess` cycles per IN fitted in (0: data sheets only)."""
+def _loop(read_enc: cyc.ReadEnc, timer: cyc.Timer) -> dict:
+    """One control loop's figures: from the data sheets alone, and with the fitted excess."""
     explained = cyc.loop_time_s(read_enc, "none", timer)
-    with_fit = explained + (cyc.loop_io_reads(read_enc) * excess * cyc.dilation(timer)
-                            / pre.CPU_HZ)
+    with_fit = cyc.loop_time_s(read_enc, "fit", timer)
     return {"main_cycles": cyc.main_cycles(read_enc), "in_per_loop": cyc.loop_io_reads(read_enc),
             "adc_waits_per_loop": cyc.loop_adc_waits(read_enc),
             "explained_s": explained, "explained_rate_hz": 1.0 / explained,
@@ -212,8 +211,8 @@ def _sensitivity(timer: cyc.Timer) -> dict:
     return out
 
 
-_ENCODER_READS = ("read_enc", "read_qdec", "read_enc_rewritten")  # the routines the rewrite
-# changes: the thesis' "bottleneck", reduced "by nearly 2/3ds" (L571)
+# the routines the rewrite changes: the thesis' "bottleneck", reduced "by nearly 2/3ds" (L571)
+_ENCODER_READS = ("read_enc", "read_qdec", "read_enc_rewritten")
 
 
 def _encoder_read_cycles(read_enc: cyc.ReadEnc, excess: float) -> float:
@@ -228,7 +227,7 @@ def printed_budget(timer: cyc.Timer = "txpr+1") -> dict:
     ~1.5 kHz, and the unexplained excess per external read with its size (JSON-ready)."""
     x = cyc.fitted_excess_cycles(timer=timer)
     x_700 = cyc.fitted_excess_cycles(1.0 / cyc.THESIS_RATE_PRINTED_HZ, timer)
-    printed, rewritten = _loop("printed", x, timer), _loop("rewritten", x, timer)
+    printed, rewritten = _loop("printed", timer), _loop("rewritten", timer)
     unexplained = pre.THESIS_LOOP_S - printed["explained_s"]
     period = cyc.T1_PERIOD_CYCLES[timer]
     return {
