@@ -1,19 +1,23 @@
-"""CPU budget of the GuRoo high-power board firmware on a 20 MIPS TMS320F243, from counted ops.
+"""CPU budgets of the GuRoo high-power board (TMS320F243, 20 MIPS): the thesis' printed firmware
+by its cycle model, and the emulated firmware by its counted ops.
 
-The reference path of one board runs a walking-like workload (three joints following cosine
-velocity profiles, VEL_SP frames every 2 ms) while every int16/int32 primitive the firmware calls,
-every RAM word, long, ROM constant and peripheral register it touches is tallied per entry point
-(timer_isr, loop_due, bl_control, can_rx).  The counts become C2xx cycles with CYCLES: one cycle
-per single-word instruction from on-chip memory, the multiplier single-cycle (TI SPRU127, ch. 7
-instruction pages; ch. 3 multiplier); a long is two words; a compare is SUB + BCND (2 words, 4
-cycles when taken: the worst case is charged); an HCTL-2016 byte is an IN from I/O space with
-the wait-state generator at IO_WAIT_STATES (assumed: the F243's maximum, 7).  Interrupt entry and
-exit are ISR_OVERHEAD_CYCLES: the C compiler's context save and restore (assumed, not counted).
+``printed_budget``: the 2001 board's firmware as printed (thesis Appendix B), costed as TI's C
+compiler for the C2xx executes it (presets.guroo_cycles: constructs, routines, calls per loop);
+per routine its cycles, the interrupts' share of the CPU, the control routine's time with the
+printed ``read_enc`` and with the thesis' rewrite, beside the measured 1.28 ms and the ~700 Hz /
+~1.5 kHz rates, and what the data sheets leave unexplained (the excess per external read a fit
+to 1.28 ms needs), with its size.
 
-The thesis' 1.28 ms per control loop (2002 boards, loop in main) is set beside the count: the
-100 kHz timer interrupt takes a share of the CPU, main gets the rest; the factor still missing
-between the counted loop at that share and 1.28 ms is reported with what it rules out, and where
-the simulation's loop latency comes from (2002: the thesis' 1.28 ms; 2 kHz: this count).
+``measure``: the emulated firmware on the reference path under a walking-like workload (three
+joints following cosine velocity profiles, VEL_SP frames every 2 ms), every int16/int32
+primitive it calls and every RAM word, long, ROM constant and peripheral register it touches
+tallied per entry point (timer_isr, loop_due, bl_control, can_rx) and turned into C2xx cycles
+with CYCLES: one cycle per single-word instruction from on-chip memory, the multiplier
+single-cycle (TI SPRU127, ch. 7 instruction pages; ch. 3 multiplier); a long is two words; a
+compare is SUB + BCND (2 words, 4 cycles when taken: the worst case is charged); an HCTL-2016
+byte is an IN from I/O space with IO_WAIT_STATES wait states.  Interrupt entry and exit are
+ISR_OVERHEAD_CYCLES (assumed, not counted).  The 2 kHz loop's simulated latency is this count,
+rounded up to timer periods.
 """
 
 from typing import Any
@@ -28,8 +32,9 @@ from servobus.firmware import int32 as i32
 from servobus.plant.guroo_build import loop_hz
 from servobus.plant.guroo_rig import GurooRig
 from servobus.presets import guroo as pre
+from servobus.presets import guroo_cycles as cyc
 
-IO_WAIT_STATES = 7  # F243 wait-state generator at its maximum for the HCTL-2016 (assumed)
+IO_WAIT_STATES = cyc.IO_WAIT_STATES  # WSGR = 0x0BFF: 7 I/O wait states (presets.guroo_cycles)
 ISR_OVERHEAD_CYCLES = 60  # interrupt latency, vector branch, C context save/restore (assumed)
 CYCLES = {
     "load_word": 1, "store_word": 1,  # LACC/LT/ADD/SUB dma, SACL (direct addressing, DARAM)
@@ -122,29 +127,9 @@ def _entry_dict(count: OpCounter, name: str, rate_hz: float, overhead: int) -> d
             "cpu_pct": 100.0 * rate_hz * cycles / pre.CPU_HZ}
 
 
-def _explanation(loop: str, isr_load: float, loop_cycles: float, loop_s: float, hctl: float,
-                 implied: float, reproduced: bool) -> str:
-    """The thesis comparison in words, chosen by the loop mode and whether the count meets it."""
-    where = ("main runs the loop" if loop == "2002" else
-             "the loop's 500 us interrupt (re-enabling interrupts so the timer's nests) runs it")
-    counted = (f"the 100 kHz timer interrupt and CAN receive take {100 * isr_load:.0f} % of the"
-               f" CPU, so {where} at {100 * (1 - isr_load):.0f} % of 20 MIPS; the three motors'"
-               f" {loop_cycles:.0f} counted cycles ({loop_cycles / g.MOTORS:.0f} per motor) then"
-               f" take {loop_s * 1e3:.3f} ms, of which the HCTL-2016 byte reads with"
-               f" {IO_WAIT_STATES} wait states are {hctl:.0f} cycles")
-    if loop == "2khz":
-        return (f"the redesign's loop, not the thesis' 2002 one: {counted}, {loop_s / 500e-6:.0%}"
-                f" of its 500 us period (the simulation's latency is this count, rounded up)")
-    if reproduced:
-        return f"reproduced by the count within a factor 2: {counted}; 1.28 ms is {implied:.1f}x"
-    return (f"not reproduced by the count: {counted}.  1.28 ms needs {implied:.1f}x this count:"
-            f" more than compiled C's usual overhead over a hand count, so the 2002 loop did work"
-            f" its published structure does not show (software floating point or waits inside"
-            f" the loop are candidates); the simulation takes its latency from the thesis")
-
-
 def budget_dict(count: OpCounter, loop: str) -> dict:
-    """Interrupt loads, the control loop's time, and the thesis' 1.28 ms set beside the count."""
+    """Interrupt loads and the control loop's time with the interrupts, from the counted ops of
+    the emulated firmware."""
     hz = loop_hz(loop)
     in_isr = loop == "2khz"  # the redesign runs the loop from its own periodic interrupt
     entries = {
@@ -158,10 +143,16 @@ def budget_dict(count: OpCounter, loop: str) -> dict:
     loop_cycles = entries["bl_control"]["cycles_per_call"]
     main_share = 1.0 - isr_load
     loop_s = loop_cycles / (pre.CPU_HZ * main_share) if main_share > 0 else float("inf")
-    implied = pre.THESIS_LOOP_S * pre.CPU_HZ * main_share / loop_cycles if main_share > 0 else 0
     hctl = entries["bl_control"]["ops_per_call"].get("io_read", 0.0) * CYCLES["io_read"]
-    reproduced = bool(0.5 <= implied <= 2.0)
-    latency = pre.LOOP_LATENCY_2002_PERIODS if loop == "2002" else pre.LOOP_LATENCY_2KHZ_PERIODS
+    control = {
+        "cycles_counted": loop_cycles, "hctl_byte_read_cycles": hctl,
+        "hctl_share_pct": 100.0 * hctl / loop_cycles,
+        "wall_s_with_interrupts": loop_s,
+        "cpu_pct_total": 100.0 * (isr_load + hz * loop_cycles / pre.CPU_HZ),
+        "count_implied_latency_periods": loop_s * pre.PWM_HZ,
+    }
+    if loop == "2khz":  # the redesign's simulated latency is this count, rounded up
+        control["simulated_latency_periods"] = pre.LOOP_LATENCY_2KHZ_PERIODS
     return {
         "robot": "guroo", "cpu": "TMS320F243", "cpu_hz": pre.CPU_HZ, "loop": loop,
         "loop_hz": hz, "isr_overhead_cycles": ISR_OVERHEAD_CYCLES,
@@ -170,26 +161,121 @@ def budget_dict(count: OpCounter, loop: str) -> dict:
                               " ch. 3 single-cycle multiplier; zero-wait on-chip memory",
         "interrupts": entries,
         "interrupt_load_pct": 100.0 * isr_load,
-        "control_loop": {
-            "cycles_counted": loop_cycles, "hctl_byte_read_cycles": hctl,
-            "hctl_share_pct": 100.0 * hctl / loop_cycles,
-            "wall_s_with_interrupts": loop_s,
-            "cpu_pct_total": 100.0 * (isr_load + hz * loop_cycles / pre.CPU_HZ),
-            "simulated_latency_periods": latency,
-            "simulated_latency_source": (
-                "thesis: the 2002 loop's measured 1.28 ms (presets/guroo.py), not this count"
-                if loop == "2002" else "this count (presets/guroo.py), rounded up to periods"),
-            "count_implied_latency_periods": loop_s * pre.PWM_HZ,
+        "control_loop": control,
+    }
+
+
+def _routine_rows() -> list[dict]:
+    """Per routine: printed or ours, cycles and INs per call, calls and cycles per loop with the
+    printed read_enc and with the rewrite."""
+    rows = []
+    for name, routine in cyc.ROUTINES.items():
+        cycles = cyc.routine_cycles(name)
+        calls = {v: cyc.CALLS[v].get(name, 0) for v in ("printed", "rewritten")}
+        rows.append({"routine": name, "printed": routine.printed, "cycles_per_call": cycles,
+                     "in_per_call": cyc.io_reads(name), "adc_waits": routine.adc_waits,
+                     "calls_printed": calls["printed"], "calls_rewritten": calls["rewritten"],
+                     "cycles_printed": calls["printed"] * cycles,
+                     "cycles_rewritten": calls["rewritten"] * cycles, "source": routine.source})
+    return rows
+
+
+def _loop(read_enc: cyc.ReadEnc, timer: cyc.Timer) -> dict:
+    """One control loop's figures: from the data sheets alone, and with the fitted excess."""
+    explained = cyc.loop_time_s(read_enc, "none", timer)
+    with_fit = cyc.loop_time_s(read_enc, "fit", timer)
+    return {"main_cycles": cyc.main_cycles(read_enc), "in_per_loop": cyc.loop_io_reads(read_enc),
+            "adc_waits_per_loop": cyc.loop_adc_waits(read_enc),
+            "explained_s": explained, "explained_rate_hz": 1.0 / explained,
+            "with_fitted_excess_s": with_fit, "with_fitted_excess_rate_hz": 1.0 / with_fit}
+
+
+def _sensitivity(timer: cyc.Timer) -> dict:
+    """How the interrupt share, the explained time and the fitted excess move with the least
+    certain costs: the C interrupt context (60..90 cycles), bl_control (ours, x0.7..x1.5) and
+    the other reading of the timer period."""
+    other: cyc.Timer = "txpr" if timer == "txpr+1" else "txpr+1"
+    out = {f"timer_{other}": {
+        "interrupt_share": cyc.interrupt_share(other),
+        "explained_s": cyc.loop_time_s("printed", "none", other),
+        "fitted_excess_per_in_cycles": cyc.fitted_excess_cycles(timer=other)}}
+    for label, key, scale in (("isr_context_60", "isr_context", 60 / 70),
+                              ("isr_context_90", "isr_context", 90 / 70),
+                              ("bl_control_x0.7", "bl_control", 0.7),
+                              ("bl_control_x1.5", "bl_control", 1.5)):
+        cycles = {**cyc.CYCLES, key: cyc.routine_cycles(key) * scale}
+        out[label] = {"interrupt_share": cyc.interrupt_share(timer, cycles),
+                      "explained_s": cyc.loop_time_s("printed", "none", timer, cycles),
+                      "fitted_excess_per_in_cycles":
+                          cyc.fitted_excess_cycles(timer=timer, cycles=cycles)}
+    return out
+
+
+# the routines the rewrite changes: the thesis' "bottleneck", reduced "by nearly 2/3ds" (L571)
+_ENCODER_READS = ("read_enc", "read_qdec", "read_enc_rewritten")
+
+
+def _encoder_read_cycles(read_enc: cyc.ReadEnc, excess: float) -> float:
+    """CPU cycles per loop spent reading the encoders, `excess` cycles per IN included."""
+    return (sum(n * cyc.routine_cycles(name) for name, n in cyc.CALLS[read_enc].items()
+                if name in _ENCODER_READS) + cyc.loop_io_reads(read_enc) * excess)
+
+
+def printed_budget(timer: cyc.Timer = "txpr+1") -> dict:
+    """The thesis' printed 2001 firmware on the F243: the per-routine table, the interrupts'
+    share, the control routine's time beside the measured 1.28 ms, the rewrite's rate beside
+    ~1.5 kHz, and the unexplained excess per external read with its size (JSON-ready)."""
+    x = cyc.fitted_excess_cycles(timer=timer)
+    x_700 = cyc.fitted_excess_cycles(1.0 / cyc.THESIS_RATE_PRINTED_HZ, timer)
+    printed, rewritten = _loop("printed", timer), _loop("rewritten", timer)
+    unexplained = pre.THESIS_LOOP_S - printed["explained_s"]
+    period = cyc.T1_PERIOD_CYCLES[timer]
+    return {
+        "robot": "guroo", "cpu": "TMS320F243", "cpu_hz": pre.CPU_HZ, "loop": "2002",
+        "firmware": "the 2001 board's, as printed (thesis Appendix B), as TI's C2xx C compiler"
+                    " executes it (presets/guroo_cycles.py)",
+        "formula": "T = (W + n_in x) D / f_cpu + n_adc t_conv, D = 1 / (1 - f)",
+        "timer": timer, "timer_period_cycles": period, "io_wait_states": cyc.IO_WAIT_STATES,
+        "in_cycles": cyc.in_cycles(), "adc_conversion_s": cyc.ADC_CONVERSION_NS / 1e9,
+        "constructs": {name: {"cycles": c.cycles, "verified": c.verified, "source": c.source}
+                       for name, c in cyc.CONSTRUCTS.items()},
+        "routines": _routine_rows(),
+        "interrupts": {
+            "c_int2_cycles": cyc.routine_cycles("c_int2"),
+            "c_int2_rate_hz": pre.CPU_HZ / period,
+            "c_int1_cycles": cyc.routine_cycles("c_int1"),
+            "c_int1_rate_hz": 1e9 / pre.SETPOINT_PERIOD_NS,
+            "share_f": cyc.interrupt_share(timer),
+            "dilation_d": cyc.dilation(timer),
+            "main_cycles_per_timer_period": period * (1.0 - cyc.interrupt_share(timer)),
         },
-        "thesis_1_28_ms": {
-            "measured_s": pre.THESIS_LOOP_S,
-            "applies_to_this_loop": loop == "2002",
-            "cycles_available_in_1_28_ms_to_main": pre.THESIS_LOOP_S * pre.CPU_HZ * main_share,
-            "interrupt_share_factor": 1.0 / main_share if main_share > 0 else float("inf"),
-            "cycles_per_motor": loop_cycles / g.MOTORS,
-            "remaining_factor": implied,
-            "reproduced": reproduced,
-            "explanation": _explanation(loop, isr_load, loop_cycles, loop_s, hctl, implied,
-                                        reproduced),
+        "printed": printed,
+        "rewritten": rewritten,
+        "thesis": {"measured_s": pre.THESIS_LOOP_S, "rate_printed_hz": 1.0 / pre.THESIS_LOOP_S,
+                   "max_rate_printed_hz": cyc.THESIS_RATE_PRINTED_HZ,
+                   "max_rate_rewritten_hz": cyc.THESIS_RATE_REWRITTEN_HZ},
+        "explained_share_pct": 100.0 * printed["explained_s"] / pre.THESIS_LOOP_S,
+        "unexplained": {
+            "s": unexplained, "share_pct": 100.0 * unexplained / pre.THESIS_LOOP_S,
+            "excess_per_in_cycles": x, "excess_per_in_s": x / pre.CPU_HZ,
+            "excess_per_in_wall_s": x * cyc.dilation(timer) / pre.CPU_HZ,
+            "excess_per_in_cycles_at_700hz": x_700,
+            "excess_over_in_cost": x / cyc.in_cycles(),
+            "where": "the thesis places it in the external reads (L565); named option"
+                     " excess='fit' (presets.guroo_cycles.loop_time_ns); no data-sheet figure"
+                     " accounts for it",
         },
+        "rewrite_speedup": {
+            "explained": printed["explained_s"] / rewritten["explained_s"],
+            "with_fitted_excess": (printed["with_fitted_excess_s"]
+                                   / rewritten["with_fitted_excess_s"]),
+            "thesis_1_28_ms_to_1_5_khz": pre.THESIS_LOOP_S * cyc.THESIS_RATE_REWRITTEN_HZ,
+            "thesis_700_hz_to_1_5_khz": (cyc.THESIS_RATE_REWRITTEN_HZ
+                                         / cyc.THESIS_RATE_PRINTED_HZ),
+            "encoder_read_reduction_explained": 1.0 - (_encoder_read_cycles("rewritten", 0.0)
+                                                       / _encoder_read_cycles("printed", 0.0)),
+            "encoder_read_reduction_with_fitted_excess": 1.0 - (
+                _encoder_read_cycles("rewritten", x) / _encoder_read_cycles("printed", x)),
+        },
+        "sensitivity": _sensitivity(timer),
     }

@@ -1,6 +1,8 @@
 """`servobus budget --cpu`: firmware cycles per interrupt and CPU load of a robot's boards: the
 LPC2119 of a time-triggered robot's servo boards (SPEJBL's kind), per servo and firmware mode
-its joints use, or the GuRoo high-power board's TMS320F243 of a cyclic robot."""
+its joints use, or the GuRoo high-power board's TMS320F243 of a cyclic robot (its 2002 loop:
+the thesis' printed firmware by its cycle model, the control routine's time beside the measured
+1.28 ms; its 2 kHz loop: the emulated firmware's counted ops)."""
 
 import argparse
 from typing import TYPE_CHECKING, cast
@@ -10,7 +12,7 @@ from servobus.tools import units
 from servobus.tools.bus_options import robot_of
 from servobus.tools.cli import Commands
 from servobus.tools.errors import ServobusError
-from servobus.tools.output import emit
+from servobus.tools.output import emit, emit_rows
 from servobus.tools.robot_options import LOOP_OPTION, robot_loop
 
 if TYPE_CHECKING:
@@ -24,8 +26,9 @@ def add_subparser(sub: Commands) -> None:
     parser.add_argument("--cpu", action="store_true", help="firmware CPU budget")
     parser.add_argument("--ticks", type=units.integer(1, 10_000), default=None,
                         help="CAN periods of counted workload, 1 .. 10000 (a time-triggered "
-                             "robot: 4 ms ticks, default 25; a cyclic one: 2 ms set-point "
-                             "broadcasts, default 50)")
+                             "robot: 4 ms ticks, default 25; a cyclic one's 2 kHz loop: 2 ms "
+                             "set-point broadcasts, default 50; its 2002 loop is the printed "
+                             "firmware's cycle model, no workload)")
     parser.add_argument("--hand-only", action="store_true",
                         help="skip the machine-code cycle count (oracle extra) beside the table")
     parser.add_argument("--robot", metavar="NAME|FILE", default="spejbl",
@@ -43,12 +46,17 @@ def _do_budget(args: argparse.Namespace) -> None:
     robot = robot_of(args)
     assert robot is not None  # --robot has a default
     loop = robot_loop(args, robot)
+    routines: list[dict] = []
     if robot.schedule == "cyclic":
         from servobus.analysis.guroo_budget import measure as measure_guroo
+        from servobus.analysis.guroo_budget import printed_budget
 
         loops = [loop] if loop else sorted({str(robot.node_keys[n.name]["loop"])
                                             for n in robot.nodes if n.kind == "hp-board"})
-        budgets = [measure_guroo(each, args.ticks or 50) for each in loops]
+        budgets = [printed_budget() if each == "2002" else measure_guroo(each, args.ticks or 50)
+                   for each in loops]
+        if not args.json:  # the routine table as a table, after the figures
+            routines = next((b.pop("routines") for b in budgets if "routines" in b), [])
         title = f"{robot.name}: GuRoo high-power board CPU budget"
     else:
         kinds = _board_kinds(robot)
@@ -57,6 +65,13 @@ def _do_budget(args: argparse.Namespace) -> None:
     result = budgets[0] if len(budgets) == 1 else {"boards": budgets}
     result.pop("robot", None)  # the GuRoo budget names GuRoo: here the robot's name leads
     emit({"robot": robot.name, **result}, args.json, title=title)
+    emit_rows("routines of the printed firmware (cycles per call; per loop with the printed"
+              " read_enc and with the rewrite)",
+              [{k: r[k] for k in _ROUTINE_COLUMNS} for r in routines])
+
+
+_ROUTINE_COLUMNS = ("routine", "printed", "cycles_per_call", "in_per_call", "adc_waits",
+                    "calls_printed", "cycles_printed", "calls_rewritten", "cycles_rewritten")
 
 
 Firmware = tuple["ServoPreset", str, str]  # what a board's count depends on: servo, mode, sensing

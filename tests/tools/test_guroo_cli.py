@@ -135,6 +135,42 @@ def test_budget_loop_belongs_to_guroo(capsys) -> None:
     assert "error: --loop applies to a robot with hp-boards" in capsys.readouterr().err
 
 
+def _section(text: str, header: str) -> dict[str, list[str]]:
+    """The indented lines under `header:` of a printed report, by their first word."""
+    lines = text.splitlines()
+    at = lines.index(f"{header}:") + 1
+    rows = {}
+    while at < len(lines) and lines[at].startswith(" "):
+        words = lines[at].split()
+        rows[words[0]] = words[1:]
+        at += 1
+    return rows
+
+
+def test_budget_of_guroo_prints_the_printed_firmwares_loop_time(capsys) -> None:
+    """The 2002 loop's budget: the per-routine table, the loop time beside the measured 1.28 ms,
+    the rewrite's rate beside ~1.5 kHz, and the unexplained excess per external read."""
+    assert main(["budget", "--cpu", "--robot", "guroo"]) == 0
+    text = capsys.readouterr().out
+    printed, rewritten, thesis, unexplained = (_section(text, name) for name in (
+        "printed", "rewritten", "thesis", "unexplained"))
+    assert printed["explained_s"] == ["0.000393819"]
+    assert printed["with_fitted_excess_s"] == ["0.00128"]
+    assert rewritten["with_fitted_excess_rate_hz"] == ["1636.53"]
+    assert thesis["max_rate_printed_hz"] == ["700"] and thesis["max_rate_rewritten_hz"] == ["1500"]
+    assert unexplained["excess_per_in_cycles"] == ["631.12"]
+    table = _section(text, "routines of the printed firmware (cycles per call; per loop with the"
+                           " printed read_enc and with the rewrite)")
+    assert table["read_enc"] == ["True", "214", "2", "0", "3", "642", "0", "0"]
+    assert table["read_qdec"] == ["False", "176", "2", "0", "0", "0", "1", "176"]
+    assert main(["budget", "--cpu", "--robot", "guroo", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["robot"] == "guroo" and out["loop"] == "2002"
+    assert out["printed"]["with_fitted_excess_s"] == pytest.approx(1.28e-3)
+    assert len(out["routines"]) == 11 and out["unexplained"]["s"] == pytest.approx(886.2e-6,
+                                                                                   abs=0.1e-6)
+
+
 def test_a_node_command_takes_another_description_and_refuses_a_board_it_lacks(capsys) -> None:
     bus = ["--interface", "virtual", "--channel", "nodes-of-the-arm", "--duration", "0.02"]
     assert main(["node", "HP_2", "--robot", "guroo-arm", *bus, "--json"]) == 0
