@@ -20,7 +20,7 @@ from servobus.host.guroo_trajectory import (
     parse,
     walk_file,
 )
-from servobus.host.guroo_walk import HEADER, IDX, WalkParameters, key_poses, walk_pattern
+from servobus.host.guroo_walk import HEADER, IDX, WalkParameters, amplitudes, walk_pattern
 
 THETAS = st.floats(-3.0, 3.0, allow_nan=False)
 DURATIONS = st.floats(0.05, 5.0, allow_nan=False)
@@ -73,48 +73,109 @@ def test_joint_to_board_map() -> None:
         ("SERVO_BOARD", 8)]
 
 
-def test_squat_and_step_kinematics() -> None:
-    """Squat: ankle 6, knee 12, hip 6 deg; double support: feet 100 mm apart at the hip's
-    squat height; sway: the hip 40 mm over the stance foot."""
-    p = WalkParameters()
-    k = key_poses(p)
-    deg = {name: np.degrees(q) for name, q in k.items()}
-    assert deg["squat"][IDX["l_ankle_pitch"]] == pytest.approx(6.0)
-    assert deg["squat"][IDX["r_knee_pitch"]] == pytest.approx(12.0)
-    assert deg["squat"][IDX["l_hip_pitch"]] == pytest.approx(6.0)
+T0 = 2.5  # the thesis' t = 0 in the shipped walk: squat 1 s, sway in 1 s, then half a step
+Q0 = 30.0  # hip yaw (deg) in double support: asin(0.100 m / 0.20 m)
+
+
+def _deg(t: float) -> np.ndarray:
+    """The shipped walk's joint angles (deg) at the thesis' time t (its 1 s window from double
+    support: the right leg swings)."""
+    return np.degrees(default_walk().position(T0 + t))
+
+
+def test_squat_lift_and_sway_kinematics() -> None:
+    """Squat: ankle 6, knee 12, hip 6 deg (L1898); the swing foot's ankle 20 mm higher with the
+    leg vertical and the foot flat; the sway puts the hip 40 mm over the stance foot; the yaw
+    puts the feet 100 mm apart (L1892) at 0.20 m between the hips."""
+    a = amplitudes(WalkParameters())
+    assert np.degrees(a.squat) == pytest.approx((6.0, 12.0, 6.0))
     h = 0.56 * math.cos(math.radians(6))
-
-    def ankle(q: np.ndarray, side: str) -> tuple[float, float]:
-        """Ankle (forward, down) from the hip with the torso upright."""
-        thigh = q[IDX[f"{side}_hip_pitch"]]
-        shank = thigh - q[IDX[f"{side}_knee_pitch"]]
-        return (p.thigh_m * math.sin(thigh) + p.shank_m * math.sin(shank),
-                p.thigh_m * math.cos(thigh) + p.shank_m * math.cos(shank))
-
-    for pose in ("K0", "K2"):
-        (xl, zl), (xr, zr) = ankle(k[pose], "l"), ankle(k[pose], "r")
-        assert abs(xl - xr) == pytest.approx(0.100, abs=1e-12)
-        assert zl == pytest.approx(h) and zr == pytest.approx(h)
-        # feet flat: shank angle + ankle pitch = 0 with the torso upright
-        for side in "lr":
-            q = k[pose]
-            shank = q[IDX[f"{side}_hip_pitch"]] - q[IDX[f"{side}_knee_pitch"]]
-            assert shank + q[IDX[f"{side}_ankle_pitch"]] == pytest.approx(0.0, abs=1e-12)
-    assert ankle(k["K3"], "l")[1] == pytest.approx(h - 0.020)
-    assert h * math.tan(k["K1"][IDX["r_hip_roll"]]) == pytest.approx(-0.040)
+    hip, knee, ankle = a.lifted
+    thigh, shank = hip, hip - knee  # segment angles from the vertical, torso upright
+    assert 0.28 * math.cos(thigh) + 0.28 * math.cos(shank) == pytest.approx(h - 0.020)
+    assert 0.28 * math.sin(thigh) + 0.28 * math.sin(shank) == pytest.approx(0.0, abs=1e-12)
+    assert shank + ankle == pytest.approx(0.0, abs=1e-12)  # foot flat
+    assert h * math.tan(a.roll) == pytest.approx(0.040)
+    assert math.degrees(a.yaw) == pytest.approx(Q0, abs=1e-12)
+    assert 0.20 * math.sin(a.yaw) == pytest.approx(0.100)
 
 
-def test_walk_pattern_rates() -> None:
-    """Sway (hip roll) repeats every 2 s (0.5 Hz); a step (a foot passing the other) each 1 s."""
+def test_the_step_s_phase_instants() -> None:
+    """The right leg's step (thesis Figs. 8-10): in the squat and the yaw held until the lift
+    at 0.25 s (L1910); fully lifted at the sway extreme, 0.5 s (L1914); down at 0.85 s (L1939);
+    the yaw twist from +30 to -30 deg between lift and contact, halfway at 0.55 s."""
+    right = [IDX[f"r_{part}"] for part in ("hip_pitch", "knee_pitch", "ankle_pitch")]
+    lifted = np.degrees(amplitudes(WalkParameters()).lifted)
+    for t in (0.0, 0.25, 0.85, 1.0):
+        assert _deg(t)[right] == pytest.approx([6.0, 12.0, 6.0], abs=1e-9)
+    assert _deg(0.5)[right] == pytest.approx(lifted, abs=1e-9)
+    for t, yaw in ((0.0, Q0), (0.25, Q0), (0.55, 0.0), (0.85, -Q0), (1.0, -Q0)):
+        assert _deg(t)[IDX["r_hip_yaw"]] == pytest.approx(yaw, abs=1e-9), t
+    # the left leg, the support, keeps its squat through the right leg's step
+    for t in np.arange(0.0, 1.0, 0.05):
+        assert _deg(t)[IDX["l_knee_pitch"]] == pytest.approx(12.0, abs=1e-9)
+
+
+def test_the_yaw_twists_where_the_thesis_twists() -> None:
+    """Both hip yaws and the waist yaw move together (L1904: "each yaw axis motor twists"; the
+    waist undoes the pelvis' turn, L1896), only between lift and contact, at 200 deg/s at most:
+    60 deg in 0.6 s of the cosine profile, within the motor's 5.3 rad/s (304 deg/s, L1809)."""
     gait = default_walk()
-    assert gait.start_s == pytest.approx(1.5) and gait.cycle_s == pytest.approx(2.0)
-    roll = [gait.position(1.5 + t)[IDX["l_hip_roll"]] for t in (0.0, 0.5, 1.0, 1.5, 2.0)]
-    assert roll[0] == pytest.approx(roll[4]) and roll[0] == pytest.approx(-roll[2])
-    assert roll[1] == pytest.approx(0.0, abs=1e-12)
-    pitch = [gait.position(1.5 + t)[IDX["l_hip_pitch"]] for t in (0.5, 1.5)]
-    assert pitch[0] > pitch[1]  # left foot ahead at 0.5 s, behind at 1.5 s
-    for t in (0.0, 0.7, 1.5, 3.3, 100.25):
-        assert np.allclose(gait.position(t + 2.0 * (t >= 1.5)), gait.position(t), atol=1e-9)
+    yaws = [IDX["l_hip_yaw"], IDX["r_hip_yaw"], IDX["waist_yaw"]]
+    peak = 0.0
+    for t in np.arange(0.0, 2.0, 0.01):
+        velocity, position = gait.state(T0 + t)
+        assert position[yaws[0]] == position[yaws[1]] == position[yaws[2]]
+        moving = abs(velocity[yaws[0]]) > 1e-9
+        assert moving == (0.25 < t % 1.0 < 0.85), t
+        peak = max(peak, abs(math.degrees(velocity[yaws[0]])))
+    assert math.degrees(gait.velocity(T0 + 0.55)[yaws[0]]) == pytest.approx(-200.0)
+    assert peak == pytest.approx(200.0, rel=1e-3) and peak < math.degrees(5.3)
+
+
+def test_the_legs_mirror_each_other_a_step_apart() -> None:
+    """A step later the left leg does what the right did, the yaw and roll reversed, the arms
+    swapped; every joint repeats after 2 s (1 Hz steps, 0.5 Hz sway)."""
+    pairs = [(f"r_{part}", f"l_{part}", sign) for part, sign in (
+        ("hip_pitch", 1), ("knee_pitch", 1), ("ankle_pitch", 1), ("hip_roll", -1),
+        ("ankle_roll", -1), ("hip_yaw", -1), ("shoulder_pitch", 1))]
+    for t in np.arange(0.0, 1.0, 0.05):
+        now, later = _deg(t), _deg(t + 1.0)
+        for right, left, sign in pairs:
+            assert later[IDX[left]] == pytest.approx(sign * now[IDX[right]], abs=1e-9)
+        assert np.allclose(_deg(t + 2.0), now, atol=1e-9)
+
+
+def test_the_sway_is_one_move_from_extreme_to_extreme() -> None:
+    """Vertical and at full roll speed at t = 0, "halfway through the movement that transfers
+    the centre of mass" (L1908); at rest at the extreme over the left foot at 0.5 s (L1914);
+    vertical again at 1.0 s, over the right foot at 1.5 s: 0.5 Hz (L1900)."""
+    gait = default_walk()
+    roll = IDX["l_hip_roll"]
+    rho = math.degrees(amplitudes(WalkParameters()).roll)
+    for t, angle in ((0.0, 0.0), (0.5, -rho), (1.0, 0.0), (1.5, rho), (2.0, 0.0)):
+        assert _deg(t)[roll] == pytest.approx(angle, abs=1e-9)
+        assert _deg(t)[IDX["r_ankle_roll"]] == pytest.approx(-angle, abs=1e-9)
+    assert gait.velocity(T0 + 0.5)[roll] == pytest.approx(0.0, abs=1e-12)
+    assert math.degrees(gait.velocity(T0)[roll]) == pytest.approx(-4 * rho)  # 2 theta / T
+
+
+def test_every_cycle_closes_and_the_starts_set_the_phase() -> None:
+    """Each joint's moves over a cycle sum to 0; the legs' rolls start half a step shorter."""
+    gait = default_walk()
+    assert gait.start_s == pytest.approx(T0) and gait.cycle_s == pytest.approx(2.0)
+    rolls = {"l_hip_roll", "l_ankle_roll", "r_hip_roll", "r_ankle_roll"}
+    for name, start, cycle in zip(JOINT_NAMES, gait.start, gait.cycle, strict=True):
+        assert sum(cycle.thetas) == pytest.approx(0.0, abs=1e-12)
+        assert cycle.total_s == pytest.approx(2.0)
+        assert start.total_s == pytest.approx(2.0 if name in rolls else T0), name
+
+
+def test_the_pattern_s_timing_is_checked() -> None:
+    with pytest.raises(ValueError, match="two steps per sway period"):
+        walk_pattern(WalkParameters(sway_hz=0.6))
+    with pytest.raises(ValueError, match="lifts before the sway extreme"):
+        walk_pattern(WalkParameters(lift_s=0.6))
 
 
 def test_shipped_file_is_the_generator_output_and_round_trips() -> None:
@@ -137,7 +198,8 @@ def test_shipped_file_is_the_generator_output_and_round_trips() -> None:
     ("[joint.1]\nstart = [['a', 1]]", "a pair [theta_deg, T_s]"),
     ("[joint.1]\nstart = 3", "a list of [theta_deg, T_s] pairs"),
     ("[joint.1]\ncycle = [[5, 1], [-4, 1]]", "joint 1 cycle moves by 1 deg"),
-    ("[joint.1]\nstart = [[5, 1]]\n[joint.2]\nstart = [[5, 2]]", "start must last as long"),
+    ("[joint.1]\ncycle = [[5, 1], [-5, 1]]\n[joint.2]\ncycle = [[5, 2], [-5, 1]]",
+     "every joint's cycle must last as long: joint 2 3 s, joint 1 2 s"),
     ("[joint.1]\nstart = [[nan, 1]]", "theta must be finite"),
     ("[joint.01]\nstart = [[1, 1]]", "joint '01' is not a joint number"),
     # 400 deg in 1 s peaks at 13.96 rad/s; VEL_SP's +-32767 x 16 cnt/s is 10.56 rad/s
@@ -157,16 +219,17 @@ def test_bad_files_name_the_problem(tmp_path: Path, text: str, message: str) -> 
 @settings(max_examples=40, deadline=None)
 @given(st.floats(0.0, 20.0, allow_nan=False))
 def test_gait_arrays_equal_the_scalar_moves(t: float) -> None:
-    """Gait.state (all joints at once) against Moves.velocity/position, joint by joint."""
+    """Gait.state (all joints at once) against Moves.velocity/position, joint by joint, each
+    joint in its cycle from the end of its own start."""
     gait = default_walk()
     velocity, position = gait.state(t)
-    if t < gait.start_s:
-        chains, into, offset = gait.start, t, np.zeros(23)
-    else:
-        chains, into = gait.cycle, (t - gait.start_s) % gait.cycle_s
-        offset = np.array([sum(c.thetas) for c in gait.start])
-    assert np.allclose(velocity, [c.velocity(into) for c in chains], rtol=0, atol=1e-12)
-    assert np.allclose(position, offset + [c.position(into) for c in chains], rtol=0, atol=1e-12)
+    for j, (start, cycle) in enumerate(zip(gait.start, gait.cycle, strict=True)):
+        if t < start.total_s:
+            want = start.velocity(t), start.position(t)
+        else:
+            into = (t - start.total_s) % gait.cycle_s
+            want = cycle.velocity(into), sum(start.thetas) + cycle.position(into)
+        assert (velocity[j], position[j]) == pytest.approx(want, rel=0, abs=1e-12)
 
 
 def test_the_fastest_move_vel_sp_carries_is_accepted() -> None:
