@@ -5,7 +5,8 @@ Line numbers are those of ../shared/sources/guroo-thesis-hood-2002.txt; a number
 ours, with its reason in WalkParameters.
 
 * Preload squat (L1898): ankle pitch 6 deg with the leg vertical, knee and hip pitch keeping the
-  torso upright (equal segments: knee 12, hip pitch 6 deg); the hip sinks to h = 2 L cos 6 deg.
+  torso upright (with our equal segments L: knee 12, hip pitch 6 deg, the hip sunk to
+  h = 2 L cos 6 deg).
 * Sway at 0.5 Hz from hip and ankle roll (L1900): the hip moves ``sway_m`` over the stance foot
   (roll rho = atan(sway / h), hip roll rho and ankle roll -rho on both legs: feet flat, torso
   roll 0, L1896).  One move from extreme to extreme per second: the thesis' 1 s window opens in
@@ -27,11 +28,12 @@ ours, with its reason in WalkParameters.
 * Arms swing against the legs with the yaw's timing (shoulder pitch); elbows, shoulder roll,
   waist roll and pitch, and the head hold still.
 
-Start: zero pose -> squat (1 s); the sway to the right extreme (1 s), whose end is the 1 s
-window's t = -0.5 s; a half step of the left leg (the yaw 0 -> +psi0) in that window.  Then the
-2 s cycle: the right leg's step (t = 0..1 s, the thesis' window: the right leg swings, L1926),
-then the left's.  The roll joints' cycle begins at their sway extreme, half a step before the
-others' (a move cannot be cut at the seam; guroo_trajectory gives each joint its own start).
+Start: zero pose -> squat (1 s); the sway in to the right extreme (1 s); a half step of the
+left leg (yaw 0 -> +psi0) in the step before the thesis' window, t = -1..0 s, whose sway extreme
+(t = -0.5 s) is the sway in's end.  Then the 2 s cycle: the right leg's step (t = 0..1 s, the
+thesis' window: the right leg swings, L1926), then the left's.  The roll joints' cycle begins at
+their sway extreme, half a step before the others' (a move cannot be cut at the seam;
+guroo_trajectory gives each joint its own start).
 """
 
 import math
@@ -92,17 +94,18 @@ def _leg(p: WalkParameters, length: float) -> tuple[float, float, float]:
 
 def amplitudes(p: WalkParameters) -> Amplitudes:
     """The squat, the lifted leg, the sway's roll and the step's yaw of parameters `p`."""
-    ankle = math.radians(p.squat_ankle_deg)
-    h = p.thigh_m * math.cos(ankle) + p.shank_m * math.cos(ankle)  # the squat's hip height
+    shank = math.radians(p.squat_ankle_deg)  # the shank's lean, the foot flat
+    thigh = math.asin(p.shank_m / p.thigh_m * math.sin(shank))  # the ankle under the hip
+    h = p.thigh_m * math.cos(thigh) + p.shank_m * math.cos(shank)  # the squat's hip height
     return Amplitudes(_leg(p, h), _leg(p, h - p.lift_m), math.atan(p.sway_m / h),
                       math.asin(p.step_length_m / p.hip_spacing_m))
 
 
 def _moves(chain: Chain) -> Moves:
-    """A chain as Moves, consecutive holds merged and empty ones dropped."""
+    """A chain as Moves, consecutive holds merged and empty ones (a wait of 0 s) dropped."""
     merged: Chain = []
     for theta, duration in chain:
-        if duration <= 0.0:
+        if duration == 0.0:
             continue
         if merged and theta == 0.0 and merged[-1][0] == 0.0:
             merged[-1] = (0.0, merged[-1][1] + duration)
@@ -116,12 +119,14 @@ def walk_pattern(p: WalkParameters = WalkParameters()) -> Gait:
     step, extreme = 1.0 / p.step_hz, 1.0 / (4.0 * p.sway_hz)
     if abs(2.0 * extreme - step) > 1e-12:
         raise ValueError("the pattern takes two steps per sway period (step 1 Hz, sway 0.5 Hz)")
-    if not (0.0 < p.lift_s < extreme < p.contact_s < step and
-            p.sway_in_s >= extreme - p.lift_s):
+    if not 0.0 < p.lift_s < extreme < p.contact_s < step:
         raise ValueError("the swing leg lifts before the sway extreme and is down before the "
-                         "step ends; the first lift comes after the squat")
+                         "step ends")
+    wait = p.sway_in_s - extreme  # from the squat to the half step (its extreme: the sway's)
+    if wait < 0.0:
+        raise ValueError(f"the sway in must last at least until the sway extreme, {extreme:g} s "
+                         "into the first step")
     a = amplitudes(p)
-    hold_in = p.sway_in_s - extreme + p.lift_s  # squat's end to the half step's lift
 
     def twist(theta: float) -> Chain:
         """A step of a yaw-timed joint: theta from the lift to the contact."""
@@ -137,7 +142,7 @@ def walk_pattern(p: WalkParameters = WalkParameters()) -> Gait:
     for side in "lr":
         for part, squat, lifted in zip(PITCH, a.squat, a.lifted, strict=True):
             own = swing(lifted - squat)
-            start[f"{side}_{part}"] = [(squat, p.squat_s), (0.0, hold_in - p.lift_s),
+            start[f"{side}_{part}"] = [(squat, p.squat_s), (0.0, wait),
                                        *(own if side == "l" else [(0.0, step)])]
             cycle[f"{side}_{part}"] = [*own, (0.0, step)] if side == "r" else [(0.0, step), *own]
         for part, sign in (("hip_roll", 1.0), ("ankle_roll", -1.0)):
@@ -146,9 +151,9 @@ def walk_pattern(p: WalkParameters = WalkParameters()) -> Gait:
     arm = math.radians(p.arm_swing_deg)
     for name, peak in (("l_hip_yaw", a.yaw), ("r_hip_yaw", a.yaw), ("waist_yaw", a.yaw),
                        ("l_shoulder_pitch", -arm), ("r_shoulder_pitch", arm)):
-        start[name] = [(0.0, p.squat_s), (0.0, hold_in - p.lift_s), *twist(peak)]
+        start[name] = [(0.0, p.squat_s), (0.0, wait), *twist(peak)]
         cycle[name] = twist(-2 * peak) + twist(2 * peak)
-    lead = p.squat_s + hold_in - p.lift_s + step
+    lead = p.squat_s + wait + step  # the cycle's start (the thesis' t = 0) for all but the rolls
     return Gait(tuple(_moves(start.get(n, [(0.0, lead)])) for n in JOINT_NAMES),
                 tuple(_moves(cycle.get(n, [(0.0, 2 * step)])) for n in JOINT_NAMES),
                 "<walk_pattern>")

@@ -117,6 +117,12 @@ def test_the_pattern_s_timing_is_checked() -> None:
         walk_pattern(WalkParameters(sway_hz=0.6))
     with pytest.raises(ValueError, match="lifts before the sway extreme"):
         walk_pattern(WalkParameters(lift_s=0.6))
+    with pytest.raises(ValueError, match=r"at least until the sway extreme, 0\.5 s"):
+        walk_pattern(WalkParameters(sway_in_s=0.4))
+    unequal = amplitudes(WalkParameters(thigh_m=0.30, shank_m=0.25))
+    hip, knee, ankle = unequal.squat
+    assert math.degrees(ankle) == pytest.approx(6.0)  # the squat's ankle pitch whatever the legs
+    assert 0.30 * math.sin(hip) - 0.25 * math.sin(knee - hip) == pytest.approx(0.0, abs=1e-12)
 
 
 def test_the_walk_runs_clean_on_the_emulated_robot() -> None:
