@@ -4,8 +4,11 @@ A move of theta in T has the velocity omega(t) = (theta / T) (1 - cos(2 pi t / T
 zero velocity and acceleration at both ends, so moves chain without jumps; its position is the
 closed-form integral (theta / T) (t - T / (2 pi) sin(2 pi t / T)), theta at t = T.  A joint plays
 its ``start`` moves once, then repeats its ``cycle`` moves forever.  A gait gives all 23 joints;
-every joint's start lasts as long as every other's, and so does every cycle (the joints stay in
-phase), and a cycle returns its joint to where it began (sum of thetas 0: no drift).
+every joint's cycle lasts as long as every other's (the joints stay in phase) and returns its
+joint to where it began (sum of thetas 0: no drift).  A joint's cycle begins when its own start
+ends, so starts of different lengths set the phase between two joints' cycles: a joint whose
+moves are offset from the others' (the walk's sway against its steps) begins its cycle at a
+rest instant of its own, since a move cannot be cut at the cycle's seam.
 
 File format (TOML, degrees and seconds): ``[joint.<n>]`` tables, n = 1..23, each with ``start``
 and ``cycle``, lists of ``[theta_deg, T_s]`` pairs; a joint not listed holds still.  Other top
@@ -112,7 +115,7 @@ class Gait:
 
     @cached_property
     def start_s(self) -> float:
-        """Duration of the start moves (played once)."""
+        """Duration of the longest start (played once): from then on every joint cycles."""
         return max(m.total_s for m in self.start)
 
     @cached_property
@@ -121,32 +124,34 @@ class Gait:
         return max(m.total_s for m in self.cycle)
 
     @cached_property
-    def _tables(self) -> tuple["_Table", "_Table", np.ndarray]:
-        """The start and cycle chains as arrays, and where the start leaves each joint."""
+    def _tables(self) -> tuple["_Table", "_Table", np.ndarray, np.ndarray]:
+        """The start and cycle chains as arrays, each joint's start duration, and where the
+        start leaves each joint."""
         return (_Table(self.start), _Table(self.cycle),
+                np.array([c.total_s for c in self.start]),
                 np.array([sum(c.thetas) for c in self.start]))
 
     def state(self, t: float) -> tuple[np.ndarray, np.ndarray]:
         """Joint velocities (rad/s) and positions (rad from the zero pose, the integral of the
         velocities) at time t (s) from the start of the gait."""
-        start, cycle, offset = self._tables
-        if t < self.start_s or self.cycle_s == 0.0:
-            return start.evaluate(t)
-        velocity, position = cycle.evaluate((t - self.start_s) % self.cycle_s)
-        return velocity, offset + position
+        velocity, position = self.states([t])
+        return velocity[0], position[0]
 
     def states(self, ts: list[float]) -> tuple[np.ndarray, np.ndarray]:
-        """``state`` at every time of `ts` (one row each) in one evaluation per table: the same
-        numbers as ``state`` per time (a broadcast looks ahead: the gait is open loop)."""
-        start, cycle, offset = self._tables
-        velocity, position = np.zeros((len(ts), JOINTS)), np.zeros((len(ts), JOINTS))
-        early = [i for i, t in enumerate(ts) if t < self.start_s or self.cycle_s == 0.0]
-        late = [i for i, t in enumerate(ts) if not (t < self.start_s or self.cycle_s == 0.0)]
-        if early:
-            velocity[early], position[early] = start.evaluate_many([ts[i] for i in early])
-        if late:
-            v, x = cycle.evaluate_many([(ts[i] - self.start_s) % self.cycle_s for i in late])
-            velocity[late], position[late] = v, offset + x
+        """``state`` at every time of `ts` (one row each): each joint at its own time into its
+        start or its cycle, one evaluation per table (a broadcast looks ahead: the gait is open
+        loop)."""
+        start, cycle, lengths, offset = self._tables
+        t = np.array(ts, dtype=float)[:, None]
+        cycling = (t >= lengths[None, :]) & (self.cycle_s > 0.0)
+        velocity, position = np.zeros(cycling.shape), np.zeros(cycling.shape)
+        if not cycling.all():
+            velocity, position = start.evaluate_many(np.broadcast_to(t, cycling.shape))
+        if cycling.any():
+            into = np.where(cycling, t - lengths[None, :], 0.0) % self.cycle_s
+            v, x = cycle.evaluate_many(into)
+            velocity = np.where(cycling, v, velocity)
+            position = np.where(cycling, offset + x, position)
         return velocity, position
 
     def velocity(self, t: float) -> np.ndarray:
@@ -190,14 +195,9 @@ class _Table:
                 self.before[j, :n] = np.concatenate(([0.0], np.cumsum(c.thetas)[:-1]))
         self._rows = np.arange(len(chains))
 
-    def evaluate(self, t: float) -> tuple[np.ndarray, np.ndarray]:
-        """Velocities and positions of every chain at t into it."""
-        velocity, position = self.evaluate_many([t])
-        return velocity[0], position[0]
-
-    def evaluate_many(self, ts: list[float]) -> tuple[np.ndarray, np.ndarray]:
-        """``evaluate`` at every time of `ts` (one row each), elementwise the same operations."""
-        t = np.array(ts)[:, None]
+    def evaluate_many(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Velocities and positions of every chain at its own time into it (`t`: a row per
+        instant, a column per chain)."""
         k = np.maximum((self.starts[None, :, :] <= t[:, :, None]).sum(axis=2) - 1, 0)
         rows = self._rows[None, :]
         into = t - self.starts[rows, k]
@@ -253,14 +253,14 @@ def parse(text: str, source: str = "<text>") -> Gait:
 
 
 def _check(start: list[Moves], cycle: list[Moves], source: str) -> None:
-    """Joints in phase, cycles closed (GaitError otherwise)."""
-    for kind, chains in (("start", start), ("cycle", cycle)):
-        totals = {j + 1: c.total_s for j, c in enumerate(chains) if c.durations}
-        if totals and max(totals.values()) - min(totals.values()) > TOLERANCE:
-            longest = max(totals, key=totals.__getitem__)
-            shortest = min(totals, key=totals.__getitem__)
-            raise GaitError(f"{source}: every joint's {kind} must last as long: joint {longest} "
-                            f"{totals[longest]:g} s, joint {shortest} {totals[shortest]:g} s")
+    """Cycles equally long (the joints in phase) and closed, set-points within what the DBC
+    carries (GaitError otherwise)."""
+    totals = {j + 1: c.total_s for j, c in enumerate(cycle) if c.durations}
+    if totals and max(totals.values()) - min(totals.values()) > TOLERANCE:
+        longest = max(totals, key=totals.__getitem__)
+        shortest = min(totals, key=totals.__getitem__)
+        raise GaitError(f"{source}: every joint's cycle must last as long: joint {longest} "
+                        f"{totals[longest]:g} s, joint {shortest} {totals[shortest]:g} s")
     for j, c in enumerate(cycle):
         if abs(sum(c.thetas)) > TOLERANCE:
             raise GaitError(f"{source}: joint {j + 1} cycle moves by "

@@ -1,4 +1,5 @@
-"""GuRoo trajectories: the move profile's properties, chained moves, the shipped walking pattern."""
+"""GuRoo trajectories: the move profile's properties, chained moves, gait files (the shipped walk
+among them)."""
 
 import math
 from pathlib import Path
@@ -20,7 +21,7 @@ from servobus.host.guroo_trajectory import (
     parse,
     walk_file,
 )
-from servobus.host.guroo_walk import HEADER, IDX, WalkParameters, key_poses, walk_pattern
+from servobus.host.guroo_walk import HEADER, walk_pattern
 
 THETAS = st.floats(-3.0, 3.0, allow_nan=False)
 DURATIONS = st.floats(0.05, 5.0, allow_nan=False)
@@ -73,50 +74,6 @@ def test_joint_to_board_map() -> None:
         ("SERVO_BOARD", 8)]
 
 
-def test_squat_and_step_kinematics() -> None:
-    """Squat: ankle 6, knee 12, hip 6 deg; double support: feet 100 mm apart at the hip's
-    squat height; sway: the hip 40 mm over the stance foot."""
-    p = WalkParameters()
-    k = key_poses(p)
-    deg = {name: np.degrees(q) for name, q in k.items()}
-    assert deg["squat"][IDX["l_ankle_pitch"]] == pytest.approx(6.0)
-    assert deg["squat"][IDX["r_knee_pitch"]] == pytest.approx(12.0)
-    assert deg["squat"][IDX["l_hip_pitch"]] == pytest.approx(6.0)
-    h = 0.56 * math.cos(math.radians(6))
-
-    def ankle(q: np.ndarray, side: str) -> tuple[float, float]:
-        """Ankle (forward, down) from the hip with the torso upright."""
-        thigh = q[IDX[f"{side}_hip_pitch"]]
-        shank = thigh - q[IDX[f"{side}_knee_pitch"]]
-        return (p.thigh_m * math.sin(thigh) + p.shank_m * math.sin(shank),
-                p.thigh_m * math.cos(thigh) + p.shank_m * math.cos(shank))
-
-    for pose in ("K0", "K2"):
-        (xl, zl), (xr, zr) = ankle(k[pose], "l"), ankle(k[pose], "r")
-        assert abs(xl - xr) == pytest.approx(0.100, abs=1e-12)
-        assert zl == pytest.approx(h) and zr == pytest.approx(h)
-        # feet flat: shank angle + ankle pitch = 0 with the torso upright
-        for side in "lr":
-            q = k[pose]
-            shank = q[IDX[f"{side}_hip_pitch"]] - q[IDX[f"{side}_knee_pitch"]]
-            assert shank + q[IDX[f"{side}_ankle_pitch"]] == pytest.approx(0.0, abs=1e-12)
-    assert ankle(k["K3"], "l")[1] == pytest.approx(h - 0.020)
-    assert h * math.tan(k["K1"][IDX["r_hip_roll"]]) == pytest.approx(-0.040)
-
-
-def test_walk_pattern_rates() -> None:
-    """Sway (hip roll) repeats every 2 s (0.5 Hz); a step (a foot passing the other) each 1 s."""
-    gait = default_walk()
-    assert gait.start_s == pytest.approx(1.5) and gait.cycle_s == pytest.approx(2.0)
-    roll = [gait.position(1.5 + t)[IDX["l_hip_roll"]] for t in (0.0, 0.5, 1.0, 1.5, 2.0)]
-    assert roll[0] == pytest.approx(roll[4]) and roll[0] == pytest.approx(-roll[2])
-    assert roll[1] == pytest.approx(0.0, abs=1e-12)
-    pitch = [gait.position(1.5 + t)[IDX["l_hip_pitch"]] for t in (0.5, 1.5)]
-    assert pitch[0] > pitch[1]  # left foot ahead at 0.5 s, behind at 1.5 s
-    for t in (0.0, 0.7, 1.5, 3.3, 100.25):
-        assert np.allclose(gait.position(t + 2.0 * (t >= 1.5)), gait.position(t), atol=1e-9)
-
-
 def test_shipped_file_is_the_generator_output_and_round_trips() -> None:
     text = walk_file().read_text()
     assert text == walk_pattern().to_toml(HEADER)
@@ -137,7 +94,8 @@ def test_shipped_file_is_the_generator_output_and_round_trips() -> None:
     ("[joint.1]\nstart = [['a', 1]]", "a pair [theta_deg, T_s]"),
     ("[joint.1]\nstart = 3", "a list of [theta_deg, T_s] pairs"),
     ("[joint.1]\ncycle = [[5, 1], [-4, 1]]", "joint 1 cycle moves by 1 deg"),
-    ("[joint.1]\nstart = [[5, 1]]\n[joint.2]\nstart = [[5, 2]]", "start must last as long"),
+    ("[joint.1]\ncycle = [[5, 1], [-5, 1]]\n[joint.2]\ncycle = [[5, 2], [-5, 1]]",
+     "every joint's cycle must last as long: joint 2 3 s, joint 1 2 s"),
     ("[joint.1]\nstart = [[nan, 1]]", "theta must be finite"),
     ("[joint.01]\nstart = [[1, 1]]", "joint '01' is not a joint number"),
     # 400 deg in 1 s peaks at 13.96 rad/s; VEL_SP's +-32767 x 16 cnt/s is 10.56 rad/s
@@ -157,16 +115,17 @@ def test_bad_files_name_the_problem(tmp_path: Path, text: str, message: str) -> 
 @settings(max_examples=40, deadline=None)
 @given(st.floats(0.0, 20.0, allow_nan=False))
 def test_gait_arrays_equal_the_scalar_moves(t: float) -> None:
-    """Gait.state (all joints at once) against Moves.velocity/position, joint by joint."""
+    """Gait.state (all joints at once) against Moves.velocity/position, joint by joint, each
+    joint in its cycle from the end of its own start."""
     gait = default_walk()
     velocity, position = gait.state(t)
-    if t < gait.start_s:
-        chains, into, offset = gait.start, t, np.zeros(23)
-    else:
-        chains, into = gait.cycle, (t - gait.start_s) % gait.cycle_s
-        offset = np.array([sum(c.thetas) for c in gait.start])
-    assert np.allclose(velocity, [c.velocity(into) for c in chains], rtol=0, atol=1e-12)
-    assert np.allclose(position, offset + [c.position(into) for c in chains], rtol=0, atol=1e-12)
+    for j, (start, cycle) in enumerate(zip(gait.start, gait.cycle, strict=True)):
+        if t < start.total_s:
+            want = start.velocity(t), start.position(t)
+        else:
+            into = (t - start.total_s) % gait.cycle_s
+            want = cycle.velocity(into), sum(start.thetas) + cycle.position(into)
+        assert (velocity[j], position[j]) == pytest.approx(want, rel=0, abs=1e-12)
 
 
 def test_the_fastest_move_vel_sp_carries_is_accepted() -> None:
