@@ -44,8 +44,11 @@ class ScheduleSim:
 
     def __post_init__(self) -> None:
         self.env = Environment(self.realtime_factor)
-        self.medium = Medium(self.env, self.schema.bitrate, faults=FaultPlan(seed=self.seed))
-        self.meter = LoadMeter(self.schema.bitrate, window_s=self.schema.tick_period_ns / NS_PER_S)
+        timing = self.schema.bit_timing
+        self.medium = Medium(self.env, timing.bitrate, faults=FaultPlan(seed=self.seed),
+                             data_bitrate=timing.data_bitrate)
+        self.meter = LoadMeter(timing.bitrate, window_s=self.schema.tick_period_ns / NS_PER_S,
+                               data_bitrate=timing.data_bitrate)
         self.medium.taps.append(self.meter.tap)
         self.tick = TickNode(self.schema, self.schema.tick_period_ns, seed=self.seed)
         self.host = HostTraffic(self.schema, self.meas_bytes,

@@ -48,7 +48,7 @@ class RobotRun:
         self.description, self.schema = description, schema
         self.env = Environment(realtime_factor)
         self.meter = LoadMeter(schema.bitrate, description.period_ns / NS_PER_S,
-                               keep_windows=keep_records)
+                               keep_windows=keep_records, data_bitrate=schema.data_bitrate)
         self.medium: Medium | None = None
         self.lean: LeanBus | None = None
         self.compiled = None

@@ -87,6 +87,23 @@ def test_bussim_and_timing_of_the_leg(capsys: pytest.CaptureFixture[str],
     assert timing["missing_meas"] == timing["missing_actuation"] == {"periods": 0, "frames": 0}
 
 
+def test_bussim_and_timing_of_the_can_fd_robot(capsys: pytest.CaptureFixture[str],
+                                               tmp_path: Path) -> None:
+    """spejbl-fd's schedule on its 1/5 Mbit/s bus: 14 FD frames a period, every period complete,
+    the TICK's bound its response time by hand (blocked by ACTUATION_1, 88 us, then itself,
+    41 us); the log's FD frames read back by `analyze timing` on the DBC's bit timing."""
+    log = tmp_path / "fd.blf"
+    sim = cli_json(capsys, ["bussim", "--robot", "spejbl-fd", "--duration", "0.1", "--log",
+                         str(log), "--json"])
+    assert sim["frames"] == 25 * 14 and sim["host_complete_periods"] == 25
+    assert sim["tick_latency_bound_s"] == pytest.approx(129e-6)
+    assert sim["ticks_delayed"] == 0
+    timing = cli_json(capsys, ["analyze", "timing", "--robot", "spejbl-fd", "--log", str(log),
+                            "--json"])
+    assert timing["ticks"] == 25 and "CAN FD" in timing["bit_timing"]
+    assert timing["missing_meas"] == timing["missing_actuation"] == {"periods": 0, "frames": 0}
+
+
 def test_timing_takes_the_descriptions_period(capsys: pytest.CaptureFixture[str],
                                               tmp_path: Path) -> None:
     robot = str(five_joint_robot(tmp_path))
