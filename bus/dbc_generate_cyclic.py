@@ -7,7 +7,12 @@ A board's frames carry its own joints' words only: VEL_SP_b is 2n + 2 bytes for 
 joints (n velocity words, then the sequence number), FEEDBACK_b likewise (n positions, then the
 status word); SERVO_SP_k carries servos 4k-3..4k, the last frame only the servos there are.
 The set-points go every period, the feedback and the servo status every two periods (GuRoo:
-2 ms and 4 ms).
+2 ms and 4 ms).  A high-power board's ANNOUNCE_b is the printed firmware's boot announce
+(Appendix B of the GuRoo thesis: `id[0..3] = BOARD`, sent whole): four 16-bit words all equal
+to the board ID, 8 bytes, each word low byte first like every word here (the listing's
+`cansetup01`, which sets the CAN module's byte order, is not printed); the servo board's
+announce, not in that listing, is the ID in one byte.  FEEDBACK_b is the emulator's addition:
+the printed board sends no periodic frame (it answers remote frames from its mailbox 2).
 
 The ID rule (docs/robot-file.md), for H high-power boards, r = 0..H-1 the rank of a board's ID
 among theirs, and DIP-switch IDs b = 1..15; exactly dbc/guroo.dbc's IDs for GuRoo's shape:
@@ -33,8 +38,12 @@ from servobus.firmware.servo_board import SERVOS, WORDS_PER_FRAME, servo_frames
 
 VEL_LSB, FB_LSB, SERVO_LSB = 16, 8, 0.001  # cnt/s, cnt, rad per LSB
 ANNOUNCE_COMMENT = ("Boot announce of board {b}: 11-bit ID BOARD | 0x20 (the firmware writes "
-                    "(BOARD | 0x20) << 2 into the mailbox's MSGIDH register), payload the "
-                    "DIP-switch ID.")
+                    "(BOARD | 0x20) << 2 into the mailbox's MSGIDH register), payload {payload}.")
+HP_ANNOUNCE_PAYLOAD = ("the printed firmware's id[0..3]: four 16-bit words, each the DIP-switch "
+                       "ID, low byte first")
+ANNOUNCE_WORDS = 4  # id[0..3]
+FEEDBACK_ADDED = ("An addition of the emulator, not in the printed firmware (whose board answers "
+                  "remote frames from its mailbox 2 instead).")
 
 
 @dataclass(frozen=True)
@@ -108,14 +117,16 @@ def _hp_messages(bus: CyclicBus, ids: dict[str, int], board: CyclicBoard) -> lis
             f"per LSB) and the broadcast's 16-bit sequence number; every {bus.period_ms} ms.",
             bus.period_ms, "Cyclic"),
         dbc_message(ids[f"ANNOUNCE_{b}"], f"ANNOUNCE_{b}", [
-            dbc_signal(f"board_{b}", 0, 8, central, hi=BOARD_IDS[1])], board.name,
-            ANNOUNCE_COMMENT.format(b=b)),
+            dbc_signal(f"board_{b}_{k}", 16 * k, 16, central, hi=BOARD_IDS[1])
+            for k in range(ANNOUNCE_WORDS)], board.name,
+            ANNOUNCE_COMMENT.format(b=b, payload=HP_ANNOUNCE_PAYLOAD)),
         dbc_message(ids[f"FEEDBACK_{b}"], f"FEEDBACK_{b}", [
             *(_word(f"x_{j}", 16 * m, central, FB_LSB, "cnt")
               for m, j in enumerate(board.joints)),
             dbc_signal(f"status_{b}", 16 * n, 16, central)], board.name,
             f"Joint positions of {joints} (motor encoder counts, {FB_LSB} cnt per LSB) and the "
-            f"board's status word; every {feedback_ms} ms.", feedback_ms, "Cyclic"),
+            f"board's status word; every {feedback_ms} ms. {FEEDBACK_ADDED}", feedback_ms,
+            "Cyclic"),
     ]
 
 
@@ -132,7 +143,7 @@ def _servo_messages(bus: CyclicBus, ids: dict[str, int], servo: CyclicBoard) -> 
     return [*out,
             dbc_message(ids[f"ANNOUNCE_{servo.board}"], f"ANNOUNCE_{servo.board}", [
                 dbc_signal(f"board_{servo.board}", 0, 8, central, hi=BOARD_IDS[1])], servo.name,
-                ANNOUNCE_COMMENT.format(b=servo.board)),
+                ANNOUNCE_COMMENT.format(b=servo.board, payload="the DIP-switch ID")),
             dbc_message(ids["SERVO_STATUS"], "SERVO_STATUS", [
                 dbc_signal("updates", 0, 8, central), dbc_signal("servo_status", 8, 8, central)],
                 servo.name, "RC servo board: position updates received mod 256 and status "

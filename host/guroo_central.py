@@ -10,8 +10,11 @@ VEL_SP carries the broadcast count mod 2^16.  Joint j follows the gait's joint (
 (GuRoo's joints their own).  A broadcast that fires late (a stalled process) goes out once and
 the grid instants it overran are skipped (``late``), never sent in a burst.
 
-It listens to ANNOUNCE_b (the boards that booted), FEEDBACK_b (positions, status word: bit 0
-over-current trip latched, bit 1 current limit active, bits 4..7 board ID) and SERVO_STATUS.
+It listens to ANNOUNCE_b (the boards that booted: a high-power board's four words, the servo
+board's one, each its board ID), FEEDBACK_b (positions, status word: bit 0 over-current trip
+latched, bit 1 current limit active, bits 4..7 board ID) and SERVO_STATUS; an announce word or
+status ID other than the board's is counted (``board_id_mismatches``), and a board whose
+announce has one is not listed as announced.
 Supervision: the commanded position of a DC joint is the integral of the velocity it was sent
 (held over each period, in counts); its tracking error is FEEDBACK minus that integral at the
 frame's arrival.  A board's feedback is missed once its deadline (one feedback period after its
@@ -291,7 +294,11 @@ class CentralNode:
             self.servo_updates = int(values["updates"])
             self.servo_status = int(values["servo_status"])
         elif can_id in self._announce:
-            self.announced.add(int(values[f"board_{self._announce[can_id]}"]))
+            b = self._announce[can_id]
+            if all(int(word) == b for word in values.values()):
+                self.announced.add(b)
+            else:
+                self.id_mismatches += 1
 
     def _heard(self, b: int, now: int) -> None:
         self._last_seen[b] = now

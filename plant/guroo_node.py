@@ -4,7 +4,8 @@ three-motor firmware: its VEL_SP_b and FEEDBACK_b carry its joints' words only, 
 has no joint on are sent 0 and not reported.
 
     boot         ANNOUNCE_b (11-bit ID BOARD | 0x20, from the firmware's MSGIDH register), payload
-                 the DIP-switch ID; the acceptance filter admits VEL_SP_b only
+                 the printed firmware's id[0..3]: four 16-bit words, each the DIP-switch ID, low
+                 byte first; the acceptance filter admits VEL_SP_b only
     VEL_SP_b     the CAN receive interrupt: the joints' words (16 cnt/s per LSB) into the mailbox
     error frame  the CAN error interrupt: flags cleared, counted (``report()["can_errors"]``)
     every 4 ms   FEEDBACK_b: the unwrapped positions (8 cnt per LSB, saturated) and the status word
@@ -90,9 +91,10 @@ class GurooBoardNode:
         self._t0 = clock.now_ns()
         if self.filter_bus:
             bus.set_filters(self.filters)  # type: ignore[arg-type]
-        ram = self.rig.ram
-        msg = self.schema.encode(f"ANNOUNCE_{self.board}", {
-            f"board_{self.board}": int(ram[g.BOARD_ID])})
+        ram, announce = self.rig.ram, f"ANNOUNCE_{self.board}"
+        # id[0..3] = BOARD: every word of the announce the ID (the DBC's four words)
+        msg = self.schema.encode(announce, {s.name: int(ram[g.BOARD_ID])
+                                            for s in self.schema.message(announce).signals})
         msg.arbitration_id = fw.standard_id(int(ram[g.MSGIDH]))  # the mailbox's own ID
         send_or_count(bus, msg, self)
         self.arm_feedback(self.next_feedback_due())

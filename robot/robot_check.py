@@ -14,6 +14,7 @@ from typing import Any
 
 import cantools
 
+from servobus.bus.dbc_generate_cyclic import ANNOUNCE_WORDS
 from servobus.bus.schema import (
     DATA_BITRATE_ATTRIBUTE,
     Schema,
@@ -171,12 +172,12 @@ def cyclic_signals(robot: RobotFile) -> dict[str, list[str]]:
         if node.kind == "hp-board":
             out[f"VEL_SP_{b}"] = [*(f"w_{j}" for j in joints), f"seq_{b}"]
             out[f"FEEDBACK_{b}"] = [*(f"x_{j}" for j in joints), f"status_{b}"]
+            out[f"ANNOUNCE_{b}"] = [f"board_{b}_{k}" for k in range(ANNOUNCE_WORDS)]
         if node.kind == "servo-board":
             for k in range(0, len(joints), WORDS_PER_FRAME):
                 out[f"SERVO_SP_{k // WORDS_PER_FRAME + 1}"] = [
                     f"p_{j}" for j in joints[k:k + WORDS_PER_FRAME]]
             out["SERVO_STATUS"] = ["updates", "servo_status"]
-        if node.kind in ("hp-board", "servo-board"):
             out[f"ANNOUNCE_{b}"] = [f"board_{b}"]
     return out
 

@@ -83,7 +83,14 @@ def test_any_shape_has_unique_ids_in_priority_order_and_boards_hear_their_joints
         assert all(s.receivers == [board.name] for s in vel.signals)
         assert [s.name for s in fb.signals] == [*(f"x_{j}" for j in board.joints), f"status_{b}"]
         assert ids[f"ANNOUNCE_{b}"] == 0x20 + b and fb.cycle_time == 2 * bus.period_ms
+        announce = db.get_message_by_name(f"ANNOUNCE_{b}")  # id[0..3] = BOARD
+        assert announce.length == 8 and [(s.name, s.start, s.length) for s in
+                                         announce.signals] == [(f"board_{b}_{k}", 16 * k, 16)
+                                                               for k in range(4)]
+        assert announce.encode(dict.fromkeys((f"board_{b}_{k}" for k in range(4)), b)) == \
+            bytes([b, 0]) * 4
     if bus.servo is not None:
         frames = [m for m in db.messages if m.name.startswith("SERVO_SP_")]
         assert [s.name for m in frames for s in m.signals] == [f"p_{j}" for j in bus.servo.joints]
         assert all(m.length == 2 * len(m.signals) for m in frames)
+        assert db.get_message_by_name(f"ANNOUNCE_{bus.servo.board}").length == 1

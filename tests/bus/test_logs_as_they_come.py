@@ -144,7 +144,7 @@ def test_a_tick_seen_twice_is_one_period(capsys: pytest.CaptureFixture[str],
 @pytest.mark.parametrize("suffix", SUFFIXES)
 def test_another_robots_log_is_an_error_naming_the_first_foreign_frame(
         capsys: pytest.CaptureFixture[str], tmp_path: Path, suffix: str) -> None:
-    """GuRoo's VEL_SP_1 (0x010, 8 bytes, every 2 ms) and ANNOUNCE_1 (0x021, 1 byte): before,
+    """GuRoo's VEL_SP_1 (0x010, 8 bytes, every 2 ms) and ANNOUNCE_1 (0x021, 8 bytes): before,
     50 "ticks" and a fitted period of 2 ms for a 4 ms grid, without a word."""
     guroo = Schema(Path(Schema().path).with_name("guroo.dbc"), required=())
     names = [s.name for s in guroo.message("VEL_SP_1").signals]
@@ -153,7 +153,7 @@ def test_another_robots_log_is_an_error_naming_the_first_foreign_frame(
         _, data = guroo.encode_data("VEL_SP_1", dict.fromkeys(names, 0))
         messages.append(can.Message(timestamp=1 + 0.002 * k, arbitration_id=0x010, data=data,
                                     is_extended_id=False))
-    messages.append(can.Message(timestamp=1.2, arbitration_id=0x021, data=b"\x01",
+    messages.append(can.Message(timestamp=1.2, arbitration_id=0x021, data=bytes([1, 0]) * 4,
                                 is_extended_id=False))
     path = written(tmp_path / f"guroo{suffix}", messages)
     code, _, err = run(capsys, commands(path)[0])

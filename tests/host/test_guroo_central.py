@@ -33,7 +33,8 @@ class FakeBoard:
 
     def start(self, bus: can.BusABC, clock: Clock) -> None:
         self.bus, self.clock = bus, clock
-        bus.send(SCHEMA.encode(f"ANNOUNCE_{self.b}", {f"board_{self.b}": self.b}))
+        bus.send(SCHEMA.encode(f"ANNOUNCE_{self.b}", {f"board_{self.b}_{k}": self.b
+                                                      for k in range(4)}))
         clock.call_at(4 * MS, self._feedback)
 
     def _advance(self) -> None:
@@ -118,6 +119,22 @@ def test_tracking_and_announce_with_fake_boards() -> None:
     t = 0.398
     exact = 0.5 * (t - math.sin(2 * math.pi * t) / (2 * math.pi)) * COUNTS_PER_RAD
     assert central._commanded[0] == pytest.approx(exact, abs=60)
+
+
+def test_an_announce_word_other_than_the_board_id_is_a_mismatch() -> None:
+    """ANNOUNCE_3 (0x23) must carry 3 in each of its four words, ANNOUNCE_6 (0x26, the servo
+    board's) 6 in its one byte: a wrong word anywhere is counted, the board not announced."""
+    central = CentralNode(SCHEMA, ramp_gait())
+    medium = Medium(Environment())
+    attach_sim(central, medium)
+    rogue = SimBus(channel="ROGUE", medium=medium)
+    for can_id, data in ((0x23, b"\x03\x00\x03\x00\x03\x00\x07\x00"), (0x26, b"\x05"),
+                         (0x22, b"\x02\x00\x02\x00\x02\x00\x02\x00"), (0x26, b"\x06")):
+        rogue.send(can.Message(arbitration_id=can_id, data=data, is_extended_id=False))
+    medium.env.run(until=3 * MS)
+    report = central.report()
+    assert report["board_id_mismatches"] == 2 and report["boards_announced"] == [2, 6]
+    assert report["rx_faults"] == 0
 
 
 def test_silent_board_detected_after_silent_after_periods_not_before() -> None:

@@ -52,7 +52,7 @@ def test_board_node_tracks_broadcast_setpoints() -> None:
     while (m := listener.recv(0)) is not None:
         frames.append(m)
     announce = [m for m in frames if m.arbitration_id == 0x22]
-    assert len(announce) == 1 and announce[0].data[0] == 2
+    assert len(announce) == 1 and announce[0].data == bytes([2, 0]) * 4
     feedback = [SCHEMA.decode(m).values for m in frames
                 if m.arbitration_id == SCHEMA.message("FEEDBACK_2").frame_id]
     assert len(feedback) == 74  # 4, 8, ..., 296 ms (the 300 ms frame is still on the wire)
@@ -73,6 +73,17 @@ def test_board_node_tracks_broadcast_setpoints() -> None:
     assert node.name == "HP_2"
 
 
+def test_the_boot_announce_is_the_printed_four_words_of_the_board_id() -> None:
+    """Appendix B: id[0..3] = BOARD; can_transmit(p_id, (BOARD | 0x20) << 2).  Board 3: a
+    standard frame of ID 0x23, DLC 8, words 3, 3, 3, 3, each low byte first."""
+    clock, bus = LateClock(0), ListBus()
+    GurooBoardNode(SCHEMA, 3, filter_bus=False).start(bus, clock)
+    bus.shutdown()
+    announce = bus.sent[0]
+    assert announce.arbitration_id == 0x23 and not announce.is_extended_id
+    assert announce.dlc == 8 and bytes(announce.data) == b"\x03\x00\x03\x00\x03\x00\x03\x00"
+
+
 def test_board_node_on_a_real_time_runner() -> None:
     from servobus.bus.realtime import RealtimeRunner
 
@@ -86,7 +97,7 @@ def test_board_node_on_a_real_time_runner() -> None:
         frames = []
         while (m := central.recv(0)) is not None:
             frames.append(m)
-    assert frames[0].arbitration_id == 0x21 and frames[0].data[0] == 1
+    assert frames[0].arbitration_id == 0x21 and frames[0].data == bytes([1, 0]) * 4
     feedback = [SCHEMA.decode(m).values for m in frames[1:]]
     # every 4 ms from the node's start (t0, just after the clock's) to the end of the 0.2 s,
     # however late the process ran: 49 (50 if it started at 0)
