@@ -67,15 +67,16 @@ class BitTiming:
         """The data phase's bit time in ns (the nominal one on a classic bus)."""
         return NS_PER_S // (self.data_bitrate or self.bitrate)
 
-    def to_crc_delimiter(self, msg: can.Message) -> tuple[int, int]:
+    def to_crc_delimiter(self, msg: can.Message, esi: bool | None = None) -> tuple[int, int]:
         """(ns from SOF to the end of the CRC delimiter, the frame's bits on the wire in all,
-        interframe space included) of a data frame this bus carries."""
+        interframe space included) of a data frame this bus carries (an FD frame with `esi`
+        as sent, when the transmitter's state sets it; else the message's)."""
         data = bytes(msg.data)
         if not msg.is_fd:
             stuffed = classic_stuffed(msg.arbitration_id, data, msg.is_extended_id)
             return (stuffed + 1) * self.bit_ns, stuffed + fb.TRAILER_BITS + fb.IFS_BITS
-        length = fd_length(msg.arbitration_id, data, msg.is_extended_id,
-                           msg.bitrate_switch, msg.error_state_indicator)
+        length = fd_length(msg.arbitration_id, data, msg.is_extended_id, msg.bitrate_switch,
+                           msg.error_state_indicator if esi is None else esi)
         tail = AFTER_CRC_DELIMITER_BITS + fb.IFS_BITS
         head_ns = (length.nominal_bits - tail) * self.bit_ns + length.data_bits * self.data_bit_ns
         return head_ns, length.nominal_bits + length.data_bits

@@ -15,10 +15,12 @@ requests to send an error frame; and on a classic bus any FD frame; an FD frame 
 no FD length (0..8, 12, 16, 20, 24, 32, 48, 64), an FD remote frame, BRS or ESI on a classic
 frame.
 
-Arbitration (``arbitration_key``) compares the bits as sent: base ID, then RTR (classic) / RRS
-(FD, always dominant) or SRR (extended, recessive), IDE, the ID extension, then RTR / RRS of an
-extended frame, then r0 / r1 (classic, dominant) against FDF (recessive): a classic data frame
-beats an FD frame of the same ID, a data frame beats a remote frame.
+Arbitration (``arbitration_key``) compares the arbitration field's bits as sent: base ID, then
+RTR (classic) / RRS (FD, always dominant) or SRR (extended, recessive), IDE, the ID extension,
+then RTR / RRS of an extended frame; a data frame beats a remote frame of its ID.  Two frames
+equal that far (one ID sent by two nodes, which CAN forbids) are ordered by r0 / r1 (classic,
+dominant) against FDF (recessive), the classic frame first: a modelling choice, where a real
+FD transmitter would see a bit error at FDF.
 """
 
 import heapq

@@ -117,7 +117,8 @@ def _stuff(value, width, state, count):
 @register_jitable
 def fd_bits(can_id, payload, size, brs):
     """(arbitration bits, data-phase bits) of a standard-ID CAN FD data frame of `size` bytes
-    (an FD length; ESI dominant): SOF..BRS with its stuff bits, and ESI..CRC delimiter with
+    (an FD length; ESI dominant: the engines' nodes are error-active, bus faults run on the
+    reference medium): SOF..BRS with its stuff bits, and ESI..CRC delimiter with
     the dynamic stuff bits (none after the last data bit), stuff count, CRC and fixed stuff
     bits, as ``frame_bits_fd.fd_frame`` lays them out; what the compiled engines call per FD
     frame (the stuffing counter's table, no bit array)."""

@@ -81,20 +81,23 @@ class LoadMeter:
                                  f"({self.timing.describe()}): its load needs the bus's data "
                                  "bit rate")
             _, fd_bits = self.timing.to_crc_delimiter(msg)
-            self.charge(self._logged_start(end - self.timing.frame_ns(msg)), end,
-                        fd_bits if bits is None else bits)
+            self._charge_logged(end, self.timing.frame_ns(msg), fd_bits if bits is None else bits)
             return
         if bits is None:
             bits = stuffed_length(msg.arbitration_id, bytes(msg.data), msg.is_extended_id) + \
                 fb.TRAILER_BITS + fb.IFS_BITS
-        self.charge(self._logged_start(end - self._ns(bits)), end, bits)
+        self._charge_logged(end, self._ns(bits), bits)
 
-    def _logged_start(self, start: int) -> int:
-        """A logged frame's start, moved to the previous frame's end when it lies less than
-        LOG_STAMP_NS before it: a candump stamp resolves 1 us (an FD frame at 5 Mbit/s ends on
-        0.2 us steps), a .blf one is a float of ns; a frame starting earlier is overlapping."""
-        last = self.last
-        return last if last is not None and 0 < last - start < LOG_STAMP_NS else start
+    def _charge_logged(self, end: int, length_ns: int, bits: int) -> None:
+        """Charge a logged frame its exact time, ending at `end`; one whose start lies within
+        LOG_STAMP_NS of the previous frame's end, before or after it, starts there (a candump
+        stamp resolves 1 us, and an FD frame at 5 Mbit/s ends on 0.2 us steps; a .blf one is a
+        float of ns): back-to-back frames stay back to back, neither overlapping nor leaving
+        a gap of rounding.  A frame starting earlier than that is overlapping."""
+        start, last = end - length_ns, self.last
+        if last is not None and abs(start - last) < LOG_STAMP_NS:
+            start = last
+        self.charge(start, start + length_ns, bits)
 
     def _ns(self, bits: int) -> int:
         return bits * NS_PER_S // self.bitrate

@@ -12,7 +12,8 @@ counters move, and the frame stays queued for automatic retransmission.
 
 A bus with a data bit rate is a CAN FD bus (``bit_timing``): it carries FD frames too, their
 data phase at the data rate when BRS is set; from the CRC delimiter's end on, every frame's
-bits are nominal, so the ACK, error flags and recovery are timed alike for both.
+bits are nominal, so the ACK, error flags and recovery are timed alike for both.  An
+error-passive transmitter sends ESI recessive (ISO 11898-1:2015), whatever the message asked.
 """
 
 from collections.abc import Callable
@@ -135,8 +136,10 @@ class Medium:
         self._end_recessive_run(start)
         msg = pending.msg
         bit = self.bit_ns
+        esi = msg.error_state_indicator
         if msg.is_fd:
-            head_ns, bits = self.timing.to_crc_delimiter(msg)
+            esi = esi or ctrl.state is ErrorState.PASSIVE
+            head_ns, bits = self.timing.to_crc_delimiter(msg, esi)
         else:  # the hot path: compiled, remembered
             stuffed = stuffed_length_cached(msg.arbitration_id, bytes(msg.data),
                                             msg.is_extended_id)
@@ -150,8 +153,8 @@ class Medium:
             end = crc_delimiter + (fb.TRAILER_BITS - 1) * bit
             self.free_at = end + fb.IFS_BITS * bit
             self.recessive_from = crc_delimiter + bit
-            self.env.schedule(end, lambda: self._deliver(ctrl, pending, receivers, start, bits),
-                              BUS)
+            self.env.schedule(end, lambda: self._deliver(ctrl, pending, receivers, start, bits,
+                                                         esi), BUS)
         else:
             # CRC error flagged after the ACK delimiter; a missing ACK in the ACK delimiter
             after = 2 if fault == CORRUPT else 1
@@ -165,7 +168,7 @@ class Medium:
         self.wake(self.free_at)
 
     def _deliver(self, ctrl: Controller, pending: Pending, receivers: list[Controller],
-                 start: int, bits: int) -> None:
+                 start: int, bits: int, esi: bool) -> None:
         now = self.env.now
         ctrl.sent(pending)
         self._suspend_if_passive(ctrl)
@@ -174,7 +177,7 @@ class Medium:
                          is_extended_id=tx.is_extended_id, is_remote_frame=tx.is_remote_frame,
                          dlc=tx.dlc, data=tx.data, channel=self.name, is_rx=True,
                          is_fd=tx.is_fd, bitrate_switch=tx.bitrate_switch,
-                         error_state_indicator=tx.error_state_indicator, check=False)
+                         error_state_indicator=esi, check=False)
         self.frames += 1
         if self._rec_pending:
             for r in receivers:

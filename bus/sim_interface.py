@@ -27,10 +27,11 @@ filter; a ``listener`` (set by ``attach_sim``) gets accepted frames at their end
 instead of the receive queue, one message per frame shared by the listeners (read-only).
 A channel is classic CAN unless the bus that makes it says ``fd=True`` (its data phase at the
 nominal rate) or gives ``data_bitrate=`` (bit/s): then it carries CAN FD frames, those with BRS
-at the data rate (``bus.bit_timing``).  ``recv(0)`` does not advance simulated time: a frame
-takes its wire time to arrive.  Every ``recv`` returns a message of its own (data copied per
-receiver), as python-can buses do.  ``send`` refuses what a CAN controller refuses
-(``controller.InvalidFrame``, a ``can.CanOperationError``).  One thread per simulated-time
+at the data rate (``bus.bit_timing``).  A bus opened there without either is a classic node: it
+neither sends nor receives FD frames, as a classic SocketCAN socket. ``recv(0)`` does not advance
+simulated time: a frame takes its wire time to arrive. Every ``recv`` returns a message of its own
+(data copied per receiver), as python-can buses do. ``send`` refuses what a CAN controller refuses
+(``controller.InvalidFrame``, a ``can.CanOperationError``). One thread per simulated-time
 simulation; a wall-clock channel takes several.
 """
 
@@ -42,7 +43,7 @@ from typing import Any, Literal, NamedTuple
 
 import can
 
-from servobus.bus.controller import ErrorState
+from servobus.bus.controller import ErrorState, InvalidFrame
 from servobus.bus.medium import Medium
 from servobus.bus.scheduler import NS_PER_S, Environment
 from servobus.bus.wall_clock import WallClock
@@ -65,17 +66,19 @@ _NODE_NUMBERS = itertools.count(1)
 
 
 def _shared_channel(channel: str, bitrate: int | None, clock: Clock | None,
-                    data_bitrate: int | None = None) -> _Channel:
+                    data_bitrate: int | None = None, fd: bool = False) -> _Channel:
     """The standalone channel `channel` (made on first use with `clock`, default WALL; a CAN FD
-    bus when `data_bitrate` is given)."""
+    bus when `fd` or a `data_bitrate` is given, the data phase at the nominal rate unless
+    given).  An existing channel must be CAN FD for `fd`, and run at `data_bitrate` if given."""
     if clock not in (None, WALL, SIMULATED):
         raise can.CanInitializationError(
             f"servobus clock must be {WALL!r} or {SIMULATED!r}, not {clock!r}")
     shared = _SHARED.get(channel)
     if shared is None:
+        nominal = bitrate or 1_000_000
         try:
-            medium = Medium(Environment(), bitrate or 1_000_000, name=channel,
-                            data_bitrate=data_bitrate)
+            medium = Medium(Environment(), nominal, name=channel,
+                            data_bitrate=data_bitrate or (nominal if fd else None))
         except ValueError as err:
             raise can.CanInitializationError(f"servobus channel {channel!r}: {err}") from None
         shared = _SHARED[channel] = _Channel(medium, None if clock == SIMULATED else WallClock())
@@ -83,10 +86,14 @@ def _shared_channel(channel: str, bitrate: int | None, clock: Clock | None,
         raise can.CanInitializationError(
             f"servobus channel {channel!r} already runs at {shared.medium.bitrate} bit/s, "
             f"not {bitrate}")
+    elif (fd or data_bitrate is not None) and not shared.medium.timing.fd:
+        raise can.CanInitializationError(
+            f"servobus channel {channel!r} is a classic CAN channel "
+            f"({shared.medium.timing.describe()}): fd=True needs a CAN FD one")
     elif data_bitrate is not None and data_bitrate != shared.medium.timing.data_bitrate:
         raise can.CanInitializationError(
-            f"servobus channel {channel!r} already runs at "
-            f"{shared.medium.timing.describe()}, not a data bit rate of {data_bitrate} bit/s")
+            f"servobus channel {channel!r} already runs at {shared.medium.timing.describe()}, "
+            f"not a data bit rate of {data_bitrate} bit/s")
     elif clock is not None and (clock == WALL) != (shared.wall is not None):
         raise can.CanInitializationError(
             f"servobus channel {channel!r} already keeps "
@@ -98,11 +105,13 @@ def shared_medium(channel: str, bitrate: int | None = None, clock: Clock | None 
                   data_bitrate: int | None = None) -> Medium:
     """The simulated bus named `channel` in this process (made on first use, keeping `clock`
     time: WALL by default, or SIMULATED; CAN FD with `data_bitrate`)."""
-    return _shared_channel(channel, bitrate, clock, data_bitrate).medium
+    return _shared_channel(channel, bitrate, clock, data_bitrate, data_bitrate is not None).medium
 
 
 class SimBus(can.BusABC):
-    """One node's view of a simulated Medium."""
+    """One node's view of a simulated Medium: an FD controller when the bus is opened with
+    ``fd=True`` or a ``data_bitrate`` (standalone) or on a CAN FD medium (``medium=``), else a
+    classic one, which neither sends nor receives FD frames (as a classic SocketCAN socket)."""
 
     def __init__(self, channel: Any = None, medium: Medium | None = None,
                  receive_own_messages: bool = False, rx_queue_size: int = DEFAULT_RX_QUEUE,
@@ -116,13 +125,15 @@ class SimBus(can.BusABC):
                 raise can.CanInitializationError(
                     "the servobus interface needs a channel name (a simulated bus shared in "
                     "this process) or medium=<bus.medium.Medium>")
-            if fd and data_bitrate is None:
-                data_bitrate = bitrate or 1_000_000
-            medium, self._wall = _shared_channel(str(channel), bitrate, clock, data_bitrate)
+            fd = fd or data_bitrate is not None
+            medium, self._wall = _shared_channel(str(channel), bitrate, clock, data_bitrate,
+                                                 fd)
             name = node or f"{channel}#{next(_NODE_NUMBERS)}"
         else:
             name = node or str(channel)
+            fd = medium.timing.fd
         self.medium = medium
+        self._fd = fd
         self._epoch = self._wall.epoch if self._wall else 0.0  # added to simulated seconds
         self.channel_info = f"servobus simulated bus {medium.name}, node {name}"
         self._rx: deque[can.Message] = deque()
@@ -135,10 +146,13 @@ class SimBus(can.BusABC):
         if receive_own_messages:
             self.controller.on_sent = self._echo
         super().__init__(channel=channel, **kwargs)
+        self._can_protocol = can.CanProtocol.CAN_FD if fd else can.CanProtocol.CAN_20
 
     def _deliver(self, msg: can.Message) -> None:
         """Filters the controller's acceptance set could not take, then the listener or the
-        queue."""
+        queue; a classic bus takes no FD frame."""
+        if msg.is_fd and not self._fd:
+            return
         if self.controller.accept is None and self._filters is not None \
                 and not self._matches_filters(msg):
             return
@@ -184,6 +198,9 @@ class SimBus(can.BusABC):
         (CanOperationError); on a wall-clock channel it is queued at the current wall-clock
         instant, waiting while the queue is full for at most `timeout` seconds (None: as long
         as it takes, as python-can's buses block), then refused."""
+        if msg.is_fd and not self._fd:
+            raise InvalidFrame(f"CAN FD frame 0x{msg.arbitration_id:X} refused: this bus was "
+                               "opened classic CAN (open it with fd=True)")
         wall = self._wall
         if wall is None:
             self.medium.submit(self.controller, msg)

@@ -22,7 +22,8 @@ def emulate(channel: str, joints: Sequence[int] | None = None, tick: bool = True
     process; your own ``can.Bus(interface="servobus", channel=channel)`` is then the host.  The
     boards are returned for inspection (their reports, their RAM); board j's plant seed is
     ``seed * 100 + j - 1``, as in `servobus run`.  The channel runs at the robot's bit rates
-    (made so if it is new; a channel made at others is refused)."""
+    (made so if it is new; a channel made at others is refused); on a CAN FD robot open your
+    host's bus with ``fd=True``."""
     described = checked(robot)
     if described.schedule != "time-triggered":
         raise ValueError(f"{described.name} is a {described.schedule} robot: emulate takes a "

@@ -99,7 +99,7 @@ def _do_busload(args: argparse.Namespace) -> None:
                     raise ServobusError(f"{where}: {err}") from err
             source = args.log
         else:
-            bus = open_bus(args.interface, args.channel, fd=args.fd)
+            bus = open_bus(args.interface, args.channel, fd=args.fd or schema.bit_timing.fd)
             try:
                 capture(bus, args.duration or 5.0, [meter.add], args.frames)
             finally:
@@ -108,7 +108,8 @@ def _do_busload(args: argparse.Namespace) -> None:
         report = meter.report()
         if meter.overlapping:
             warn(f"{meter.overlapping} frames began before the previous one ended at "
-                 f"{rate:g} bit/s: is that the bus's bit rate? (charged without overlap)")
+                 f"{meter.timing.describe()}: is that the bus's bit rate? (charged without "
+                 "overlap)")
         if not args.json:
             report.pop("windows")
         emit(report, args.json, title=f"measured load of {source}")

@@ -66,10 +66,11 @@ def test_esi_is_carried_and_counted() -> None:
     assert record.busy_until_ns == length.nominal_bits * 1000 + length.data_bits * 200
 
 
-def test_classic_data_beats_fd_of_the_same_id_and_data_beats_remote() -> None:
-    """Same base ID: RTR/RRS equal (dominant), IDE equal, then r0 (classic, dominant) against
-    FDF (recessive): the classic frame wins; a remote frame's recessive RTR loses to both; a
-    lower ID wins whatever its format; an extended frame loses to a standard one of its base."""
+def test_arbitration_between_classic_fd_remote_and_extended_frames() -> None:
+    """A lower ID wins whatever its format; a remote frame's recessive RTR loses to the data
+    frames (RTR / RRS dominant) of its ID; an extended frame (SRR, IDE recessive) loses to every
+    standard one of its base ID; one ID as classic and FD frame (two nodes, which CAN forbids):
+    the classic first, the model's choice (r0 dominant against FDF recessive)."""
     remote = can.Message(arbitration_id=0x200, is_remote_frame=True, is_extended_id=False, dlc=2)
     extended = can.Message(arbitration_id=0x200 << 18, data=b"x", is_extended_id=True,
                            is_fd=True)
@@ -186,3 +187,52 @@ def test_the_lean_bus_is_the_mediums_on_mixed_traffic(
     assert got == [(r.start_ns, r.end_ns, r.busy_until_ns, r.msg.arbitration_id,
                     bytes(r.msg.data)) for r in records]
     assert bits == [r.bits for r in records]
+
+
+def test_fd_and_classic_buses_on_an_fd_channel() -> None:
+    """python-can's way: fd=True joins an FD channel whatever its data rate; a bus opened
+    without it is a classic node (CAN_20): it refuses to send FD frames and receives none, as a
+    classic SocketCAN socket; fd=True on a classic channel is refused by name."""
+    maker = can.Bus(interface="servobus", channel="fd-mix", clock="simulated",
+                    data_bitrate=DATA)
+    peer = can.Bus(interface="servobus", channel="fd-mix", fd=True)
+    plain = can.Bus(interface="servobus", channel="fd-mix")
+    old = can.Bus(interface="servobus", channel="classic-only")
+    try:
+        assert (maker.protocol, peer.protocol, plain.protocol) == (
+            can.CanProtocol.CAN_FD, can.CanProtocol.CAN_FD, can.CanProtocol.CAN_20)
+        with pytest.raises(InvalidFrame, match="opened classic CAN"):
+            plain.send(fd_msg(0x10, bytes(12)))
+        maker.send(fd_msg(0x11, bytes(12)))
+        maker.send(classic(0x12, b"c"))
+        got = peer.recv(timeout=0.01)
+        assert got is not None and got.is_fd and len(got.data) == 12
+        heard = plain.recv(timeout=0.01)
+        assert heard is not None and heard.arbitration_id == 0x12 and not heard.is_fd
+        assert plain.recv(timeout=0) is None
+        with pytest.raises(can.CanInitializationError, match="classic CAN channel"):
+            can.Bus(interface="servobus", channel="classic-only", fd=True)
+    finally:
+        for bus in (maker, peer, plain, old):
+            bus.shutdown()
+
+
+def test_an_error_passive_transmitter_sends_esi_recessive() -> None:
+    """16 corrupted attempts take the sender to TEC 128 (error-passive): its next FD frame goes
+    out with ESI recessive, timed as that frame (ISO 11898-1:2015: ESI shows the transmitter's
+    error state), though the message asked for ESI dominant."""
+    env = Environment()
+    medium = Medium(env, NOMINAL, data_bitrate=DATA,
+                    faults=FaultPlan(rules=[FrameFault(CORRUPT, 0x123, 0, count=16)]))
+    records: list[FrameRecord] = []
+    medium.taps.append(records.append)
+    medium.attach("listener", lambda m: None)
+    sender = medium.attach("A", None)
+    medium.submit(sender, fd_msg(0x123, bytes(8)))
+    env.run()
+    sent = records[-1]
+    assert len(records) == 17 and sent.ok and sender.tec == 127
+    assert sent.msg.error_state_indicator
+    length = fd.fd_frame_bits(0x123, bytes(8), esi=True)
+    assert sent.busy_until_ns - sent.start_ns == length.nominal_bits * 1000 + \
+        length.data_bits * 200

@@ -121,10 +121,12 @@ def test_an_fd_frames_load_is_its_exact_time_at_both_bit_rates() -> None:
         LoadMeter().add(brs)
 
 
-def test_the_load_of_an_fd_log_is_the_load_the_bus_charged(tmp_path: Path) -> None:
-    """A meter reading the .blf (ns timestamps) agrees with one tapping the medium, bit for bit
-    and ns for ns."""
-    path = tmp_path / "fd.blf"
+@pytest.mark.parametrize("suffix", [".blf", ".log", ".asc"])
+def test_the_load_of_an_fd_log_is_the_load_the_bus_charged(tmp_path: Path, suffix: str) -> None:
+    """A meter reading the log agrees with one tapping the medium, bit for bit and ns for ns:
+    .blf stamps are ns, candump's and .asc's us, where back-to-back FD frames at 5 Mbit/s end on
+    0.2 us steps (each starts at the previous one's end)."""
+    path = tmp_path / f"fd{suffix}"
     medium = Medium(Environment(), data_bitrate=DATA_BITRATE)
     live = LoadMeter(1_000_000, 0.01, data_bitrate=DATA_BITRATE)
     medium.taps.append(live.tap)

@@ -10,9 +10,13 @@ import can
 import pytest
 
 from servobus.bus.bit_timing import BitTiming
+from servobus.bus.controller import InvalidFrame
 from servobus.bus.log_reader import read_log
+from servobus.bus.period_engine import LeanBus
+from servobus.bus.scheduler import Environment
 from servobus.robot.assembly import Robot, RobotConfig
 from servobus.robot.described import DescribedConfig, DescribedRobot
+from servobus.robot.engine_run import NodeBus
 from servobus.robot.robot_file import load
 from servobus.tools.cli import main
 
@@ -84,3 +88,24 @@ def test_a_cyclic_robot_on_can_fd_runs_equal_on_every_engine(tmp_path: Path) -> 
     back_to_back = [(a, b) for (a, b), m in zip(pairwise(ends), frames[1:], strict=True)
                     if b - a == timing.frame_ns(m)]
     assert len(back_to_back) > len(frames) // 3
+
+
+def test_the_period_engine_bus_takes_frames_in_their_dbc_format_only() -> None:
+    """A node's can.Message on the LeanBus: its ID's format on this bus (FD with BRS for
+    0x20, classic for 0x30) or InvalidFrame, as the reference medium would carry it; what a
+    controller refuses is refused here too."""
+    lean = LeanBus(Environment(), BitTiming(1_000_000, 5_000_000), {0x20: True})
+    lean.attach("A", {})
+    bus = NodeBus(lean, 0)
+    bus.send(can.Message(arbitration_id=0x20, data=bytes(24), is_fd=True, bitrate_switch=True,
+                         is_extended_id=False))
+    bus.send(can.Message(arbitration_id=0x30, data=b"\x01", is_extended_id=False))
+    for wrong in (can.Message(arbitration_id=0x20, data=bytes(8), is_extended_id=False),
+                  can.Message(arbitration_id=0x20, data=bytes(24), is_fd=True,
+                              is_extended_id=False),
+                  can.Message(arbitration_id=0x30, data=b"\x01", is_fd=True,
+                              is_extended_id=False),
+                  can.Message(arbitration_id=0x20, data=bytes(13), is_fd=True,
+                              bitrate_switch=True, is_extended_id=False)):
+        with pytest.raises(InvalidFrame):
+            bus.send(wrong)
