@@ -9,7 +9,6 @@ from servobus.firmware import guroo_memory as g
 from servobus.plant import guroo_build as b
 from servobus.plant.guroo_rig import GurooRig, run_periods, run_periods_lean_fast
 from servobus.plant.kernel_cache import cached_njit
-from servobus.presets import guroo as pre
 
 run_periods_fast = cached_njit(run_periods)  # the reference, compiled (only the tests run it)
 STEP = st.tuples(st.integers(-9000, 9000), st.integers(-9000, 9000), st.integers(-9000, 9000),
@@ -20,7 +19,7 @@ def rigs(loop: str, seed: int, trip_a: float, latency: int) -> tuple[GurooRig, G
     """Two equal rigs: a trip threshold of trip_a amperes and the outputs' latency in periods."""
     pair = GurooRig(3, loop, seed), GurooRig(3, loop, seed)
     for rig in pair:
-        rig.params[b.TRIP_V] = trip_a * pre.SENSE_OHM
+        rig.params[b.TRIP_A] = trip_a
         rig.rom[g.R_LATENCY] = latency
     return pair
 
