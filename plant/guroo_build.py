@@ -13,8 +13,8 @@ floated (PDPINT) the current decays through the body diodes against the supply u
 zero, then the shaft coasts (mechanics-only matrices).
 
 The bipolar bridge (set_PWM's drive, ACTR = 0x0999 complementary pairs): with compare value c of
-a period of P clocks the motor sees V_bus (2 c / P - 1), less the dead band's 2 t_d / P of V_bus
-in the direction of the current.  The rail is the packs' 42 V less their internal resistance
+a period of P clocks the motor sees V_bus (2 c / P - 1) (with the `dead_band` option, less
+2 t_d / P of V_bus in the direction of the current).  The rail is the packs' 42 V less their internal resistance
 times the board's supply current, sum_k i_k (2 c_k / P - 1).
 """
 
@@ -74,8 +74,9 @@ def coast_matrices(dt: float) -> np.ndarray:
     return e[:2, :]
 
 
-def build_params(t1_period: str = pre.T1_PERIOD, dead_band: bool = True) -> np.ndarray:
-    """The plant's parameter vector (`dead_band` False: the option without DBTCN's 100 ns)."""
+def build_params(t1_period: str = pre.T1_PERIOD, dead_band: bool = False) -> np.ndarray:
+    """The plant's parameter vector (`dead_band`: DBTCN's 100 ns as a discrete bridge's diodes
+    would turn it, against the current; docs/guroo-firmware.md)."""
     clocks = period_clocks(t1_period)
     dt = clocks / pre.CPU_HZ
     a, bm = motor_matrices(dt)

@@ -8,8 +8,8 @@ Per timer-1 period (T1PR + 1 = 201 clocks, 10.05 us):
         and of the bus voltage, with seeded noise) and main's loop body runs (bl_control's
         outputs reach set_PWM R_LATENCY periods later: the emulated loop time)
     the rail: 42 V less the packs' resistance times the board's supply current
-    each motor advanced one period at the bipolar bridge's average voltage V_bus (2 c / P - 1),
-        less the dead band against the current (the floated bridge when PDPINT has tripped);
+    each motor advanced one period at the bipolar bridge's average voltage V_bus (2 c / P - 1)
+        (the floated bridge when PDPINT has tripped);
         the sense RC toward the shunt's period mean, i (2 c / P - 1): the supply current
     the PDPINT comparators on the unfiltered shunt current: any motor above the trimmer trips
 
@@ -305,10 +305,11 @@ class GurooRig:
     """One high-power board's firmware on its simulated hardware; state persists across runs.
 
     `t1_period` and `dead_band` are the readings docs/guroo-firmware.md names: the timer's
-    period T1PR + 1 clocks ("txpr+1") or T1PR ("txpr"); DBTCN's 100 ns dead band or none."""
+    period T1PR + 1 clocks ("txpr+1") or T1PR ("txpr"); DBTCN's 100 ns dead band against the
+    current (a discrete bridge's diodes) or no average effect (the default)."""
 
     def __init__(self, board: int = 1, loop: str = "2002", seed: int = 0,
-                 t1_period: str = pre.T1_PERIOD, dead_band: bool = True) -> None:
+                 t1_period: str = pre.T1_PERIOD, dead_band: bool = False) -> None:
         self.board, self.loop, self.t1_period = board, loop, t1_period
         self.period_ns = b.period_ns(t1_period)
         self.rom = b.build_rom(board, loop, t1_period)
