@@ -14,8 +14,8 @@ zero, then the shaft coasts (mechanics-only matrices).
 
 The bipolar bridge (set_PWM's drive, ACTR = 0x0999 complementary pairs): with compare value c of
 a period of P clocks the motor sees V_bus (2 c / P - 1) (with the `dead_band` option, less
-2 t_d / P of V_bus in the direction of the current).  The rail is the packs' 42 V less their internal resistance
-times the board's supply current, sum_k i_k (2 c_k / P - 1).
+2 t_d / P of V_bus in the direction of the current).  The rail is the packs' 42 V less their
+internal resistance times the board's supply current, sum_k i_k (2 c_k / P - 1).
 """
 
 import math
