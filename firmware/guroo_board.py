@@ -220,11 +220,16 @@ def read_enc(ram, k: int) -> int:
 
 
 @register_jitable(inline="always")
-def read_curr(ram, k: int) -> int:
+def read_curr(ram, rom, k: int) -> int:
     """The printed read_curr(k): channel k's conversion (started, polled until ADCTRL1 bit 7
     drops: the plant has latched ADCFIFO1), ``current = ADCFIFO1 >> 6``, returned as
-    ``current * 17 + 152`` mA (152..17543)."""
-    current = i16.u16(ram[g.REG_ADC + k]) >> 6
+    ``current * 17 + 152`` mA (152..17543).  With R_ADC_STALE (the reading in which the
+    start-now bit and the start bit queue two conversions) ADCFIFO1 holds the previous call's
+    channel: motor k reads motor k - 1's current (motor 0 the last loop's motor 2)."""
+    fifo = ram[g.REG_ADC + k]
+    if i32.ne(rom[g.R_ADC_STALE], 0):
+        fifo, ram[g.ADC_LAST] = ram[g.ADC_LAST], fifo
+    current = i16.u16(fifo) >> 6
     return i16.u16(i16.add16(i16.mul16(current, 17), 152))
 
 
@@ -278,7 +283,7 @@ def limit_output(ram, rom, k: int, out: int, delta: int) -> tuple[int, int]:
     returns above R_ILIM_MA; the fallback keeps it within +-I*R, i.e. PWM <= I*R - K_V*omega
     against the motion (negative: drive with the motion) and PWM <= I*R + K_V*omega with it."""
     flags = 0
-    ma = read_curr(ram, k)
+    ma = read_curr(ram, rom, k)
     ram[g.CURRENT_MA + k] = ma
     emf = i32.asr(i16.mpy(rom[g.R_KV], delta), rom[g.R_KV_SHIFT])
     excess = i32.sub(out, emf)  # a long: emf is not bounded by the PWM range

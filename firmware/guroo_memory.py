@@ -22,7 +22,8 @@ MAILBOX2_PATTERN = (0x0123, 0x4567, 0x89AB, 0xCDEF)  # main's data[] as compiled
 BOARD_ID, MSGIDH, LEDS, TIMER_COUNT, FEATHER, APPLY_IN, TRIPPED, TRIPS, STATUS = range(9)
 LOOPS, CLIMIT_EVENTS, FLIMIT_EVENTS, FEATHERED, RX_COUNT, SP_SEQ, CAN_ERRORS = range(9, 16)
 VBUS_MV = 16  # the bus voltage as last read (ours: no such read is printed)
-DATA = 17  # data[4]: the words main copies into mailbox 2 after every loop
+ADC_LAST = 17  # the FIFO word the last conversion left (the "stale" reading of read_curr)
+DATA = 18  # data[4]: the words main copies into mailbox 2 after every loop
 MBX2 = DATA + 4  # CANMBX2A..D: mailbox 2's data words
 _N_SCALARS = MBX2 + 4
 
@@ -53,8 +54,9 @@ RAM_SIZE = REG_VBUS + 1
 
 # --- ROM -----------------------------------------------------------------------------------
 (R_LOOP_TICKS, R_RESET_FEATHER, R_LATENCY, R_SP_NUM, R_SP_DEN, R_KP, R_KI, R_PI_SHIFT, R_IERR_MAX,
- R_ILIM_MA, R_KCL, R_LIM_IR, R_KV, R_KV_SHIFT, R_BOARD_ID, R_VBUS_MV_PER_CODE) = range(16)
-ROM_SIZE = 16
+ R_ILIM_MA, R_KCL, R_LIM_IR, R_KV, R_KV_SHIFT, R_BOARD_ID, R_VBUS_MV_PER_CODE,
+ R_ADC_STALE) = range(17)
+ROM_SIZE = 17
 
 # --- status word (FEEDBACK_b.status_b) -----------------------------------------------------
 STATUS_TRIP = 1  # bit 0: PDPINT over-current trip latched

@@ -40,9 +40,7 @@ N_STATE = 5
 
 def period_clocks(t1_period: str = pre.T1_PERIOD) -> int:
     """CPU clocks per PWM period under a reading of the timer's up-count mode."""
-    if t1_period not in pre.T1_PERIODS:
-        raise ValueError(f"t1_period must be one of {', '.join(pre.T1_PERIODS)}, "
-                         f"not {t1_period!r}")
+    choice("t1_period", t1_period, pre.T1_PERIODS)
     return pre.T1PR + 1 if t1_period == "txpr+1" else pre.T1PR
 
 
@@ -74,9 +72,19 @@ def coast_matrices(dt: float) -> np.ndarray:
     return e[:2, :]
 
 
-def build_params(t1_period: str = pre.T1_PERIOD, dead_band: bool = False) -> np.ndarray:
+def choice(name: str, value: str, choices: tuple[str, ...]) -> str:
+    """`value` if it is one of `choices`, else a ValueError naming the option."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(choices)}, not {value!r}")
+    return value
+
+
+def build_params(t1_period: str = pre.T1_PERIOD, dead_band: bool = False,
+                 pdpint: str = pre.PDPINTS[0]) -> np.ndarray:
     """The plant's parameter vector (`dead_band`: DBTCN's 100 ns as a discrete bridge's diodes
-    would turn it, against the current; docs/guroo-firmware.md)."""
+    would turn it, against the current; `pdpint` "masked-no-trip": no comparator trip;
+    docs/guroo-firmware.md)."""
+    trips = choice("pdpint", pdpint, pre.PDPINTS) == pre.PDPINTS[0]
     clocks = period_clocks(t1_period)
     dt = clocks / pre.CPU_HZ
     a, bm = motor_matrices(dt)
@@ -96,7 +104,7 @@ def build_params(t1_period: str = pre.T1_PERIOD, dead_band: bool = False) -> np.
     p[SENSE_OFFSET_A] = pre.SENSE_OFFSET_MA / 1000.0
     p[SENSE_NOISE] = pre.SENSE_NOISE_LSB
     p[ADC_NOISE] = pre.ADC_NOISE_LSB
-    p[TRIP_A] = pre.PDPINT_TRIP_A
+    p[TRIP_A] = pre.PDPINT_TRIP_A if trips else np.inf
     p[V_PACK] = pre.SUPPLY_V
     p[R_PACK] = pre.PACK_OHM
     p[VBUS_CODES_PER_V] = 1000.0 / pre.VBUS_MV_PER_CODE
@@ -129,8 +137,10 @@ def latency_periods(loop: str, t1_period: str = pre.T1_PERIOD) -> int:
     return math.ceil(pre.loop_time_ns(loop) / period_ns(t1_period))
 
 
-def build_rom(board: int, loop: str = "2002", t1_period: str = pre.T1_PERIOD) -> np.ndarray:
-    """The firmware's constants for BOARD_ID `board` and loop mode `loop`."""
+def build_rom(board: int, loop: str = "2002", t1_period: str = pre.T1_PERIOD,
+              adc_fifo: str = pre.ADC_FIFOS[0]) -> np.ndarray:
+    """The firmware's constants for BOARD_ID `board` and loop mode `loop` (`adc_fifo`: the
+    reading of read_curr's double start)."""
     hz = loop_hz(loop, t1_period)
     rom = np.zeros(g.ROM_SIZE, dtype=np.int64)
     old = loop == "2002"
@@ -151,6 +161,7 @@ def build_rom(board: int, loop: str = "2002", t1_period: str = pre.T1_PERIOD) ->
     counts_to_rad_s = 2 * np.pi / pre.COUNTS_PER_REV * hz
     rom[g.R_KV] = round(pre.KE * counts_to_rad_s * q4_per_volt * (1 << pre.KV_SHIFT))
     rom[g.R_VBUS_MV_PER_CODE] = pre.VBUS_MV_PER_CODE
+    rom[g.R_ADC_STALE] = choice("adc_fifo", adc_fifo, pre.ADC_FIFOS) == "stale"
     return rom
 
 

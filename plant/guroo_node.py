@@ -40,12 +40,14 @@ PERIOD_NS = pre.PWM_PERIOD_NS  # one timer-1 period (T1PR + 1 clocks): 10.05 us
 
 class GurooBoardNode:
     """High-power board `board` (its firmware's BOARD_ID, 1..15) driving `joints` (GuRoo's:
-    joints 3*board-2 .. 3*board) on its motors 1, 2, 3 in order; `t1_period` the reading of the
-    timer's period (guroo_rig.GurooRig)."""
+    joints 3*board-2 .. 3*board) on its motors 1, 2, 3 in order; `t1_period`, `dead_band`,
+    `adc_fifo`, `pdpint`: the listing's readings (guroo_rig.GurooRig)."""
 
     def __init__(self, schema: Schema, board: int, *, joints: tuple[int, ...] | None = None,
                  name: str | None = None, loop: str = "2002", seed: int = 0,
-                 filter_bus: bool = True, t1_period: str = pre.T1_PERIOD) -> None:
+                 filter_bus: bool = True, t1_period: str = pre.T1_PERIOD,
+                 dead_band: bool = False, adc_fifo: str = pre.ADC_FIFOS[0],
+                 pdpint: str = pre.PDPINTS[0]) -> None:
         lo, hi = pre.BOARD_IDS
         if not lo <= board <= hi:
             raise ValueError(f"board must be {lo}..{hi}, not {board}")
@@ -55,7 +57,7 @@ class GurooBoardNode:
             raise ValueError(f"a board drives 1..{g.MOTORS} joints, not {len(self.joints)}")
         self.schema, self.board, self.filter_bus = schema, board, filter_bus
         self.name = name or f"HP_{board}"
-        self.rig = GurooRig(board, loop, seed, t1_period)
+        self.rig = GurooRig(board, loop, seed, t1_period, dead_band, adc_fifo, pdpint)
         self.period_ns = self.rig.period_ns
         self.rig.run(0)  # load the compiled kernel now, not in the first timer period
         self._pad = (0,) * (g.MOTORS - len(self.joints))  # the motors without a joint

@@ -304,16 +304,19 @@ run_periods_lean_fast = cached_njit(run_periods_lean_call)
 class GurooRig:
     """One high-power board's firmware on its simulated hardware; state persists across runs.
 
-    `t1_period` and `dead_band` are the readings docs/guroo-firmware.md names: the timer's
-    period T1PR + 1 clocks ("txpr+1") or T1PR ("txpr"); DBTCN's 100 ns dead band against the
-    current (a discrete bridge's diodes) or no average effect (the default)."""
+    The keywords are the readings docs/guroo-firmware.md names: `t1_period` the timer's period,
+    T1PR + 1 clocks ("txpr+1") or T1PR ("txpr"); `dead_band` DBTCN's 100 ns against the
+    current (a discrete bridge's diodes) or no average effect (the default); `adc_fifo`
+    read_curr's double start, "fresh" or "stale"; `pdpint` "hi-z-latched" or
+    "masked-no-trip"."""
 
     def __init__(self, board: int = 1, loop: str = "2002", seed: int = 0,
-                 t1_period: str = pre.T1_PERIOD, dead_band: bool = False) -> None:
+                 t1_period: str = pre.T1_PERIOD, dead_band: bool = False,
+                 adc_fifo: str = pre.ADC_FIFOS[0], pdpint: str = pre.PDPINTS[0]) -> None:
         self.board, self.loop, self.t1_period = board, loop, t1_period
         self.period_ns = b.period_ns(t1_period)
-        self.rom = b.build_rom(board, loop, t1_period)
-        self.params = b.build_params(t1_period, dead_band)
+        self.rom = b.build_rom(board, loop, t1_period, adc_fifo)
+        self.params = b.build_params(t1_period, dead_band, pdpint)
         self.state, self.istate = b.build_state(seed)
         self.ram = g.new_ram()
         sample(self.ram, self.params, self.state, self.istate)

@@ -43,6 +43,10 @@ T1PR = g.T1PR  # init_board's timer-1 period register (printed: 200)
 T1_PERIODS = ("txpr+1", "txpr")  # continuous-up mode counts 0..T1PR: T1PR + 1 clocks (the
 # default, TI SPRU276); "txpr": the thesis' own arithmetic, 20 MHz / 200 = 100 kHz (docs)
 T1_PERIOD = "txpr+1"
+ADC_FIFOS = ("fresh", "stale")  # read_curr's double start: one conversion per call (default), or
+# two queued, ADCFIFO1 then holding the previous call's channel (docs/guroo-firmware.md)
+PDPINTS = ("hi-z-latched", "masked-no-trip")  # EVIMRA masks PDPINT's interrupt: the pin still
+# floats the outputs and latches (default), or with the interrupt masked nothing happens
 PWM_PERIOD_COUNTS = T1PR + 1  # clocks per PWM period (the default reading)
 PWM_PERIOD_NS = PWM_PERIOD_COUNTS * 1_000_000_000 // CPU_HZ  # 10 050 ns
 PWM_HZ = CPU_HZ // PWM_PERIOD_COUNTS  # 99 502 Hz (99 502.5 rounded down): the rate in counts

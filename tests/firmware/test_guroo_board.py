@@ -13,6 +13,7 @@ from servobus.firmware import guroo_memory as g
 from servobus.firmware.int32 import wrap32
 from servobus.plant.guroo_build import build_rom
 
+ROM = build_rom(1)
 
 def booted(board: int = 1, loop: str = "2002") -> tuple[np.ndarray, np.ndarray]:
     rom = build_rom(board, loop)
@@ -85,7 +86,15 @@ def test_any_16_periods_average_100_plus_d_over_16(d: int, phase: int, start: in
 def test_read_curr_scales_the_fifo_word(fifo: int, ma: int) -> None:
     ram = g.new_ram()
     ram[g.REG_ADC + 2] = fifo
-    assert fw.read_curr(ram, 2) == ma
+    assert fw.read_curr(ram, build_rom(1), 2) == ma
+
+
+def test_stale_fifo_reading_gives_each_motor_the_previous_channel() -> None:
+    rom = build_rom(1, adc_fifo="stale")
+    ram = g.new_ram()
+    ram[g.REG_ADC:g.REG_ADC + 3] = 10 << 6, 20 << 6, 30 << 6
+    assert [fw.read_curr(ram, rom, k) for k in range(3)] == [152, 322, 492]  # 0, 10, 20 codes
+    assert fw.read_curr(ram, rom, 0) == 30 * 17 + 152  # the last loop's motor 2
 
 
 def test_read_enc_builds_each_decoder_from_two_ports() -> None:
@@ -237,10 +246,10 @@ def test_set_pwm_splits_any_word_exactly(d: int) -> None:
 
 
 @given(st.integers(0, 0xFFFF))
-def test_read_curr_is_monotonic_in_the_fifo_code(fifo: int) -> None:
+def test_read_curr_is_the_code_times_17_plus_152(fifo: int) -> None:
     ram = g.new_ram()
     ram[g.REG_ADC] = fifo
-    assert fw.read_curr(ram, 0) == (fifo >> 6) * 17 + 152
+    assert fw.read_curr(ram, ROM, 0) == (fifo >> 6) * 17 + 152
 
 
 @given(st.integers(-32768, 32767), st.integers(-32768, 32767), st.integers(-32768, 32767),

@@ -160,3 +160,25 @@ def test_pdpint_trips_at_the_trimmer_current_on_a_ramp() -> None:
     tripped = rig.state[0, b.S_I]
     assert rig.ram[g.TRIPS] == 1
     assert before <= pre.PDPINT_TRIP_A < tripped < before + 0.002  # SPEC 5's trimmer: 8 A
+
+
+def test_the_readings_change_what_they_name() -> None:
+    """The period: 10.05 us (T1PR + 1) or 10 us; the bridge's zero: compare 100.5 or 100, so
+    set_PWM(0) drives -V/201 or nothing; no trip with PDPINT masked."""
+    plus_one, plain = GurooRig(1), GurooRig(1, t1_period="txpr")
+    assert (plus_one.period_ns, plain.period_ns) == (10_050, 10_000)
+    assert b.loop_hz("2002") == pytest.approx(248.756, abs=1e-3)
+    for rig, volts in ((plus_one, -42.0 / 201), (plain, 0.0)):
+        rig.run(400)  # set_PWM(k, 0) from boot: compare 100 every period
+        assert rig.ram[g.CMPR] == 100
+        d = rig.params[b.P_CLOCKS]
+        assert 42.0 * (2 * 100 / d - 1) == pytest.approx(volts)
+    masked, latched = GurooRig(3, pdpint="masked-no-trip"), GurooRig(3)
+    assert masked.params[b.TRIP_A] == np.inf
+    latched.params[b.TRIP_A] = 1.0  # a trimmer at 1 A: the step below trips it
+    for rig in (masked, latched):
+        rig.set_velocity((4000, 4000, 4000))
+        rig.run(2000)
+    assert (masked.ram[g.TRIPS], latched.ram[g.TRIPS]) == (0, 1)
+    with pytest.raises(ValueError, match="adc_fifo"):
+        GurooRig(1, adc_fifo="old")
