@@ -173,7 +173,8 @@ class GurooBoardNode:
         ram = self.rig.ram
         return {
             "board": self.board, "loop": self.rig.loop, "periods": self.rig.periods,
-            "pwm_period_ns": self.period_ns, "leds": int(ram[g.LEDS]),
+            "readings": self.rig.readings, "pwm_period_ns": self.period_ns,
+            "leds": int(ram[g.LEDS]),
             "loops_run": int(ram[g.LOOPS]), "pdpint_trips": int(ram[g.TRIPS]),
             "tripped": bool(ram[g.TRIPPED]),
             "current_limit_events": int(ram[g.CLIMIT_EVENTS]),

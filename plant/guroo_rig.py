@@ -313,7 +313,9 @@ class GurooRig:
     def __init__(self, board: int = 1, loop: str = "2002", seed: int = 0,
                  t1_period: str = pre.T1_PERIOD, dead_band: bool = False,
                  adc_fifo: str = pre.ADC_FIFOS[0], pdpint: str = pre.PDPINTS[0]) -> None:
-        self.board, self.loop, self.t1_period = board, loop, t1_period
+        self.board, self.loop = board, loop
+        self.readings = {"t1_period": t1_period, "dead_band": dead_band, "adc_fifo": adc_fifo,
+                         "pdpint": pdpint}
         self.period_ns = b.period_ns(t1_period)
         self.rom = b.build_rom(board, loop, t1_period, adc_fifo)
         self.params = b.build_params(t1_period, dead_band, pdpint)
