@@ -4,16 +4,16 @@ three-motor firmware: its VEL_SP_b and FEEDBACK_b carry its joints' words only, 
 has no joint on are sent 0 and not reported.
 
     boot         ANNOUNCE_b (11-bit ID BOARD | 0x20, from the firmware's MSGIDH register), payload
-                 the printed firmware's id[0..3]: four 16-bit words, each the DIP-switch ID, low
+                 the printed firmware's id[0..3]: four 16-bit words, each the board ID, low
                  byte first; the acceptance filter admits VEL_SP_b only
     VEL_SP_b     the CAN receive interrupt: the joints' words (16 cnt/s per LSB) into the mailbox
     error frame  the CAN error interrupt: flags cleared, counted (``report()["can_errors"]``)
     every 4 ms   FEEDBACK_b: the unwrapped positions (8 cnt per LSB, saturated) and the status word
                  (bit 0 PDPINT trip latched, bit 1 current check active in the last loop, bit 2
-                 fallback limit I*R - K_V*omega active, bit 3 index pulse seen, bits 4..7 the DIP
-                 ID, bits 8..15 control loops run mod 256)
+                 fallback limit I*R - K_V*omega active, bit 3 index pulse seen, bits 4..7 the
+                 board ID, bits 8..15 control loops run mod 256)
 
-The board's simulation is advanced lazily (whole 10 us timer periods since boot): to
+The board's simulation is advanced lazily (whole 10.05 us timer periods since boot): to
 ``clock.now_ns()`` before every frame it handles, to the feedback's own instant at its timer (a
 late process delays the frame, not the state it carries, unless a frame handled meanwhile ran
 the board further), so the node runs the same in the
@@ -36,16 +36,19 @@ from servobus.firmware import guroo_memory as g
 from servobus.plant.guroo_rig import GurooRig
 from servobus.presets import guroo as pre
 
-PERIOD_NS = 1_000_000_000 // pre.PWM_HZ  # one timer-1 period, 10 us
+PERIOD_NS = pre.PWM_PERIOD_NS  # one timer-1 period (T1PR + 1 clocks): 10.05 us
 
 
 class GurooBoardNode:
-    """High-power board `board` (DIP-switch ID 1..15) driving `joints` (GuRoo's: joints
-    3*board-2 .. 3*board) on its motors 1, 2, 3 in order."""
+    """High-power board `board` (its firmware's BOARD_ID, 1..15) driving `joints` (GuRoo's:
+    joints 3*board-2 .. 3*board) on its motors 1, 2, 3 in order; `t1_period`, `dead_band`,
+    `adc_fifo`, `pdpint`: the listing's readings (guroo_rig.GurooRig)."""
 
     def __init__(self, schema: Schema, board: int, *, joints: tuple[int, ...] | None = None,
                  name: str | None = None, loop: str = "2002", seed: int = 0,
-                 filter_bus: bool = True) -> None:
+                 filter_bus: bool = True, t1_period: str = pre.T1_PERIOD,
+                 dead_band: bool = False, adc_fifo: str = pre.ADC_FIFOS[0],
+                 pdpint: str = pre.PDPINTS[0]) -> None:
         lo, hi = pre.BOARD_IDS
         if not lo <= board <= hi:
             raise ValueError(f"board must be {lo}..{hi}, not {board}")
@@ -55,7 +58,8 @@ class GurooBoardNode:
             raise ValueError(f"a board drives 1..{g.MOTORS} joints, not {len(self.joints)}")
         self.schema, self.board, self.filter_bus = schema, board, filter_bus
         self.name = name or f"HP_{board}"
-        self.rig = GurooRig(board, loop, seed)
+        self.rig = GurooRig(board, loop, seed, t1_period, dead_band, adc_fifo, pdpint)
+        self.period_ns = self.rig.period_ns
         self.rig.run(0)  # load the compiled kernel now, not in the first timer period
         self._pad = (0,) * (g.MOTORS - len(self.joints))  # the motors without a joint
         self._sp_name = f"VEL_SP_{board}"
@@ -116,7 +120,7 @@ class GurooBoardNode:
     def advance(self, upto_ns: int | None = None) -> None:
         """Run the board up to the clock's now, or to `upto_ns` (whole timer periods since boot)."""
         at = self.clock.now_ns() if upto_ns is None else upto_ns
-        due = (at - self._t0) // PERIOD_NS - self.rig.periods
+        due = (at - self._t0) // self.period_ns - self.rig.periods
         if due > 0:
             self.rig.run(due)
 
@@ -171,6 +175,8 @@ class GurooBoardNode:
         ram = self.rig.ram
         return {
             "board": self.board, "loop": self.rig.loop, "periods": self.rig.periods,
+            "readings": self.rig.readings, "pwm_period_ns": self.period_ns,
+            "leds": int(ram[g.LEDS]),
             "loops_run": int(ram[g.LOOPS]), "pdpint_trips": int(ram[g.TRIPS]),
             "tripped": bool(ram[g.TRIPPED]),
             "current_limit_events": int(ram[g.CLIMIT_EVENTS]),
@@ -179,6 +185,9 @@ class GurooBoardNode:
             "setpoints_received": int(ram[g.RX_COUNT]), "can_errors": int(ram[g.CAN_ERRORS]),
             "last_positions_cnt": {f"joint_{j}": int(ram[g.POS + k])
                                    for k, j in enumerate(self.joints)},
+            "last_currents_ma": {f"joint_{j}": int(ram[g.CURRENT_MA + k])
+                                 for k, j in enumerate(self.joints)},
+            "bus_voltage_mv": int(ram[g.VBUS_MV]),
             "feedback_sent": self.feedback_sent, "rx_faults": self.rx_faults,
             "tx_faults": self.tx_faults,
         }

@@ -23,7 +23,7 @@ JOINTS = DC_JOINTS + SERVOS  # 23
 
 @dataclass(frozen=True)
 class Board:
-    """A board of a cyclic robot: its node name (the DBC's BU_), DIP-switch ID and joints."""
+    """A board of a cyclic robot: its node name (the DBC's BU_), board ID and joints."""
 
     name: str
     board: int
@@ -33,35 +33,64 @@ class Board:
 HP_SHAPE = tuple(Board(f"HP_{b}", b, tuple(range(3 * b - 2, 3 * b + 1)))
                  for b in range(1, HP_BOARDS + 1))
 SERVO_SHAPE = Board("SERVO_BOARD", SERVO_BOARD_ID, tuple(range(DC_JOINTS + 1, JOINTS + 1)))
-BOARD_IDS = g.BOARD_IDS  # a DIP-switch ID (firmware.guroo_memory)
+BOARD_IDS = g.BOARD_IDS  # get_ID's BOARD_ID (firmware.guroo_memory)
 SERVO_WORDS = servo_board.WORDS_PER_FRAME  # servo set-points per SERVO_SP frame (its ROM)
 servo_frames = servo_board.servo_frames  # the SERVO_SP frames of n servos
 
-# --- the high-power board: TMS320F243 (SPEC 5; TI SPRS064 data sheet) ----------------------------
+# --- the high-power board: TMS320F243 (SPEC 5; TI SPRS064 data sheet; thesis Appendix B) -------
 CPU_HZ = 20_000_000  # 20 MHz clock, 20 MIPS (one instruction cycle per clock)
-PWM_PERIOD_COUNTS = 200  # timer-1 period register: 100 kHz PWM at 20 MHz, 200 duty steps
-PWM_HZ = CPU_HZ // PWM_PERIOD_COUNTS  # 100 kHz: the timer-1 period interrupt
+T1PR = g.T1PR  # init_board's timer-1 period register (printed: 200)
+T1_PERIODS = ("txpr+1", "txpr")  # continuous-up mode counts 0..T1PR: T1PR + 1 clocks (the
+# default, TI SPRU276); "txpr": the thesis' own arithmetic, 20 MHz / 200 = 100 kHz (docs)
+T1_PERIOD = "txpr+1"
+ADC_FIFOS = ("fresh", "stale")  # read_curr's double start: one conversion per call (default), or
+# two queued, ADCFIFO1 then holding the previous call's channel (docs/guroo-firmware.md)
+PDPINTS = ("hi-z-latched", "masked-no-trip")  # EVIMRA masks PDPINT's interrupt: the pin still
+# floats the outputs and latches (default), or with the interrupt masked nothing happens
+PWM_PERIOD_COUNTS = T1PR + 1  # clocks per PWM period (the default reading)
+PWM_PERIOD_NS = PWM_PERIOD_COUNTS * 1_000_000_000 // CPU_HZ  # 10 050 ns
+PWM_HZ = CPU_HZ // PWM_PERIOD_COUNTS  # 99 502 Hz (99 502.5 rounded down): the rate in counts
 FEATHER_CYCLES = 16  # feathering: the low 4 bits choose how many of 16 PWM cycles get +1 count
-LOOP_DIVIDER_2002 = 400  # 2002 source: bl_control every 400 timer interrupts = 4 ms (250 Hz)
+LOOP_DIVIDER_2002 = 400  # printed main: bl_control once count reaches 400 (4.02 ms, 248.8 Hz)
 LOOP_PERIOD_2KHZ_NS = 500_000  # the redesign's 500 us periodic interrupt (2 kHz)
-THESIS_LOOP_S = 1.28e-3  # measured per control loop on the 2001/2002 boards (thesis)
+THESIS_LOOP_S = 1.28e-3  # measured per control loop on the 2001 board (thesis)
+DEAD_BAND_NS = 100  # DBTCN = 0x02E0: 2 clocks on every complementary pair (printed)
+ADC_CONVERSION_NS = 1_000  # F243 ADC, one conversion (data sheet figure from memory, 0.85-6.6 us
+# across the F24x parts: to check against SPRS064); read_curr busy-waits it (the loop-time budget)
 
-# --- the high-power board's motors and sensors (task B; SPEC 5) -----------------------------------
+# --- the emulated loop time: when bl_control's outputs reach set_PWM after its sensors are read
+# (the loop-time budget replaces these; until then they are the figures below)
+LOOP_TIME_2002_NS = 1_280_000  # the thesis' measured 1.28 ms
+LOOP_TIME_2KHZ_NS = 63_000  # the 2 kHz routine: 0.063 ms by analysis.guroo_budget's count
+
+
+def loop_time_ns(loop: str) -> int:
+    """The emulated loop time of a loop mode (ns): sensors read to outputs applied."""
+    return LOOP_TIME_2002_NS if loop == "2002" else LOOP_TIME_2KHZ_NS
+
+
+LOOP_LATENCY_2002_PERIODS = -(-LOOP_TIME_2002_NS // PWM_PERIOD_NS)  # 128 periods, rounded up
+LOOP_LATENCY_2KHZ_PERIODS = -(-LOOP_TIME_2KHZ_NS // PWM_PERIOD_NS)  # 7
+
+# --- the high-power board's motors and sensors (task B; SPEC 5; thesis) ---------------------------
 # Maxon RE 36, 32 V winding: the RE 36 data sheet's winding table is not among the stored pages,
 # so the constants below are derived from SPEC 5's output figures (and marked "assumed" where the
 # SPEC gives nothing): 51 rpm x 156 = 7956 rpm, the GP 42 C gearhead's 8000 rpm input limit, taken
-# as the no-load speed at the nominal 32 V.
+# as the no-load speed at the winding's nominal 32 V.
 GEAR_RATIO = 156  # GP 42 C three-stage planetary gearhead (SPEC 5)
 GEAR_EFFICIENCY = 0.72  # assumed: maxon's figure for three-stage GP 42 C gearheads
-SUPPLY_V = 32.0  # H-bridge supply: assumed equal to the winding's nominal voltage
+WINDING_V = 32.0  # the winding's nominal voltage (thesis App. E)
+SUPPLY_V = 42.0  # the motor rail: 42 V battery packs straight to the bridges (thesis)
+PACK_OHM = 0.2  # assumed: two packs in parallel, their internal resistance (the rail sags)
 NO_LOAD_RAD_S = 51 * GEAR_RATIO * 2 * 3.141592653589793 / 60  # 833 rad/s at the motor (derived)
-KE = SUPPLY_V / NO_LOAD_RAD_S  # 0.0384 V s/rad = torque constant N m/A (derived, SI units)
+KE = WINDING_V / NO_LOAD_RAD_S  # 0.0384 V s/rad = torque constant N m/A (derived, SI units)
 CONT_TORQUE_NM = 10.0  # output, continuous (SPEC 5)
 PEAK_TORQUE_NM = 19.0  # output, intermittent (SPEC 5)
-CONT_CURRENT_A = CONT_TORQUE_NM / (GEAR_RATIO * GEAR_EFFICIENCY) / KE  # 2.32 A (derived)
-PEAK_CURRENT_A = PEAK_TORQUE_NM / (GEAR_RATIO * GEAR_EFFICIENCY) / KE  # 4.41 A (derived)
+CONT_CURRENT_A = 2.0  # the motors' continuous rating (thesis: 4 A peak, 2 A continuous)
+PEAK_CURRENT_A = 4.0
 R_WINDING = 2.0  # ohm, assumed (the order of the RE 36's 30-48 V windings; stall ~16 A)
-L_WINDING = 0.3e-3  # H, assumed (tau_e = 0.15 ms: 15 PWM periods, ripple averaged per period)
+L_WINDING = 0.3e-3  # H, assumed
+L_SERIES = L_WINDING  # the board's series inductors double the motor inductance (thesis)
 J_ROTOR = 67e-7  # kg m^2, assumed (RE 36 rotor, 67 g cm^2)
 J_LINK = 0.10  # kg m^2 at the joint: assumed leg link (about 2.5 kg at 0.2 m), gravity-free
 COULOMB_NM = 0.07 * KE  # N m at the motor: assumed 70 mA no-load current
@@ -69,26 +98,30 @@ VISCOUS_NM_S = 2e-6  # N m s/rad at the motor, assumed (gearhead drag)
 ENCODER_LINES = 500  # HEDS5540 (SPEC 5)
 COUNTS_PER_REV = 4 * ENCODER_LINES  # x4 decoding: 2000 counts per motor revolution
 COUNTS_PER_JOINT_DEG = COUNTS_PER_REV * GEAR_RATIO / 360  # 866.7 (SPEC 5: ~867)
-SENSE_OHM = 0.068  # current-sense resistor (SPEC 5)
-SENSE_RC_OHM = 150e3  # RC low pass into the ADC (SPEC 5): 150 kohm, 100 pF, fc = 10.6 kHz
-SENSE_RC_F = 100e-12
-ADC_BITS = 10  # F243 ADC (TI SPRS064)
-ADC_VREF = 5.0  # F243 ADC input range 0..5 V (TI SPRS064); assumed no amplifier after the RC
+# current sense, the 2001 board: a shunt in the bridge's low-side return, amplified (shunt and
+# gain not given); the front end here is the one read_curr's own scale implies, 17 mA per code
+# from 152 mA: 5 V / 1024 / 17 mA = 0.287 V/A into the ADC, code 0 up to 152 mA
+SENSE_MA_PER_CODE = 17  # read_curr: current * 17 + 152
+SENSE_OFFSET_MA = 152
+SENSE_RC_OHM = 150e3  # RC low pass before the amplifier: the 2002 redesign's 150 kohm, 100 pF
+SENSE_RC_F = 100e-12  # (fc = 10.6 kHz; the 2001 board's is not given)
+ADC_BITS = 10  # F243 ADC (TI SPRS064), 0..5 V
+SENSE_NOISE_LSB = 2.0  # assumed: the amplifier's noise, +-2 codes uniform (seeded generator)
 ADC_NOISE_LSB = 0.5  # assumed: +-0.5 LSB uniform conversion noise (seeded generator)
-PDPINT_TRIP_A = 8.0  # trimmer setting, assumed: comparator trips at 8 A (0.544 V on 0.068 ohm)
-CURRENT_LIMIT_A = PEAK_CURRENT_A  # firmware's current check (SPEC 5 "checked against limits")
-# velocity PI: chosen here; the thesis' values are not published (hand-tuned, SPEC 5).  Output
-# (duty/3200) = (KP * velocity error + KI * position error) >> PI_SHIFT, errors in 1/16 count per
-# loop and 1/16 count; tuned on this plant for the walking pattern's velocities.
+VBUS_MV_PER_CODE = 50  # assumed bus-voltage divider on ADC channel 3: 51.2 V full scale
+VBUS_NOISE_LSB = 1.0  # assumed: +-1 code uniform (seeded generator)
+PDPINT_TRIP_A = 8.0  # trimmer setting, assumed: the comparators trip at 8 A
+CURRENT_LIMIT_A = PEAK_CURRENT_A  # bl_control's current check (thesis: "checked against limits")
+# velocity PI: chosen here; the thesis' values are not published (hand-tuned).  Output (set_PWM's
+# -1600..1600) = (KP * velocity error + KI * position error) >> PI_SHIFT, errors in 1/16 count
+# per loop and 1/16 count; tuned on this plant for the walking pattern's velocities.
 PI_SHIFT = 8
-GAINS_2002 = (100, 60)  # (KP, KI) for the 250 Hz loop (unstable from KI ~ 90)
-GAINS_2KHZ = (1000, 150)  # (KP, KI) for the 2 kHz loop
-LOOP_LATENCY_2002_PERIODS = 128  # outputs written 1.28 ms after the sensors are read (thesis)
-LOOP_LATENCY_2KHZ_PERIODS = 7  # the 2 kHz routine: 0.063 ms (6.3 periods) by guroo_budget, up
+GAINS_2002 = (38, 23)  # (KP, KI) for the 248.8 Hz loop
+GAINS_2KHZ = (381, 57)  # (KP, KI) for the 2 kHz loop
 # the firmware's loop constants (tunings and data, not physics; plant.guroo_build puts them in ROM)
-LOOPS = ("2002", "2khz")  # the 2002 source: loop in main, 250 Hz; the redesign: 2 kHz interrupt
+LOOPS = ("2002", "2khz")  # the printed main: loop in main, 248.8 Hz; the redesign: 2 kHz interrupt
 IERR_MAX_Q4 = 16000  # anti-windup: REF held within 1000 counts (1.15 joint degrees) of position
-KCL_PER_CODE_IR = 2  # current check: output pulled back by twice I*R per ADC code over the limit
+KCL_PER_A_IR = 2  # current check: output pulled back by twice I*R per amp over the limit
 KV_SHIFT = 8  # back-EMF constant K_V in the output's Q4 units per count per loop, x 2^KV_SHIFT
 
 # --- the bus and the central computer (SPEC 5) ----------------------------------------------------

@@ -123,7 +123,7 @@ def servo_setpoints(frame, count, data, f, words, pulses, sint, ref):
 @register_jitable
 def on_feedback(b, board_id, n, xs, status, now, cint, cfl, last_seen, silent, tripped, trips,
                 limits, slot_joints, samples_i, samples_f, bus, keep):
-    """``CentralNode._on_feedback`` for the b-th board (0-based; DIP-switch ID `board_id`, n
+    """``CentralNode._on_feedback`` for the b-th board (0-based; board ID `board_id`, n
     joints); cfl: the central's F_* rows, cint its C_*; the last broadcast's instant in
     bus[B_SENT]."""
     last_seen[b] = now

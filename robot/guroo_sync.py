@@ -32,7 +32,6 @@ from servobus.bus.deferred_signals import deferred_signals
 from servobus.bus.period_engine import LeanBus
 from servobus.bus.scheduler import Environment, Handle
 from servobus.host.guroo_central import CentralNode
-from servobus.plant.guroo_node import PERIOD_NS as PWM_NS
 from servobus.plant.guroo_node import GurooBoardNode
 from servobus.plant.servo_board import ServoBoardNode
 from servobus.robot import guroo_compiled as gc
@@ -122,6 +121,8 @@ def unsupported(robot: "DescribedRobot") -> str | None:
     if len({b.feedback_period_ns for b in boards}) != 1 or \
             central.feedback_period_ns != boards[0].feedback_period_ns:
         return "high-power boards whose feedback periods differ"
+    if len({b.period_ns for b in boards}) != 1:
+        return "high-power boards whose PWM periods differ"
     if any(b.feedback_period_ns % period for b in boards) or (
             servo is not None and servo.status_period_ns % period):
         return "node timers off the broadcast grid"
@@ -225,7 +226,7 @@ class GurooEngine:
             tuple(r.ram for r in rigs), tuple(r.rom for r in rigs),
             tuple(r.params for r in rigs), tuple(r.state for r in rigs),
             tuple(r.istate for r in rigs), periods,
-            np.array([b.boot_ns for b in boards], dtype=np.int64), PWM_NS, fb_sent,
+            np.array([b.boot_ns for b in boards], dtype=np.int64), boards[0].period_ns, fb_sent,
             boards[0].feedback_period_ns,
             *(servo_state.arrays() if servo_state is not None else self.no_servo),
             state.ints, state.floats, state.last_seen, state.silent, state.faults,

@@ -7,8 +7,8 @@ from servobus.presets import guroo
 from servobus.tools.errors import ServobusError
 
 LOOP_OPTION: dict[str, Any] = {"choices": guroo.LOOPS, "default": argparse.SUPPRESS,
-               "help": "guroo: the boards' control loop, every 400 timer interrupts (2002 "
-                       "source, 250 Hz; the default) or a 500 us interrupt (2 kHz)"}
+               "help": "guroo: the boards' control loop, every 400 timer interrupts (the "
+                       "printed main, 248.8 Hz; the default) or a 500 us interrupt (2 kHz)"}
 
 
 def robot_loop(args: argparse.Namespace, robot: Any = None) -> str | None:

@@ -8,7 +8,7 @@ def test_feathering_step_windows_average_to_output_over_16() -> None:
     rows = demo["loops"]
     assert [r["phase"] for r in rows] == ["before"] * 3 + ["after"] * 3
     for row in rows:
-        assert row["window_mean_compares"] == [row["output_q4"] / 16]
+        assert row["window_mean_compares"] == [100 + row["output_q4"] / 16]  # zero at 100
     fractions = {abs(r["output_q4"]) % 16 for r in rows}
     assert fractions - {0}  # averages between whole compare counts appear
     assert rows[-1]["setpoint_cnt_s"] == 16016

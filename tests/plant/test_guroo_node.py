@@ -127,7 +127,9 @@ def test_a_late_feedback_timer_carries_the_state_at_its_own_instant() -> None:
             clock.fire_next()
         bus.shutdown()
         payloads.append([bytes(m.data) for m in bus.sent[1:]])
-        assert node.rig.periods == 4000  # 40 ms of 10 us periods, whatever the lateness
+        assert node.rig.periods == 3980  # 40 ms of 10.05 us periods, whatever the lateness
         last = SCHEMA.decode(bus.sent[-1]).values
-        assert -8000 * 0.040 < last["x_3"] < -8000 * 0.030  # the travel, less a few ms of lag
+        # the travel, give or take a few ms: the step's lag, then its overshoot (measured 70 %
+        # at 248.8 Hz with the outputs 1.28 ms late)
+        assert -8000 * 0.045 < last["x_3"] < -8000 * 0.030
     assert payloads[0] == payloads[1] == payloads[2]

@@ -75,6 +75,19 @@ def test_same_seed_same_log_and_a_bad_board_is_an_error(tmp_path: Path) -> None:
         DescribedRobot(GUROO_FILE, DescribedConfig(loop="1khz"))
 
 
+def test_seeds_change_the_high_power_boards_frames_and_readings(tmp_path: Path) -> None:
+    """The seed drives each board's power-up phase and analog noise: two seeds give different
+    FEEDBACK_1..5 frames (not only the servo board's), and different bus-voltage readings."""
+    five, frames_five = _run(tmp_path, "five", 0.2, seed=5)
+    six, frames_six = _run(tmp_path, "six", 0.2, seed=6)
+    feedback = range(64, 69)  # FEEDBACK_1..5
+    assert [f for f in frames_five if f[1] in feedback] != [f for f in frames_six
+                                                             if f[1] in feedback]
+    readings = [[run["nodes"][f"HP_{b}"]["bus_voltage_mv"] for b in range(1, 6)]
+                for run in (five, six)]
+    assert readings[0] != readings[1]
+
+
 def test_realtime_paces_the_run_to_wall_time(tmp_path: Path) -> None:
     """--realtime 4: 0.2 simulated s take at least 50 ms of wall time (a loaded machine can only
     make it later), with the same frames as an unpaced run."""

@@ -106,7 +106,7 @@ def test_feathering_and_board_bench_commands(capsys) -> None:
     out = json.loads(capsys.readouterr().out)
     assert out["resolution_counts"] == 1 / 16 and len(out["loops"]) == 6
     for loop in out["loops"]:  # every 16-period window applies the output to 1/16 count
-        assert loop["window_mean_compares"] == [loop["output_q4"] / 16]
+        assert loop["window_mean_compares"] == [100 + loop["output_q4"] / 16]  # zero at 100
     assert {loop["setpoint_cnt_s"] for loop in out["loops"]} == {16000, 16032}
     assert main(["bench", "board", "--robot", "guroo", "--seconds", "0.01", "--json"]) == 0
     bench = json.loads(capsys.readouterr().out)
