@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from servobus.bus.dbc_generate import JOINTS_MAX
+from servobus.bus.frame_bits_fd import bit_times_ns
 from servobus.robot import robot_file
 from servobus.robot.robot_check import check
 from servobus.robot.robot_dbc import dbc_text
@@ -63,6 +64,11 @@ def _do_new(args: argparse.Namespace) -> None:
         refuse_overwrite(path, args.force)
     if args.period % 1_000_000:
         raise ServobusError(f"--period {args.period / 1e6:g} ms: whole milliseconds")
+    if args.data_bitrate is not None:
+        try:  # the description's nominal rate is 1 Mbit/s
+            bit_times_ns(1_000_000, args.data_bitrate)
+        except ValueError as err:
+            raise ServobusError(f"--data-bitrate {args.data_bitrate}: {err}") from None
     toml, dbc = write_new(args.name, args.joints, folder, args.period // 1_000_000,
                           data_bitrate=args.data_bitrate)
     summary = check(robot_file.load(str(toml)))  # the new robot is a right one

@@ -113,7 +113,8 @@ def test_new_with_a_data_bit_rate_writes_a_can_fd_robot(tmp_path: Path,
 
 
 @pytest.mark.parametrize(("args", "expected"), [
-    (["--joints", "3", "--data-bitrate", "500k"], "data bit time 2000 ns is outside"),
+    (["--joints", "3", "--data-bitrate", "500k"], "--data-bitrate 500000: data bit time 2000 ns "
+     "is outside"),
     (["--joints", "3", "--period", "8ms"], "divides its boards' 100 ms STATUS cycle"),
     (["--joints", "128", "--period", "1ms"], "more than the period of 1 ms"),
     (["--joints", "0"], "--joints"),
