@@ -87,6 +87,10 @@ def _do_replay(args: argparse.Namespace) -> None:
         warn(f"{messages.places[first]}: {idle:g} s after the frame before: sent "
              f"{REPLAY_IDLE_S:g} s after it ({len(gaps)} gaps longer than "
              f"{REPLAY_IDLE_S:g} s are cut to it)")
+    fd_frames = sum(msg.is_fd for msg in messages)
+    if fd_frames and not args.fd:
+        warn(f"{args.file}: {fd_frames} CAN FD frames replayed onto a bus opened classic "
+             "(give --fd: a classic SocketCAN socket refuses them)")
     bus = open_bus(args.interface, args.channel, fd=args.fd)
     try:
         sent = replay_realtime(bus, messages)

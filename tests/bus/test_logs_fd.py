@@ -223,3 +223,18 @@ def test_brs_on_a_classic_frame_in_a_blf_is_an_error_at_its_frame(tmp_path: Path
     with pytest.raises(LogReadError, match=f"^{path}: frame 1: BRS set on a classic CAN frame "
                                            r"\(ID 0x123\): only a CAN FD frame has it$"):
         read_log(path)
+
+
+def test_replaying_fd_frames_onto_a_classic_bus_warns(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """`log replay` of FD frames without --fd: python-can's virtual bus carries them anyway, a
+    classic SocketCAN socket would refuse them; the replay says how many and what to give."""
+    path = tmp_path / "fd.log"
+    path.write_text("(1.000000) can0 123##1" + "00" * 12 + "\n(1.000100) can0 010#01\n")
+    assert main(["log", "replay", str(path), "--interface", "virtual", "--channel",
+                 "fd-replay"]) == 0
+    err = capsys.readouterr().err
+    assert f"warning: {path}: 1 CAN FD frames replayed onto a bus opened classic (give --fd" in err
+    assert main(["log", "replay", str(path), "--interface", "virtual", "--channel",
+                 "fd-replay", "--fd"]) == 0
+    assert "warning" not in capsys.readouterr().err
