@@ -29,6 +29,7 @@ from servobus.bus.schema import Schema
 from servobus.presets.guroo import Board
 from servobus.robot.description import NodeSpec
 from servobus.robot.file_keys import RobotFileError
+from servobus.robot.node_kinds import READINGS
 from servobus.robot.robot_file import RobotFile
 from servobus.robot.run_base import RobotRun
 
@@ -59,7 +60,8 @@ def _board(spec: NodeSpec) -> Board:
 def build_node(spec: NodeSpec, robot: RobotFile, schema: Schema, config: DescribedConfig
                ) -> Node:
     """The node of `spec` in `robot` (GuRoo's kinds), seeded from the run's seed and its board
-    ID."""
+    ID; an hp-board with its file's loop (unless the run's `loop` overrides it) and readings of
+    the printed firmware (node_kinds.READINGS)."""
     seed = config.seed * 100 + spec.board
     if spec.kind == "central":
         from servobus.host.guroo_central import CentralNode
@@ -74,9 +76,11 @@ def build_node(spec: NodeSpec, robot: RobotFile, schema: Schema, config: Describ
     if spec.kind == "hp-board":
         from servobus.plant.guroo_node import GurooBoardNode
 
-        loop = config.loop or robot.node_keys[spec.name]["loop"]
+        keys = robot.node_keys[spec.name]
+        loop = config.loop or keys["loop"]
+        readings = {key: keys[key] for key in READINGS}  # the listing's readings, as the file's
         return GurooBoardNode(schema, spec.board, joints=spec.joints, name=spec.name, loop=loop,
-                              seed=seed)
+                              seed=seed, **readings)
     if spec.kind == "servo-board":
         from servobus.plant.servo_board import ServoBoardNode
 

@@ -23,7 +23,7 @@ from servobus.firmware.memory import BOARD_MODES
 from servobus.host.pid import ANTI_WINDUP
 from servobus.host.tunings import DEFAULT_TUNING
 from servobus.presets.board import SENSING_CHOICES
-from servobus.presets.guroo import LOOPS
+from servobus.presets.guroo import ADC_FIFOS, LOOPS, PDPINTS, T1_PERIOD, T1_PERIODS
 from servobus.presets.servos import HSR_5995TG
 from servobus.robot.description import NodeSpec
 
@@ -40,8 +40,13 @@ JOINT_OPTIONS: dict[str, Any] = {
 }
 CHOICES: dict[str, tuple[str, ...]] = {
     "mode": MODES, "sensing": SENSING_CHOICES, "plant": PLANTS, "anti_windup": ANTI_WINDUP,
-    "loop": LOOPS, "schedule": SCHEDULES,
+    "loop": LOOPS, "schedule": SCHEDULES, "t1_period": T1_PERIODS, "adc_fifo": ADC_FIFOS,
+    "pdpint": PDPINTS,
 }
+# an hp-board's readings of the printed firmware where the listing is ambiguous
+# (docs/guroo-firmware.md): key -> the reading the emulator chose (GurooBoardNode's keywords)
+READINGS: dict[str, Any] = {"t1_period": T1_PERIOD, "dead_band": False,
+                            "adc_fifo": ADC_FIFOS[0], "pdpint": PDPINTS[0]}
 ALPHA_RANGE = (0.01, 100.0)  # load inertia factor, as `servobus run --alpha`
 COMPUTE_RANGE_NS = (0, 100_000_000)  # the host's computation per period
 GROUP_MAX = 4  # joints per actuation frame: four 16-bit signals in 8 bytes
@@ -85,7 +90,7 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
          (Sends("VEL_SP_{n}", "peer:hp-board"), Sends("SERVO_SP_{n}", "fours:servo-board")),
          (Sends("FEEDBACK_{n}", "peer:hp-board"), Sends("ANNOUNCE_{n}", "peer:hp-board"),
           Sends("ANNOUNCE_{n}", "peer:servo-board"), Sends("SERVO_STATUS", "peer:servo-board"))),
-    Kind("hp-board", "cyclic", (1, 3), (1, 15), {"loop": LOOPS[0]}, (),
+    Kind("hp-board", "cyclic", (1, 3), (1, 15), {"loop": LOOPS[0], **READINGS}, (),
          (Sends("ANNOUNCE_{n}", "id"), Sends("FEEDBACK_{n}", "id")),
          (Sends("VEL_SP_{n}", "id"),)),
     Kind("servo-board", "cyclic", (1, 8), (1, 15), {}, (),

@@ -369,10 +369,15 @@ def _node_joints(f: FileKeys, at: str, raw: Any, count: int,
 
 def _node_keys(f: FileKeys, at: str, entry: dict[str, Any],
                defaults: dict[str, Any]) -> dict[str, Any]:
-    """A node kind's extra keys, checked, defaults filled in (compute as ns)."""
+    """A node kind's extra keys, checked, defaults filled in: a named choice one of its names
+    (CHOICES: loop, t1_period, ...), a key whose default is true or false a boolean, compute
+    as ns."""
     keys = {key: entry.get(key, default) for key, default in defaults.items()}
-    if "loop" in keys:
-        keys["loop"] = f.choice(f"{at}.loop", keys["loop"], CHOICES["loop"])
+    for key, value in keys.items():
+        if key in CHOICES:
+            keys[key] = f.choice(f"{at}.{key}", value, CHOICES[key])
+        elif isinstance(defaults[key], bool) and not isinstance(value, bool):
+            raise f.error(f"{at}.{key}", f"must be true or false, got {shown(value)}")
     if "compute" in keys:
         ns = f.duration_ns(f"{at}.compute", keys.pop("compute"))
         if not COMPUTE_RANGE_NS[0] <= ns <= COMPUTE_RANGE_NS[1]:

@@ -68,7 +68,9 @@ def test_the_shipped_descriptions_are_the_sources_robots() -> None:
     assert spejbl.groups == ((1, 2, 3, 4), (5, 6, 7, 8), (9, 10, 11, 12))
     assert spejbl.trajectory is not None and spejbl.trajectory.name == "gait.traj"
     assert spejbl.node_keys["HOST"]["compute_ns"] == 200_000
-    assert load("guroo").node_keys["HP_3"] == {"loop": "2002"}
+    assert load("guroo").node_keys["HP_3"] == {"loop": "2002", "t1_period": "txpr+1",
+                                               "dead_band": False, "adc_fifo": "fresh",
+                                               "pdpint": "hi-z-latched"}
     assert all(j.options is None for j in load("guroo").joints)
 
 
@@ -306,7 +308,7 @@ def test_a_name_that_is_neither_file_nor_shipped(tmp_path: Path) -> None:
 
 
 def test_every_key_and_kind_is_documented() -> None:
-    documented = set(re.findall(r"^\| (?:`[a-z-]+` \| )?`([a-z_-]+)` \|", DOC.read_text(), re.M))
+    documented = set(re.findall(r"^\| (?:`[a-z-]+` \| )?`([a-z0-9_-]+)` \|", DOC.read_text(), re.M))
     keys = {*TOP_KEYS, *BUS_KEYS, *NODE_KEYS, *JOINT_OPTIONS, *KINDS,
             *(key for kind in KINDS.values() for key in kind.node_keys)}
     assert keys - documented == set()
