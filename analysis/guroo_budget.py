@@ -6,7 +6,8 @@ compiler for the C2xx executes it (presets.guroo_cycles: constructs, routines, c
 per routine its cycles, the interrupts' share of the CPU, the control routine's time with the
 printed ``read_enc`` and with the thesis' rewrite, beside the measured 1.28 ms and the ~700 Hz /
 ~1.5 kHz rates, and what the data sheets leave unexplained (the excess per external read a fit
-to 1.28 ms needs), with its size.
+to 1.28 ms needs), with its size; the emulated board's printed loop takes this loop time
+(presets.guroo.loop_time_ns).
 
 ``measure``: the emulated firmware on the reference path under a walking-like workload (three
 joints following cosine velocity profiles, VEL_SP frames every 2 ms), every int16/int32
@@ -231,7 +232,8 @@ def _encoder_read_cycles(read_enc: cyc.ReadEnc, excess: float) -> float:
 def printed_budget(timer: cyc.Timer = "txpr+1") -> dict:
     """The thesis' printed 2001 firmware on the F243: the per-routine table, the interrupts'
     share, the control routine's time beside the measured 1.28 ms, the rewrite's rate beside
-    ~1.5 kHz, and the unexplained excess per external read with its size (JSON-ready)."""
+    ~1.5 kHz, the unexplained excess per external read with its size, and the loop time the
+    emulated board takes from it (JSON-ready)."""
     x = cyc.fitted_excess_cycles(timer=timer)
     x_700 = cyc.fitted_excess_cycles(1.0 / cyc.THESIS_RATE_PRINTED_HZ, timer)
     printed, rewritten = _loop("printed", timer), _loop("rewritten", timer)
@@ -285,4 +287,9 @@ def printed_budget(timer: cyc.Timer = "txpr+1") -> dict:
                 _encoder_read_cycles("rewritten", x) / _encoder_read_cycles("printed", x)),
         },
         "sensitivity": _sensitivity(timer),
+        "emulated": {"loop_time_ns": pre.loop_time_ns("2002"),
+                     "latency_periods": latency_periods("2002", timer),
+                     "what": "the emulated board's printed loop: its outputs reach set_PWM this"
+                             " long after its sensors are read (the fitted excess included),"
+                             " in whole timer periods"},
     }

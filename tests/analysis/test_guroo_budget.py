@@ -18,7 +18,7 @@ from servobus.analysis.guroo_budget import (
 )
 from servobus.firmware import guroo_board as fw
 from servobus.firmware import guroo_memory as g
-from servobus.plant.guroo_build import build_rom
+from servobus.plant.guroo_build import build_rom, latency_periods
 from servobus.presets import guroo as pre
 from servobus.presets import guroo_cycles as cyc
 from servobus.tools.cli import main
@@ -222,3 +222,18 @@ def test_printed_budget_states_the_explained_and_the_unexplained() -> None:
     sens = out["sensitivity"]
     assert sens["isr_context_60"]["fitted_excess_per_in_cycles"] > 800
     assert sens["isr_context_90"]["fitted_excess_per_in_cycles"] < 210
+
+
+def test_the_printed_loops_emulated_latency_is_the_budgets_loop_time(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the cycle model with its defaults (printed read_enc, fitted excess, T1PR + 1): 1.28 ms,
+    # ceil(1 280 000 / 10 050) = 128 periods (ceil(1 280 000 / 10 000) = 128 with "txpr")
+    assert pre.loop_time_ns("2002") == cyc.loop_time_ns() == 1_280_000
+    assert (latency_periods("2002"), latency_periods("2002", "txpr")) == (128, 128)
+    out = printed_budget()
+    assert out["emulated"]["loop_time_ns"] == round(out["printed"]["with_fitted_excess_s"] * 1e9)
+    assert out["emulated"]["latency_periods"] == build_rom(1)[g.R_LATENCY] == 128
+    # the emulated loop follows the cycle model: 1.5 ms, ceil(1 500 000 / 10 050) = 150 periods
+    monkeypatch.setattr(cyc, "loop_time_ns", lambda: 1_500_000)
+    assert build_rom(1)[g.R_LATENCY] == 150
+    assert build_rom(1, "2khz")[g.R_LATENCY] == 7  # ceil(69 752 / 10 050), its own count
