@@ -6,7 +6,8 @@ compiler for the C2xx executes it (presets.guroo_cycles: constructs, routines, c
 per routine its cycles, the interrupts' share of the CPU, the control routine's time with the
 printed ``read_enc`` and with the thesis' rewrite, beside the measured 1.28 ms and the ~700 Hz /
 ~1.5 kHz rates, and what the data sheets leave unexplained (the excess per external read a fit
-to 1.28 ms needs), with its size.
+to 1.28 ms needs), with its size; the emulated board's printed loop takes this loop time
+(presets.guroo.loop_time_ns).
 
 ``measure``: the emulated firmware on the reference path under a walking-like workload (three
 joints following cosine velocity profiles, VEL_SP frames every 2 ms), every int16/int32
@@ -14,10 +15,11 @@ primitive it calls and every RAM word, long, ROM constant and peripheral registe
 tallied per entry point (timer_isr, loop_due, bl_control, can_rx) and turned into C2xx cycles
 with CYCLES: one cycle per single-word instruction from on-chip memory, the multiplier
 single-cycle (TI SPRU127, ch. 7 instruction pages; ch. 3 multiplier); a long is two words; a
-compare is SUB + BCND (2 words, 4 cycles when taken: the worst case is charged); an HCTL-2016
-byte is an IN from I/O space with IO_WAIT_STATES wait states.  Interrupt entry and exit are
-ISR_OVERHEAD_CYCLES (assumed, not counted).  The 2 kHz loop's simulated latency is this count,
-rounded up to timer periods.
+compare is SUB + BCND (2 words, 4 cycles when taken: the worst case is charged); a read of an
+external port (both HCTL-2016s' high bytes, or their low bytes) is one IN from I/O space with
+IO_WAIT_STATES wait states; the event manager's compare reload at the period match is hardware,
+not charged.  Interrupt entry and exit are ISR_OVERHEAD_CYCLES (assumed, not counted).  The
+2 kHz loop's simulated latency is this count, rounded up to timer periods.
 """
 
 from typing import Any
@@ -29,7 +31,7 @@ from servobus.firmware import guroo_board as fw
 from servobus.firmware import guroo_memory as g
 from servobus.firmware import int16 as i16
 from servobus.firmware import int32 as i32
-from servobus.plant.guroo_build import loop_hz
+from servobus.plant.guroo_build import latency_periods, loop_hz
 from servobus.plant.guroo_rig import GurooRig
 from servobus.presets import guroo as pre
 from servobus.presets import guroo_cycles as cyc
@@ -56,19 +58,25 @@ ENTRIES = ("timer_isr", "loop_due", "bl_control", "can_rx")
 _I16 = ("add16", "sub16", "wrap16", "u16", "mpy", "apac")
 _I32 = ("add", "sub", "asr", "bit_and", "bit_or", "wrap32", "eq", "ne", "lt", "gt", "ge")
 _LONGS = {s + k for s in (g.POS, g.REF, g.INDEX_POS) for k in range(g.MOTORS)}
-_REGS = {g.REG_CNT, *(g.REG_ADC + k for k in range(g.MOTORS)),
-         *(g.REG_INDEX + k for k in range(g.MOTORS))}
-_HCTL = {g.REG_CNT + 1, g.REG_CNT + 2}
-_NOT_FIRMWARE = {g.FEATHERED}  # the emulator's statistic
+_SHADOW = {g.CMPR_SHADOW + k for k in range(g.MOTORS)}  # CMPRk as c_int2 writes it
+_REGS = {g.REG_T2CNT, g.REG_VBUS, *(g.REG_ADC + k for k in range(g.MOTORS)),
+         *(g.REG_INDEX + k for k in range(g.MOTORS)), *_SHADOW}
+_HCTL = {g.REG_PORT0, g.REG_PORT1}  # one IN each: both decoders' high bytes, their low bytes
+# the emulator's statistic, and the event manager's own compare reload at the period match (the
+# active compare registers loaded from their shadows: hardware, no instruction)
+_NOT_FIRMWARE = {g.FEATHERED, *(g.CMPR + k for k in range(g.MOTORS))}
 
 
 def _classify(key: Any, verb: str) -> tuple[str, ...]:
-    """A RAM access by address: a long, a peripheral register, an HCTL-2016 count (two I/O
-    byte reads: high, then low), or a word; slices and the emulator's statistic: nothing."""
+    """A RAM access by address: a long, a peripheral register, an external port of the
+    HCTL-2016s (one IN), or a word; slices, the emulator's statistic and the hardware's compare
+    reload (the active register stored, its shadow loaded): nothing."""
     if not isinstance(key, int | np.integer) or key in _NOT_FIRMWARE:
         return ()
     if key in _HCTL:
-        return ("io_read", "io_read")
+        return ("io_read",)
+    if key in _SHADOW and verb == "load":  # only the reload reads a shadow
+        return ()
     if key in _REGS:
         return (f"{verb}_reg",)
     return (f"{verb}_long" if key in _LONGS else f"{verb}_word",)
@@ -152,7 +160,7 @@ def budget_dict(count: OpCounter, loop: str) -> dict:
         "count_implied_latency_periods": loop_s * pre.PWM_HZ,
     }
     if loop == "2khz":  # the redesign's simulated latency is this count, rounded up
-        control["simulated_latency_periods"] = pre.LOOP_LATENCY_2KHZ_PERIODS
+        control["simulated_latency_periods"] = latency_periods(loop)
     return {
         "robot": "guroo", "cpu": "TMS320F243", "cpu_hz": pre.CPU_HZ, "loop": loop,
         "loop_hz": hz, "isr_overhead_cycles": ISR_OVERHEAD_CYCLES,
@@ -224,7 +232,8 @@ def _encoder_read_cycles(read_enc: cyc.ReadEnc, excess: float) -> float:
 def printed_budget(timer: cyc.Timer = "txpr+1") -> dict:
     """The thesis' printed 2001 firmware on the F243: the per-routine table, the interrupts'
     share, the control routine's time beside the measured 1.28 ms, the rewrite's rate beside
-    ~1.5 kHz, and the unexplained excess per external read with its size (JSON-ready)."""
+    ~1.5 kHz, the unexplained excess per external read with its size, and the loop time the
+    emulated board takes from it (JSON-ready)."""
     x = cyc.fitted_excess_cycles(timer=timer)
     x_700 = cyc.fitted_excess_cycles(1.0 / cyc.THESIS_RATE_PRINTED_HZ, timer)
     printed, rewritten = _loop("printed", timer), _loop("rewritten", timer)
@@ -278,4 +287,9 @@ def printed_budget(timer: cyc.Timer = "txpr+1") -> dict:
                 _encoder_read_cycles("rewritten", x) / _encoder_read_cycles("printed", x)),
         },
         "sensitivity": _sensitivity(timer),
+        "emulated": {"loop_time_ns": pre.loop_time_ns("2002"),
+                     "latency_periods": latency_periods("2002", timer),
+                     "what": "the emulated board's printed loop: its outputs reach set_PWM this"
+                             " long after its sensors are read (the fitted excess included),"
+                             " in whole timer periods"},
     }

@@ -133,7 +133,9 @@ def sp_step(loop: str, t1_period: str = pre.T1_PERIOD) -> Fraction:
 
 
 def latency_periods(loop: str, t1_period: str = pre.T1_PERIOD) -> int:
-    """The emulated loop time (presets' loop_time_ns) in whole timer periods, rounded up."""
+    """The emulated loop time (presets' loop_time_ns: the printed loop's from the loop-time
+    budget's cycle model) in whole timer periods, rounded up: 128 for the printed loop, 7 at
+    2 kHz."""
     return math.ceil(pre.loop_time_ns(loop) / period_ns(t1_period))
 
 

@@ -59,18 +59,22 @@ ADC_CONVERSION_NS = 1_000  # F243 ADC, one conversion (data sheet figure from me
 # across the F24x parts: to check against SPRS064); read_curr busy-waits it (the loop-time budget)
 
 # --- the emulated loop time: when bl_control's outputs reach set_PWM after its sensors are read
-# (the loop-time budget replaces these; until then they are the figures below)
-LOOP_TIME_2002_NS = 1_280_000  # the thesis' measured 1.28 ms
-LOOP_TIME_2KHZ_NS = 63_000  # the 2 kHz routine: 0.063 ms by analysis.guroo_budget's count
+LOOP_TIME_2KHZ_NS = 69_752  # the 2 kHz routine: 0.0698 ms by analysis.guroo_budget's op count
 
 
 def loop_time_ns(loop: str) -> int:
-    """The emulated loop time of a loop mode (ns): sensors read to outputs applied."""
-    return LOOP_TIME_2002_NS if loop == "2002" else LOOP_TIME_2KHZ_NS
+    """The emulated loop time of a loop mode (ns): sensors read to outputs applied.
 
+    The printed loop's is the loop-time budget's: the printed firmware's cycle model with its
+    defaults (presets.guroo_cycles.loop_time_ns: the printed read_enc, the excess per IN fitted
+    to the thesis' 1.28 ms, the T1PR + 1 timer).  The 2 kHz loop's is its own op count."""
+    if loop == "2002":
+        # imported here: the cycle model reads this module's clock, set-point period and
+        # measured loop time
+        from servobus.presets import guroo_cycles
 
-LOOP_LATENCY_2002_PERIODS = -(-LOOP_TIME_2002_NS // PWM_PERIOD_NS)  # 128 periods, rounded up
-LOOP_LATENCY_2KHZ_PERIODS = -(-LOOP_TIME_2KHZ_NS // PWM_PERIOD_NS)  # 7
+        return guroo_cycles.loop_time_ns()
+    return LOOP_TIME_2KHZ_NS
 
 # --- the high-power board's motors and sensors (task B; SPEC 5; thesis) ---------------------------
 # Maxon RE 36, 32 V winding: the RE 36 data sheet's winding table is not among the stored pages,

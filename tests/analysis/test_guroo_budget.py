@@ -18,7 +18,8 @@ from servobus.analysis.guroo_budget import (
 )
 from servobus.firmware import guroo_board as fw
 from servobus.firmware import guroo_memory as g
-from servobus.plant.guroo_build import build_rom
+from servobus.plant.guroo_build import build_rom, latency_periods
+from servobus.presets import guroo as pre
 from servobus.presets import guroo_cycles as cyc
 from servobus.tools.cli import main
 
@@ -29,28 +30,41 @@ def test_timer_isr_common_path_costs_its_hand_count() -> None:
     with counter() as count:
         fw.timer_isr(watch(count, ram, rom)[0])
     ops = count.per_isr["timer_isr"]
-    # no pending outputs: APPLY_IN load + compare; feather load; per motor counter load,
-    # compare, pwm_low load, CMPR store; feather +1 & 15 and store; interrupt count +1 and store
-    assert ops["lt"] == 3 and ops["gt"] == 1
-    assert count.worst["timer_isr"] == (1 + 4) + 1 + 3 * (1 + 4 + 1 + 1) + 3 + 3 == 33
+    # after boot (counter_k 0, feather_count 0), no outputs pending: APPLY_IN load + compare
+    # (1 + 4); count++ load, add, store (3); feather_count load (1); per motor the 'if'
+    # (counter_k load + compare, not taken: 1 + 4), the 'else if' (the same, taken: 1 + 4),
+    # pwm_low_k load and CMPRk store (1 + 1); feather_count + 1, the wrap's compare, store
+    # (1 + 4 + 1).  The compare registers' reload from their shadows at the period match is the
+    # event manager's: not charged
+    assert ops["gt"] == 1 and ops["lt"] == 3 and ops["ge"] == 3 + 1
+    assert ops["store_reg"] == 3 and "load_reg" not in ops
+    assert count.worst["timer_isr"] == (1 + 4) + 3 + 1 + 3 * (5 + 5 + 2) + 6 == 51
 
 
 def test_budget_counts_the_hctl_bytes_and_the_interrupt_share() -> None:
-    out = measure("2002", 10)  # 20 ms
+    # 20 ms: 10 x 199 periods from the seeded power-up count 344, a loop at every 400th
+    out = measure("2002", 10)
     loop = out["interrupts"]["bl_control"]
-    assert loop["calls_counted"] == 5 and loop["ops_per_call"]["io_read"] == 4
+    # three read_enc calls a loop, each reading port 0 and port 1: one IN each
+    assert loop["calls_counted"] == (10 * 199 + 344) // 400 == 5
+    assert loop["ops_per_call"]["io_read"] == 3 * 2
+    assert out["control_loop"]["hctl_byte_read_cycles"] == 6 * (2 + 7)
     isr = out["interrupts"]["timer_isr"]
-    assert isr["cycles_per_call"] >= 33 + ISR_OVERHEAD_CYCLES
+    # at least the path where every motor takes the 'if' (counter_k load + compare, pwm_high_k
+    # load, CMPRk store: 7 for the 'else if' path's 12): 51 - 3 x 5
+    assert isr["cycles_per_call"] >= 51 - 3 * 5 + ISR_OVERHEAD_CYCLES
     assert 40.0 < isr["cpu_pct"] < 60.0  # the 100 kHz interrupt takes about half the CPU
 
 
 def test_cli_budget_robot_guroo(capsys: pytest.CaptureFixture[str]) -> None:
-    # 6 set-point periods of 2 ms: 12 ms, 24 loops at 2 kHz
+    # 6 set-point periods of 2 ms // 10.05 us = 199 timer periods each: 1194 periods; the 2 kHz
+    # loop every round(500 us / 10.05 us) = 50 periods (502.5 us, 1990 Hz), the seeded power-up
+    # count at 43: 24 loops
     assert main(["budget", "--cpu", "--robot", "guroo", "--loop", "2khz", "--ticks", "6",
                  "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["robot"] == "guroo" and out["loop_hz"] == 2000.0
-    assert out["interrupts"]["bl_control"]["calls_counted"] == 24
+    assert out["robot"] == "guroo" and out["loop_hz"] == pytest.approx(1e9 / (50 * 10_050))
+    assert out["interrupts"]["bl_control"]["calls_counted"] == (6 * 199 + 43) // 50 == 24
 
 
 def test_bl_control_counts_its_shifts_and_negations() -> None:
@@ -59,10 +73,11 @@ def test_bl_control_counts_its_shifts_and_negations() -> None:
     with counter() as count:
         fw.bl_control(*watch(count, ram, rom))
     ops = count.per_isr["bl_control"]
-    # shl: per motor position and delta into Q4 (6), the two HCTL high bytes (2), the STATUS
-    # word's loop count and board ID (2); sub: per motor the position and velocity errors, the
-    # drive beyond the back-EMF and the two negated limits (no current over its limit at rest)
-    assert ops["shl"] == 6 + 2 + 2
+    # shl: per motor position and delta into Q4 (6), read_enc's EXT_DATA1 << 8 on every call
+    # (3), the STATUS word's loop count and board ID (2); sub: per motor the position and
+    # velocity errors, the drive beyond the back-EMF and the two negated limits (no current over
+    # its limit at rest)
+    assert ops["shl"] == 6 + 3 + 2
     assert ops["sub"] == 3 * 5
     assert ops["divmod_floor"] == 3
 
@@ -93,14 +108,16 @@ def test_every_rom_constant_read_is_charged() -> None:
 
 def test_hctl_cycles_follow_the_counted_reads(monkeypatch: pytest.MonkeyPatch) -> None:
     base = measure("2002", 4)["control_loop"]["hctl_byte_read_cycles"]
-    # a board with motor 0 on an HCTL-2016 too: three counters read as two bytes each
-    monkeypatch.setattr(guroo_budget, "_HCTL", {g.REG_CNT, g.REG_CNT + 1, g.REG_CNT + 2})
+    # a board with motor 0's counter on the external bus too: T2CNT read by an IN in motor 0's
+    # read_enc call, 7 INs a loop for 6, 9 cycles each
+    monkeypatch.setattr(guroo_budget, "_HCTL", {g.REG_T2CNT, g.REG_PORT0, g.REG_PORT1})
     more = measure("2002", 4)["control_loop"]["hctl_byte_read_cycles"]
-    assert more == base * 3 / 2 and more > 0
+    assert (base, more) == (6 * 9, 7 * 9)
 
 
 def test_the_2khz_loops_simulated_latency_is_its_count_rounded_up() -> None:
-    loop = measure("2khz", 4)["control_loop"]
+    loop = measure("2khz")["control_loop"]  # the budget's default workload, 50 periods of 2 ms
+    assert round(loop["wall_s_with_interrupts"] * 1e9) == pre.LOOP_TIME_2KHZ_NS
     assert loop["count_implied_latency_periods"] <= loop["simulated_latency_periods"]
     assert loop["simulated_latency_periods"] < loop["count_implied_latency_periods"] + 1
     assert "simulated_latency_periods" not in measure("2002", 4)["control_loop"]
@@ -205,3 +222,18 @@ def test_printed_budget_states_the_explained_and_the_unexplained() -> None:
     sens = out["sensitivity"]
     assert sens["isr_context_60"]["fitted_excess_per_in_cycles"] > 800
     assert sens["isr_context_90"]["fitted_excess_per_in_cycles"] < 210
+
+
+def test_the_printed_loops_emulated_latency_is_the_budgets_loop_time(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the cycle model with its defaults (printed read_enc, fitted excess, T1PR + 1): 1.28 ms,
+    # ceil(1 280 000 / 10 050) = 128 periods (ceil(1 280 000 / 10 000) = 128 with "txpr")
+    assert pre.loop_time_ns("2002") == cyc.loop_time_ns() == 1_280_000
+    assert (latency_periods("2002"), latency_periods("2002", "txpr")) == (128, 128)
+    out = printed_budget()
+    assert out["emulated"]["loop_time_ns"] == round(out["printed"]["with_fitted_excess_s"] * 1e9)
+    assert out["emulated"]["latency_periods"] == build_rom(1)[g.R_LATENCY] == 128
+    # the emulated loop follows the cycle model: 1.5 ms, ceil(1 500 000 / 10 050) = 150 periods
+    monkeypatch.setattr(cyc, "loop_time_ns", lambda: 1_500_000)
+    assert build_rom(1)[g.R_LATENCY] == 150
+    assert build_rom(1, "2khz")[g.R_LATENCY] == 7  # ceil(69 752 / 10 050), its own count
