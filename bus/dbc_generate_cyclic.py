@@ -11,8 +11,12 @@ The set-points go every period, the feedback and the servo status every two peri
 (Appendix B of the GuRoo thesis: `id[0..3] = BOARD`, sent whole): four 16-bit words all equal
 to the board ID, 8 bytes, each word low byte first like every word here (the listing's
 `cansetup01`, which sets the CAN module's byte order, is not printed); the servo board's
-announce, not in that listing, is the ID in one byte.  FEEDBACK_b is the emulator's addition:
-the printed board sends no periodic frame (it answers remote frames from its mailbox 2).
+announce, not in that listing, is the ID in one byte.  MBX2_b is the printed board's mailbox 2,
+configured for remote requests: main rewrites its four 16-bit words (``mbx2_b_0..3``, low byte
+first like the announce) after every loop and the CAN module answers a remote frame of its ID by
+itself, so it has no cycle time (sent on request only); its ID is ours, since ``cansetup01``,
+which sets it, is not printed.  FEEDBACK_b is the emulator's addition: the printed board sends no
+periodic frame.
 
 The ID rule (docs/robot-file.md), for H high-power boards, r = 0..H-1 the rank of a board's ID
 among theirs, and DIP-switch IDs b = 1..15; exactly dbc/guroo.dbc's IDs for GuRoo's shape:
@@ -20,11 +24,13 @@ among theirs, and DIP-switch IDs b = 1..15; exactly dbc/guroo.dbc's IDs for GuRo
     VEL_SP_b      0x010 + r
     SERVO_SP_k    0x010 + H + k - 1         k = 1, 2     (H <= 15: at most 0x020)
     ANNOUNCE_b    0x020 + b                 the firmware's own: (b | 0x20) in its MSGIDH
+    MBX2_b        0x030 + b                 ours, from the board ID as the announce's is
     FEEDBACK_b    0x040 + r
     SERVO_STATUS  0x040 + H
 
-so every ID is unique and priorities keep GuRoo's order: set-points < announces < feedback <
-servo status.
+so every ID is unique and priorities keep GuRoo's order: set-points < announces < mailbox-2
+replies < feedback < servo status (a lower ID wins arbitration: nothing answered on request
+delays a set-point).
 """
 
 from dataclasses import dataclass
@@ -42,8 +48,13 @@ ANNOUNCE_COMMENT = ("Boot announce of board {b}: 11-bit ID BOARD | 0x20 (the fir
 HP_ANNOUNCE_PAYLOAD = ("the printed firmware's id[0..3]: four 16-bit words, each the DIP-switch "
                        "ID, low byte first")
 ANNOUNCE_WORDS = 4  # id[0..3]
+MBX2_WORDS = 4  # CANMBX2A..D
+MBX2_COMMENT = ("Mailbox 2 of board {b}, configured for remote requests: the CAN module answers "
+                "a remote frame of this ID with the four 16-bit words main last wrote there "
+                "(data[0..3], as compiled 0x0123, 0x4567, 0x89AB, 0xCDEF), low byte first; sent "
+                "on request only. The ID is ours (cansetup01, which sets it, is not printed).")
 FEEDBACK_ADDED = ("An addition of the emulator, not in the printed firmware (whose board answers "
-                  "remote frames from its mailbox 2 instead).")
+                  "remote frames from its mailbox 2, MBX2_b, instead).")
 
 
 @dataclass(frozen=True)
@@ -91,6 +102,7 @@ def frame_ids(bus: CyclicBus) -> dict[str, int]:
     for r, board in enumerate(_ranked(bus)):
         ids[f"VEL_SP_{board.board}"], ids[f"FEEDBACK_{board.board}"] = 0x010 + r, 0x040 + r
         ids[f"ANNOUNCE_{board.board}"] = 0x020 + board.board
+        ids[f"MBX2_{board.board}"] = 0x030 + board.board
     if bus.servo is not None:
         for k in range(1, servo_frames(len(bus.servo.joints)) + 1):
             ids[f"SERVO_SP_{k}"] = 0x010 + h + k - 1
@@ -106,7 +118,7 @@ def _word(name: str, start: int, receivers: list[str], scale: float, unit: str) 
 
 
 def _hp_messages(bus: CyclicBus, ids: dict[str, int], board: CyclicBoard) -> list[Message]:
-    """VEL_SP_b, ANNOUNCE_b and FEEDBACK_b of high-power board b."""
+    """VEL_SP_b, ANNOUNCE_b, MBX2_b and FEEDBACK_b of high-power board b."""
     b, n, me, central = board.board, len(board.joints), [board.name], [bus.central]
     joints, feedback_ms = joints_text(board.joints), 2 * bus.period_ms
     return [
@@ -120,6 +132,9 @@ def _hp_messages(bus: CyclicBus, ids: dict[str, int], board: CyclicBoard) -> lis
             dbc_signal(f"board_{b}_{k}", 16 * k, 16, central, hi=BOARD_IDS[1])
             for k in range(ANNOUNCE_WORDS)], board.name,
             ANNOUNCE_COMMENT.format(b=b, payload=HP_ANNOUNCE_PAYLOAD)),
+        dbc_message(ids[f"MBX2_{b}"], f"MBX2_{b}", [
+            dbc_signal(f"mbx2_{b}_{k}", 16 * k, 16, central) for k in range(MBX2_WORDS)],
+            board.name, MBX2_COMMENT.format(b=b)),
         dbc_message(ids[f"FEEDBACK_{b}"], f"FEEDBACK_{b}", [
             *(_word(f"x_{j}", 16 * m, central, FB_LSB, "cnt")
               for m, j in enumerate(board.joints)),

@@ -14,7 +14,10 @@ It listens to ANNOUNCE_b (the boards that booted: a high-power board's four word
 board's one, each its board ID), FEEDBACK_b (positions, status word: bit 0 over-current trip
 latched, bit 1 current limit active, bits 4..7 board ID) and SERVO_STATUS; an announce word or
 status ID other than the board's is counted (``board_id_mismatches``), and a board whose
-announce has one is not listed as announced.
+announce has one is not listed as announced.  It sends no remote frame (it does not poll the
+boards' mailbox 2, MBX2_b: the supervision is FEEDBACK_b's, the emulator's addition) and passes
+over one it hears: a request to a board's mailbox, which the central neither answers nor counts
+as a fault; a board's MBX2_b reply decodes and is not used.
 Supervision: the commanded position of a DC joint is the integral of the velocity it was sent
 (held over each period, in counts); its tracking error is FEEDBACK minus that integral at the
 frame's arrival.  A board's feedback is missed once its deadline (one feedback period after its
@@ -277,7 +280,10 @@ class CentralNode:
                 self.servo_faults[b] += 1
 
     def on_message(self, msg: can.Message) -> None:
-        """Feedback, servo status and announce frames; anything undecodable is counted."""
+        """Feedback, servo status and announce frames; anything undecodable is counted, a remote
+        frame (a request to a board's mailbox) passed over."""
+        if msg.is_remote_frame:
+            return
         decoded = decode_or_count(self.schema, msg, self)
         if decoded is None:
             return

@@ -5,8 +5,19 @@ has no joint on are sent 0 and not reported.
 
     boot         ANNOUNCE_b (11-bit ID BOARD | 0x20, from the firmware's MSGIDH register), payload
                  the printed firmware's id[0..3]: four 16-bit words, each the board ID, low
-                 byte first; the acceptance filter admits VEL_SP_b only
+                 byte first; the acceptance filter admits VEL_SP_b and MBX2_b's ID only
     VEL_SP_b     the CAN receive interrupt: the joints' words (16 cnt/s per LSB) into the mailbox
+    remote frame of MBX2_b's ID
+                 mailbox 2's auto-answer (the printed board configures it for remote requests):
+                 the CAN module itself sends MBX2_b, the four words CANMBX2A..D as main last
+                 wrote them, low byte first; no firmware routine runs (the board is only run up
+                 to the request's arrival, so RAM is what it was then).  Before main's first
+                 loop (at most one loop's timer periods after boot, 400 as printed: its count's
+                 power-up phase is seeded) it has written nothing there: the emulator's RAM
+                 starts zeroed, so the words are 0 (on the F243 that mailbox RAM has no reset
+                 value, and ``cansetup01``, not printed, may write it).  main's copy under CANMCR's
+                 change-data request happens within one timer period here, so an answer never
+                 waits for it
     error frame  the CAN error interrupt: flags cleared, counted (``report()["can_errors"]``)
     every 4 ms   FEEDBACK_b: the unwrapped positions (8 cnt per LSB, saturated) and the status word
                  (bit 0 PDPINT trip latched, bit 1 current check active in the last loop, bit 2
@@ -23,6 +34,9 @@ lockstep simulator and on a real bus (bus.realtime).  A frame that does not deco
 On a bus that takes bytes (the period engine's NodeBus: ``send_data``), ``byte_handlers`` gives
 the receive interrupt on VEL_SP_b's raw payload (the words are the raw signal values) and the
 feedback goes out as bytes packed from RAM; same frames, same state as through can.Message.
+That bus carries data frames only (its NodeBus refuses a remote frame, and no node of a run sends
+one: the central supervises from FEEDBACK_b, it does not poll), so mailbox 2 answers on the
+python-can paths only: the reference medium, a real bus.
 """
 
 from collections.abc import Callable
@@ -69,7 +83,10 @@ class GurooBoardNode:
         sp_codec = schema.codec(self._sp_name)
         self._sp_words, self._w_lsb = sp_codec.layout, sp_codec.scales[0]
         self._fb_words = schema.codec(f"FEEDBACK_{board}").layout
-        self.filters = [{"can_id": self._sp_id, "can_mask": 0x7FF, "extended": False}]
+        self._mbx2_id = int(schema.message(f"MBX2_{board}").frame_id)
+        self._mbx2_words = schema.codec(f"MBX2_{board}").layout  # four uint16, low byte first
+        self.filters = [{"can_id": can_id, "can_mask": 0x7FF, "extended": False}
+                        for can_id in (self._sp_id, self._mbx2_id)]
         self.rx_faults = 0
         self.tx_faults = 0
         self.feedback_sent = 0
@@ -125,9 +142,14 @@ class GurooBoardNode:
             self.rig.run(due)
 
     def on_message(self, msg: can.Message) -> None:
-        """The CAN receive interrupt for VEL_SP_b; every other frame fails the filter."""
+        """The CAN receive interrupt for VEL_SP_b, mailbox 2's answer to a remote frame of its
+        ID; every other frame fails the filter or is passed over (a data frame of that ID)."""
         if msg.is_error_frame:
             fw.can_error_isr(self.rig.ram)
+            return
+        if msg.is_remote_frame and msg.arbitration_id == self._mbx2_id and \
+                not msg.is_extended_id:
+            self.answer_remote()
             return
         if msg.arbitration_id != self._sp_id or msg.is_extended_id:
             return
@@ -150,6 +172,19 @@ class GurooBoardNode:
             words += self._pad
             self.rig.set_velocity((words[0], words[1], words[2]), seq)
         return {self._sp_id: handler}
+
+    def mailbox2_words(self) -> tuple[int, ...]:
+        """CANMBX2A..D as RAM holds them (unsigned 16-bit words)."""
+        return tuple(w & 0xFFFF for w in self.rig.ram[g.MBX2:g.MBX2 + 4].tolist())
+
+    def answer_remote(self) -> None:
+        """The CAN module's auto-answer of mailbox 2 to a remote frame of its ID: MBX2_b from
+        the mailbox's words at the request's arrival (the board run up to it, no firmware
+        routine run); queued now, so on an idle bus it starts one interframe space after the
+        request's end."""
+        self.advance()
+        send_bytes_or_count(self.bus, self._send_data, self.schema, self._mbx2_id,
+                            self._mbx2_words.pack(*self.mailbox2_words()), self)
 
     def feedback_words(self) -> tuple[int, ...]:
         """FEEDBACK_b's raw words from the firmware's RAM: its joints' positions / 8

@@ -4,17 +4,17 @@ Checked, each failure a RobotFileError naming the description, the key path and 
 the DBC loads (the schema refuses IDs given twice); every node is a DBC node (BU_) and
 every message its kind sends (robot.node_kinds) is in the DBC with that node as a sender; each
 board hears its joint's actuation group (time-triggered); each message of a cyclic robot's nodes
-carries their joints' words in order; the bit rates are the DBC's Baudrate and BaudrateCANFD;
-the period is the DBC's shortest cycle time (the TICK's, time-triggered) and divides every
-other; the frames of one period (worst-case stuffing: Davis 2007, or the CAN FD bound, on the
-bus's bit timing) fit in it.
+(a high-power board's mailbox-2 reply MBX2_b too) is there and carries their words in order;
+the bit rates are the DBC's Baudrate and BaudrateCANFD; the period is the DBC's shortest cycle
+time (the TICK's, time-triggered) and divides every other; the frames of one period (worst-case
+stuffing: Davis 2007, or the CAN FD bound, on the bus's bit timing) fit in it.
 """
 
 from typing import Any
 
 import cantools
 
-from servobus.bus.dbc_generate_cyclic import ANNOUNCE_WORDS
+from servobus.bus.dbc_generate_cyclic import ANNOUNCE_WORDS, MBX2_WORDS
 from servobus.bus.schema import (
     DATA_BITRATE_ATTRIBUTE,
     Schema,
@@ -173,6 +173,7 @@ def cyclic_signals(robot: RobotFile) -> dict[str, list[str]]:
             out[f"VEL_SP_{b}"] = [*(f"w_{j}" for j in joints), f"seq_{b}"]
             out[f"FEEDBACK_{b}"] = [*(f"x_{j}" for j in joints), f"status_{b}"]
             out[f"ANNOUNCE_{b}"] = [f"board_{b}_{k}" for k in range(ANNOUNCE_WORDS)]
+            out[f"MBX2_{b}"] = [f"mbx2_{b}_{k}" for k in range(MBX2_WORDS)]
         if node.kind == "servo-board":
             for k in range(0, len(joints), WORDS_PER_FRAME):
                 out[f"SERVO_SP_{k // WORDS_PER_FRAME + 1}"] = [
@@ -184,9 +185,15 @@ def cyclic_signals(robot: RobotFile) -> dict[str, list[str]]:
 
 def _cyclic_layout(robot: RobotFile, db: cantools.database.can.Database) -> None:
     """Every message of a cyclic robot's nodes has their signals, in order, in whole bytes (the
-    nodes pack and unpack them as words)."""
+    nodes pack and unpack them as words); a high-power board's MBX2_b, which no node kind sends
+    on its own (the board answers it on request), is there."""
+    names = {m.name for m in db.messages}
     for name, want in cyclic_signals(robot).items():
-        message = db.get_message_by_name(name)  # _senders found it
+        if name not in names:  # only MBX2_b: _senders found the others
+            raise RobotFileError(f"{robot.path}: bus.dbc: {robot.dbc.name} has no {name}, the "
+                                 "reply of the board's mailbox 2 to a remote frame (servobus "
+                                 "robot dbc generates it)")
+        message = db.get_message_by_name(name)
         signals = sorted(message.signals, key=lambda s: s.start)
         have = [s.name for s in signals]
         if have != want or any(s.start % 8 or s.byte_order != "little_endian" or

@@ -14,7 +14,7 @@ from tests.bus.test_dbc_generate import message_key
 
 GUROO_DBC = Path(__file__).resolve().parents[2] / "dbc" / "guroo.dbc"
 # the ID blocks in priority order (the ID rule of bus.dbc_generate_cyclic)
-ORDER = ("VEL_SP_", "SERVO_SP_", "ANNOUNCE_", "FEEDBACK_", "SERVO_STATUS")
+ORDER = ("VEL_SP_", "SERVO_SP_", "ANNOUNCE_", "MBX2_", "FEEDBACK_", "SERVO_STATUS")
 GUROO = CyclicBus("GuRoo", tuple(CyclicBoard(f"HP_{b}", b, (3 * b - 2, 3 * b - 1, 3 * b))
                                  for b in range(1, 6)),
                   CyclicBoard("SERVO_BOARD", 6, tuple(range(16, 24))), 2, 1_000_000)
@@ -34,6 +34,19 @@ def test_guroos_shape_generates_the_shipped_dbc() -> None:
         {m.name: m.comment for m in shipped.messages}
     assert [n.name for n in made.nodes] == [n.name for n in shipped.nodes]
     assert made.dbc.attributes["Baudrate"].value == shipped.dbc.attributes["Baudrate"].value
+
+
+def test_mailbox_2s_reply_carries_the_printed_pattern_low_byte_first() -> None:
+    """MBX2_3: ID 0x033, after board 3's announce (0x023) and the set-points, before the
+    feedback; the words 0x0123, 0x4567, 0x89AB, 0xCDEF as bytes 23 01 67 45 AB 89 EF CD."""
+    db = reloaded(GUROO)
+    mbx2 = db.get_message_by_name("MBX2_3")
+    assert mbx2.frame_id == 0x033 and mbx2.cycle_time is None
+    assert max(m.frame_id for m in db.messages if m.name.startswith(("VEL_SP_", "SERVO_SP_"))) \
+        < 0x031 and min(m.frame_id for m in db.messages if m.name.startswith("FEEDBACK_")) > 0x035
+    words = dict(zip((f"mbx2_3_{k}" for k in range(4)), (0x0123, 0x4567, 0x89AB, 0xCDEF),
+                     strict=True))
+    assert mbx2.encode(words) == bytes.fromhex("23 01 67 45 AB 89 EF CD")
 
 
 def test_beyond_the_id_rule_is_an_error() -> None:
@@ -89,6 +102,11 @@ def test_any_shape_has_unique_ids_in_priority_order_and_boards_hear_their_joints
                                                                for k in range(4)]
         assert announce.encode(dict.fromkeys((f"board_{b}_{k}" for k in range(4)), b)) == \
             bytes([b, 0]) * 4
+        mbx2 = db.get_message_by_name(f"MBX2_{b}")  # answered on request only: no cycle
+        assert (mbx2.frame_id, mbx2.length, mbx2.cycle_time, mbx2.senders) == \
+            (0x30 + b, 8, None, [board.name])
+        assert [(s.name, s.start, s.length, s.is_signed) for s in mbx2.signals] == \
+            [(f"mbx2_{b}_{k}", 16 * k, 16, False) for k in range(4)]
     if bus.servo is not None:
         frames = [m for m in db.messages if m.name.startswith("SERVO_SP_")]
         assert [s.name for m in frames for s in m.signals] == [f"p_{j}" for j in bus.servo.joints]

@@ -2,11 +2,13 @@
 
 import can
 
-from servobus.bus.medium import Medium
+from servobus.bus.frame_bits import IFS_BITS
+from servobus.bus.medium import FrameRecord, Medium
 from servobus.bus.node import Clock, attach_sim
 from servobus.bus.scheduler import Environment
 from servobus.bus.schema import Schema, shipped_dbc
 from servobus.bus.sim_interface import SimBus
+from servobus.firmware import guroo_memory as g
 from servobus.plant.guroo_node import GurooBoardNode
 from tests.fakes import LateClock, ListBus
 
@@ -133,3 +135,42 @@ def test_a_late_feedback_timer_carries_the_state_at_its_own_instant() -> None:
         # at 248.8 Hz with the outputs 1.28 ms late)
         assert -8000 * 0.045 < last["x_3"] < -8000 * 0.030
     assert payloads[0] == payloads[1] == payloads[2]
+
+
+def test_mailbox_2_answers_a_remote_frame_with_the_words_main_last_wrote() -> None:
+    """Appendix B: mailbox 2 is configured for remote requests and main copies data[0..3] into
+    it after every loop (as compiled 0x0123, 0x4567, 0x89AB, 0xCDEF); the CAN module answers a
+    remote frame of its ID by itself.  Board 3: MBX2_3, ID 0x033, DLC 8, words low byte first,
+    one interframe space after the request on an idle bus; before main's first loop the
+    mailbox holds what RAM starts with, zeros."""
+    medium = Medium(Environment())
+    records: list[FrameRecord] = []
+    medium.taps.append(records.append)
+    requester = SimBus(channel="REQUESTER", medium=medium)
+    node = GurooBoardNode(SCHEMA, 3)
+    attach_sim(node, medium)
+    mbx2 = SCHEMA.message("MBX2_3").frame_id
+    assert mbx2 == 0x033
+    request = can.Message(arbitration_id=mbx2, is_extended_id=False, is_remote_frame=True, dlc=8)
+    replies = []
+    for at_ns in (300_000, 10_000_000):  # the bus idle: the announce over, no feedback due
+        medium.env.call_at(at_ns, lambda: requester.send(request))
+        medium.env.run(until=at_ns + 1_000_000)
+        frames = []
+        while (m := requester.recv(0)) is not None:
+            frames.append(m)
+        reply = [m for m in frames if m.arbitration_id == mbx2]
+        assert len(reply) == 1 and not reply[0].is_remote_frame and reply[0].dlc == 8
+        replies.append((int(node.rig.ram[g.LOOPS]), bytes(reply[0].data)))
+        last = reply[0]
+        asked, answered = [r for r in records if r.msg.arbitration_id == mbx2][-2:]
+        assert asked.msg.is_remote_frame and asked.start_ns == at_ns and asked.sender == \
+            "REQUESTER"
+        assert answered.sender == "HP_3" and answered.ok
+        assert answered.start_ns == asked.end_ns + IFS_BITS * medium.bit_ns == asked.busy_until_ns
+    (loops_before, before), (loops_after, after) = replies  # main's loops at each request
+    assert loops_before == 0 and before == bytes(8)
+    assert loops_after >= 1 and after == bytes.fromhex("23 01 67 45 AB 89 EF CD")
+    assert node.rx_faults == node.tx_faults == 0
+    assert SCHEMA.decode(last).values == {
+        "mbx2_3_0": 0x0123, "mbx2_3_1": 0x4567, "mbx2_3_2": 0x89AB, "mbx2_3_3": 0xCDEF}
