@@ -128,8 +128,10 @@ def test_the_pattern_s_timing_is_checked() -> None:
 def test_the_walk_runs_clean_on_the_emulated_robot() -> None:
     """3.6 s: the squat, the sway in, the left leg's half step, the right leg's whole step and
     the double support after it.  No faults, trips or current limits; every DC joint within
-    1 deg of the gait, the hip yaws and the waist yaw among them, which end at -30 deg (the
-    right foot ahead)."""
+    1.5 deg of the gait as the central sees it: a lag under 1 deg, plus one stale feedback (the
+    printed 4.02 ms loop slips against the 4 ms feedback grid, so a frame repeats a position
+    every 0.804 s: up to speed x 4 ms, 0.8 deg at the yaws' 200 deg/s); the hip yaws and the
+    waist yaw among them, which end at -30 deg (the right foot ahead)."""
     robot = DescribedRobot(load_robot("guroo"), DescribedConfig())
     robot.run(3.6)
     report = robot.report(1.0)
@@ -138,7 +140,7 @@ def test_the_walk_runs_clean_on_the_emulated_robot() -> None:
     for counts in ("servo_faults", "trips_seen", "current_limit_frames"):
         assert set(central[counts].values()) == {0}, counts
     worst = central["tracking"]["max_deg"]
-    assert max(worst) < 1.0
+    assert max(worst) < 1.5
     assert all(worst[IDX[name]] > 0.05 for name in ("l_hip_yaw", "r_hip_yaw", "waist_yaw"))
     for board, joint in (("HP_1", 1), ("HP_3", 7), ("HP_5", 13)):
         last = report["nodes"][board]["last_positions_cnt"][f"joint_{joint}"] / COUNTS_PER_DEG
