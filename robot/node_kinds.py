@@ -91,7 +91,8 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
          (Sends("FEEDBACK_{n}", "peer:hp-board"), Sends("ANNOUNCE_{n}", "peer:hp-board"),
           Sends("ANNOUNCE_{n}", "peer:servo-board"), Sends("SERVO_STATUS", "peer:servo-board"))),
     Kind("hp-board", "cyclic", (1, 3), (1, 15), {"loop": LOOPS[0], **READINGS}, (),
-         (Sends("ANNOUNCE_{n}", "id"), Sends("FEEDBACK_{n}", "id")),
+         (Sends("ANNOUNCE_{n}", "id"), Sends("FEEDBACK_{n}", "id"),
+          Sends("MBX2_{n}", "id")),  # MBX2: its CAN module's answer to a remote frame
          (Sends("VEL_SP_{n}", "id"),)),
     Kind("servo-board", "cyclic", (1, 8), (1, 15), {}, (),
          (Sends("ANNOUNCE_{n}", "id"), Sends("SERVO_STATUS", "once")),

@@ -185,14 +185,8 @@ def cyclic_signals(robot: RobotFile) -> dict[str, list[str]]:
 
 def _cyclic_layout(robot: RobotFile, db: cantools.database.can.Database) -> None:
     """Every message of a cyclic robot's nodes has their signals, in order, in whole bytes (the
-    nodes pack and unpack them as words); a high-power board's MBX2_b, which no node kind sends
-    on its own (the board answers it on request), is there."""
-    names = {m.name for m in db.messages}
+    nodes pack and unpack them as words; ``_senders`` has found each message)."""
     for name, want in cyclic_signals(robot).items():
-        if name not in names:  # only MBX2_b: _senders found the others
-            raise RobotFileError(f"{robot.path}: bus.dbc: {robot.dbc.name} has no {name}, the "
-                                 "reply of the board's mailbox 2 to a remote frame (servobus "
-                                 "robot dbc generates it)")
         message = db.get_message_by_name(name)
         signals = sorted(message.signals, key=lambda s: s.start)
         have = [s.name for s in signals]

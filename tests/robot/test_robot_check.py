@@ -190,8 +190,7 @@ def test_spejbl_fd_checks_on_its_bit_timing() -> None:
 
 
 def test_a_cyclic_dbc_without_a_boards_mailbox_2_reply(tmp_path: Path) -> None:
-    """A high-power board answers a remote frame of MBX2_b's ID with MBX2_b: its DBC needs it,
-    though no node kind sends it on its own."""
+    """A high-power board answers a remote frame of MBX2_b's ID with MBX2_b: its DBC needs it."""
     arm = load("guroo-arm")
     path = tmp_path / "arm.toml"
     path.write_text(arm.path.read_text())
@@ -199,5 +198,5 @@ def test_a_cyclic_dbc_without_a_boards_mailbox_2_reply(tmp_path: Path) -> None:
     db.messages.remove(db.get_message_by_name("MBX2_2"))
     db.refresh()
     (tmp_path / "guroo-arm.dbc").write_text(db.as_dbc_string())
-    assert error_of(path) == ("bus.dbc: guroo-arm.dbc has no MBX2_2, the reply of the board's "
-                              "mailbox 2 to a remote frame (servobus robot dbc generates it)")
+    assert error_of(path) == ("nodes[3] (HP_2): a hp-board sends MBX2_2, which guroo-arm.dbc "
+                              "does not define")
