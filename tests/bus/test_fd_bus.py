@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from servobus.bus import frame_bits_fd as fd
 from servobus.bus.bit_timing import BitTiming
-from servobus.bus.controller import InvalidFrame
+from servobus.bus.controller import Controller, InvalidFrame
 from servobus.bus.faults import CORRUPT, FaultPlan, FrameFault
 from servobus.bus.frame_fast import fd_bits
 from servobus.bus.medium import FrameRecord, Medium
@@ -110,18 +110,25 @@ def test_bit_rates_outside_the_standard_are_refused() -> None:
         Medium(Environment(), NOMINAL, data_bitrate=3_000_000)
 
 
-def test_a_corrupted_fd_frame_is_flagged_after_its_ack_delimiter() -> None:
-    """The CRC error flag starts 2 nominal bits after the CRC delimiter ends (ACK slot and
-    delimiter); the error frame (14 bits) and IFS (3) follow, all nominal."""
+def corrupted(count: int) -> tuple[list[FrameRecord], Controller]:
+    """0x123 with 8 x 00 (FD, BRS) from node A, its first `count` attempts corrupted: every
+    attempt's record, and A's controller."""
     env = Environment()
     medium = Medium(env, NOMINAL, data_bitrate=DATA,
-                    faults=FaultPlan(rules=[FrameFault(CORRUPT, 0x123, 0, count=1)]))
+                    faults=FaultPlan(rules=[FrameFault(CORRUPT, 0x123, 0, count=count)]))
     records: list[FrameRecord] = []
     medium.taps.append(records.append)
     medium.attach("listener", lambda m: None)
-    medium.submit(medium.attach("A", None), fd_msg(0x123, bytes(8)))
+    sender = medium.attach("A", None)
+    medium.submit(sender, fd_msg(0x123, bytes(8)))
     env.run()
-    failed, sent = records
+    return records, sender
+
+
+def test_a_corrupted_fd_frame_is_flagged_after_its_ack_delimiter() -> None:
+    """The CRC error flag starts 2 nominal bits after the CRC delimiter ends (ACK slot and
+    delimiter); the error frame (14 bits) and IFS (3) follow, all nominal."""
+    (failed, sent), _ = corrupted(1)
     to_crc_delimiter = 29_000 - 12_000 + 110 * 200  # nominal bits after it: ACK 2, EOF 7, IFS 3
     assert (failed.ok, failed.fault) == (False, CORRUPT)
     assert failed.end_ns == to_crc_delimiter + 2_000 + 14_000
@@ -221,15 +228,7 @@ def test_an_error_passive_transmitter_sends_esi_recessive() -> None:
     """16 corrupted attempts take the sender to TEC 128 (error-passive): its next FD frame goes
     out with ESI recessive, timed as that frame (ISO 11898-1:2015: ESI shows the transmitter's
     error state), though the message asked for ESI dominant."""
-    env = Environment()
-    medium = Medium(env, NOMINAL, data_bitrate=DATA,
-                    faults=FaultPlan(rules=[FrameFault(CORRUPT, 0x123, 0, count=16)]))
-    records: list[FrameRecord] = []
-    medium.taps.append(records.append)
-    medium.attach("listener", lambda m: None)
-    sender = medium.attach("A", None)
-    medium.submit(sender, fd_msg(0x123, bytes(8)))
-    env.run()
+    records, sender = corrupted(16)
     sent = records[-1]
     assert len(records) == 17 and sent.ok and sender.tec == 127
     assert sent.msg.error_state_indicator
