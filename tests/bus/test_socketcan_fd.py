@@ -152,15 +152,18 @@ def _fd_log(path: Path, frames: list[can.Message]) -> Path:
 
 
 def test_log_replay_of_fd_frames_needs_fd(tmp_path: Path) -> None:
-    """`servobus log replay` onto a classic socket stops with an error naming --fd (no
-    traceback); with --fd candump sees every frame in its FD form."""
+    """`servobus log replay` onto a classic socket warns that the log holds FD frames, then
+    stops with an error naming --fd (no traceback); with --fd candump sees every frame in its
+    FD form."""
     sent = _fd_frames()[:24]
     log = _fd_log(tmp_path / "fd.log", sent)
     replay = [sys.executable, "-m", "servobus", "log", "replay", str(log), *VCAN]
     refused = subprocess.run(replay, capture_output=True, text=True, timeout=300)
     assert refused.returncode == 2, refused
-    assert refused.stderr.startswith("error: ") and "Traceback" not in refused.stderr
-    assert "classic CAN" in refused.stderr and "--fd" in refused.stderr
+    warning, *_, error = refused.stderr.splitlines()
+    assert warning.startswith("warning: ") and "24 CAN FD frames" in warning
+    assert error.startswith("error: ") and "Traceback" not in refused.stderr
+    assert "classic CAN" in error and "--fd" in error
     with Candump() as dump:
         done = subprocess.run([*replay, "--fd"], capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done
