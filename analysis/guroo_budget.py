@@ -7,7 +7,7 @@ per routine its cycles, the interrupts' share of the CPU, the control routine's 
 printed ``read_enc`` and with the thesis' rewrite, beside the measured 1.28 ms and the ~700 Hz /
 ~1.5 kHz rates, and what the data sheets leave unexplained (the excess per external read a fit
 to 1.28 ms needs), with its size; the emulated board's printed loop takes this loop time
-(presets.guroo.loop_time_ns).
+(plant.guroo_build.latency_periods).
 
 ``measure``: the emulated firmware on the reference path under a walking-like workload (three
 joints following cosine velocity profiles, VEL_SP frames every 2 ms), every int16/int32
@@ -287,7 +287,7 @@ def printed_budget(timer: cyc.Timer = "txpr+1") -> dict:
                 _encoder_read_cycles("rewritten", x) / _encoder_read_cycles("printed", x)),
         },
         "sensitivity": _sensitivity(timer),
-        "emulated": {"loop_time_ns": pre.loop_time_ns("2002"),
+        "emulated": {"loop_time_ns": cyc.loop_time_ns(),
                      "latency_periods": latency_periods("2002", timer),
                      "what": "the emulated board's printed loop: its outputs reach set_PWM this"
                              " long after its sensors are read (the fitted excess included),"

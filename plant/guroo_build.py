@@ -27,6 +27,7 @@ from scipy.linalg import expm
 from servobus.firmware import guroo_memory as g
 from servobus.plant.prng import seed_state
 from servobus.presets import guroo as pre
+from servobus.presets import guroo_cycles
 
 # params (float64)
 (A00, A01, A10, A11, BV0, BV1, BF0, BF1, C0, C1, CV, CF, M_WW, M_WF, M_TW, M_TF, TWO_OVER_P, KT,
@@ -133,10 +134,12 @@ def sp_step(loop: str, t1_period: str = pre.T1_PERIOD) -> Fraction:
 
 
 def latency_periods(loop: str, t1_period: str = pre.T1_PERIOD) -> int:
-    """The emulated loop time (presets' loop_time_ns: the printed loop's from the loop-time
-    budget's cycle model) in whole timer periods, rounded up: 128 for the printed loop, 7 at
-    2 kHz."""
-    return math.ceil(pre.loop_time_ns(loop) / period_ns(t1_period))
+    """The emulated loop time, sensors read to outputs applied, in whole timer periods rounded
+    up: the printed loop's is the loop-time budget's (``guroo_cycles.loop_time_ns`` with its
+    defaults: the printed read_enc, the excess per IN fitted to the thesis' 1.28 ms, T1PR + 1),
+    128; the 2 kHz loop's its own op count, 7."""
+    loop_ns = guroo_cycles.loop_time_ns() if loop == "2002" else pre.LOOP_TIME_2KHZ_NS
+    return math.ceil(loop_ns / period_ns(t1_period))
 
 
 def build_rom(board: int, loop: str = "2002", t1_period: str = pre.T1_PERIOD,

@@ -62,20 +62,6 @@ ADC_CONVERSION_NS = 1_000  # F243 ADC, one conversion (data sheet figure from me
 LOOP_TIME_2KHZ_NS = 69_752  # the 2 kHz routine: 0.0698 ms by analysis.guroo_budget's op count
 
 
-def loop_time_ns(loop: str) -> int:
-    """The emulated loop time of a loop mode (ns): sensors read to outputs applied.
-
-    The printed loop's is the loop-time budget's: the printed firmware's cycle model with its
-    defaults (presets.guroo_cycles.loop_time_ns: the printed read_enc, the excess per IN fitted
-    to the thesis' 1.28 ms, the T1PR + 1 timer).  The 2 kHz loop's is its own op count."""
-    if loop == "2002":
-        # imported here: the cycle model reads this module's clock, set-point period and
-        # measured loop time
-        from servobus.presets import guroo_cycles
-
-        return guroo_cycles.loop_time_ns()
-    return LOOP_TIME_2KHZ_NS
-
 # --- the high-power board's motors and sensors (task B; SPEC 5; thesis) ---------------------------
 # Maxon RE 36, 32 V winding: the RE 36 data sheet's winding table is not among the stored pages,
 # so the constants below are derived from SPEC 5's output figures (and marked "assumed" where the

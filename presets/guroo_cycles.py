@@ -5,7 +5,7 @@ The thesis (Hood 2002, Appendix B) prints the board's C; it measured the control
 ~1.5 kHz.  This module holds, as data, what each routine costs when TI's C compiler for the C2xx
 executes it, and the formula that turns those costs into the loop's wall time; the budget
 (analysis.guroo_budget) prints them, and the emulated board's printed loop takes its loop time
-from ``loop_time_ns`` with its defaults (presets.guroo.loop_time_ns).
+from ``loop_time_ns`` with its defaults (plant.guroo_build.latency_periods).
 
 The model, in CPU cycles at 20 MHz (one cycle = 50 ns; all code in on-chip flash and data in
 on-chip RAM, zero wait states):
