@@ -30,12 +30,9 @@ def fd_length(can_id: int, data: bytes, extended: bool, brs: bool, esi: bool) ->
     return fdb.fd_frame_bits(can_id, data, extended=extended, brs=brs, esi=esi)
 
 
-@lru_cache(maxsize=fb.LENGTH_CACHE)
-def classic_stuffed(can_id: int, data: bytes, extended: bool) -> int:
-    """SOF..CRC of a classic data frame with its stuff bits, from the bit model (plain Python:
-    the budgets import no numba; the simulated bus's hot path has ``frame_fast``)."""
-    body = fb.stuffable_bits(can_id, data, extended)
-    return len(body) + fb.stuff_count(body)
+# a classic frame's length from the bit model, remembered (plain Python: the budgets import no
+# numba; the simulated bus's hot path has ``frame_fast``)
+classic_length = lru_cache(maxsize=fb.LENGTH_CACHE)(fb.exact_frame_bits)
 
 
 @dataclass(frozen=True)
@@ -73,8 +70,8 @@ class BitTiming:
         as sent, when the transmitter's state sets it; else the message's)."""
         data = bytes(msg.data)
         if not msg.is_fd:
-            stuffed = classic_stuffed(msg.arbitration_id, data, msg.is_extended_id)
-            return (stuffed + 1) * self.bit_ns, stuffed + fb.TRAILER_BITS + fb.IFS_BITS
+            bits = classic_length(msg.arbitration_id, data, msg.is_extended_id)
+            return (bits - AFTER_CRC_DELIMITER_BITS - fb.IFS_BITS) * self.bit_ns, bits
         length = fd_length(msg.arbitration_id, data, msg.is_extended_id, msg.bitrate_switch,
                            msg.error_state_indicator if esi is None else esi)
         tail = AFTER_CRC_DELIMITER_BITS + fb.IFS_BITS
