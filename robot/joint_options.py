@@ -13,6 +13,8 @@ from servobus.robot.description import NodeSpec, spans
 from servobus.robot.file_keys import FileKeys, shown
 from servobus.robot.node_kinds import ALPHA_RANGE, CHOICES, JOINT_OPTIONS, KINDS
 
+HOST_WIDE = ("mode", "anti_windup")  # one host serves every joint: one value for all
+
 PRESET_KEYS = tuple(f.name for f in fields(ServoPreset))
 # an inline preset's optional controller and sensor numbers: key -> range
 CONTROLLER_RANGES = {"k_theta": (0.0, 1e6), "k_omega": (-1e6, 1e6), "pot_lsb_per_pi": (1.0, 1e5),
@@ -78,22 +80,24 @@ def read_joints(f: FileKeys, doc: dict[str, Any],
             {k: ("defaults.", v) for k, v in defaults.items()} | \
             {k: (f"joint.{j}.", v) for k, v in table.items()}
         specs.append(JointSpec(j, node.name, _options(f, j, values)))
-    _one_mode(f, specs)
+    _host_wide(f, specs)
     return tuple(specs)
 
 
-def _one_mode(f: FileKeys, specs: list[JointSpec]) -> None:
-    """The host serves every joint in one firmware mode: refuse joints of different modes
-    (a joint's mode is its preset's own unless the file sets it)."""
-    by_mode: dict[str, list[int]] = {}
-    for spec in specs:
-        if spec.options is not None:
-            by_mode.setdefault(spec.options.mode, []).append(spec.number)
-    if len(by_mode) > 1:
-        runs = "; ".join(f"joint{'s' if len(js) > 1 else ''} {spans(js)} {mode}"
-                         for mode, js in by_mode.items())
-        raise f.error("defaults.mode", f"the host runs one mode for every joint, these run "
-                                       f"{runs} (a joint's mode is its preset's unless set)")
+def _host_wide(f: FileKeys, specs: list[JointSpec]) -> None:
+    """One host serves every joint: refuse joints of different HOST_WIDE options (a joint's
+    mode is its preset's own unless the file sets it)."""
+    for key in HOST_WIDE:
+        by_value: dict[str, list[int]] = {}
+        for spec in specs:
+            if spec.options is not None:
+                by_value.setdefault(getattr(spec.options, key), []).append(spec.number)
+        if len(by_value) > 1:
+            runs = "; ".join(f"joint{'s' if len(js) > 1 else ''} {spans(js)} {value}"
+                             for value, js in by_value.items())
+            raise f.error(f"defaults.{key}", f"the host runs one {key} for every joint, these "
+                                             f"run {runs} (a joint's mode is its preset's "
+                                             "unless set)")
 
 
 def _option_table(f: FileKeys, key: str, table: Any, takes: tuple[str, ...],

@@ -14,7 +14,6 @@ from servobus.robot.robot_file import RobotFile
 
 # the JointOptions fields a run's config (RobotConfig) may set for every joint
 OVERRIDES = ("mode", "sensing", "plant", "anti_windup", "tuning")
-HOST_WIDE = ("mode", "anti_windup")  # one host serves every joint: one value for all
 
 
 def plant_seed(seed: int, joint: int) -> int:
@@ -45,12 +44,7 @@ def joint_options(robot: RobotFile, config: Any = None) -> list[JointOptions]:
         if alphas is not None:
             options = dataclasses.replace(options, alpha=float(alphas[k]))
         out.append(options)
-    for key in HOST_WIDE:
-        values = {getattr(o, key) for o in out}
-        if len(values) > 1:
-            raise ValueError(f"{robot.path}: {key}: the host runs one {key} for every joint, "
-                             f"the description gives {', '.join(sorted(values))}")
-    return out
+    return out  # HOST_WIDE options: one value for all (checked at load, `given` sets all)
 
 
 def pid_gains(options: list[JointOptions], kp: float, f_can: float) -> np.ndarray:
