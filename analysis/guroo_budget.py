@@ -115,7 +115,7 @@ def measure(loop: str = "2002", frames: int = 50) -> dict:
     """Count the firmware over `frames` set-point periods of the workload (2 ms each); the
     JSON-ready budget."""
     rig = GurooRig(1, loop)
-    per_frame = pre.SETPOINT_PERIOD_NS // (1_000_000_000 // pre.PWM_HZ)
+    per_frame = pre.SETPOINT_PERIOD_NS // rig.period_ns
     with counter() as count:
         rig.ram, rig.rom = watch(count, rig.ram, rig.rom)
         for f in range(frames):
@@ -238,7 +238,7 @@ def printed_budget(timer: cyc.Timer = "txpr+1") -> dict:
     x_700 = cyc.fitted_excess_cycles(1.0 / cyc.THESIS_RATE_PRINTED_HZ, timer)
     printed, rewritten = _loop("printed", timer), _loop("rewritten", timer)
     unexplained = pre.THESIS_LOOP_S - printed["explained_s"]
-    period = cyc.T1_PERIOD_CYCLES[timer]
+    period = pre.T1_PERIOD_CLOCKS[timer]
     return {
         "robot": "guroo", "cpu": "TMS320F243", "cpu_hz": pre.CPU_HZ, "loop": "2002",
         "firmware": "the 2001 board's, as printed (thesis Appendix B), as TI's C2xx C compiler"

@@ -42,7 +42,7 @@ N_STATE = 5
 def period_clocks(t1_period: str = pre.T1_PERIOD) -> int:
     """CPU clocks per PWM period under a reading of the timer's up-count mode."""
     choice("t1_period", t1_period, pre.T1_PERIODS)
-    return pre.T1PR + 1 if t1_period == "txpr+1" else pre.T1PR
+    return pre.T1_PERIOD_CLOCKS[t1_period]
 
 
 def period_ns(t1_period: str = pre.T1_PERIOD) -> int:

@@ -50,7 +50,6 @@ from servobus.firmware import guroo_memory as g
 from servobus.plant.guroo_rig import GurooRig
 from servobus.presets import guroo as pre
 
-PERIOD_NS = pre.PWM_PERIOD_NS  # one timer-1 period (T1PR + 1 clocks): 10.05 us
 
 
 class GurooBoardNode:

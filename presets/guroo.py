@@ -40,23 +40,22 @@ servo_frames = servo_board.servo_frames  # the SERVO_SP frames of n servos
 # --- the high-power board: TMS320F243 (SPEC 5; TI SPRS064 data sheet; thesis Appendix B) -------
 CPU_HZ = 20_000_000  # 20 MHz clock, 20 MIPS (one instruction cycle per clock)
 T1PR = g.T1PR  # init_board's timer-1 period register (printed: 200)
-T1_PERIODS = ("txpr+1", "txpr")  # continuous-up mode counts 0..T1PR: T1PR + 1 clocks (the
-# default, TI SPRU276); "txpr": the thesis' own arithmetic, 20 MHz / 200 = 100 kHz (docs)
+T1_PERIOD_CLOCKS = {  # CPU clocks per timer-1 (PWM) period under each reading of up-count mode
+    "txpr+1": T1PR + 1,  # the counter runs 0..T1PR (the default; assumed: TI SPRU276)
+    "txpr": T1PR,  # the thesis' own arithmetic, "100kHz = 20MHz/200" (L1244; docs)
+}
+T1_PERIODS = tuple(T1_PERIOD_CLOCKS)
 T1_PERIOD = "txpr+1"
 ADC_FIFOS = ("fresh", "stale")  # read_curr's double start: one conversion per call (default), or
 # two queued, ADCFIFO1 then holding the previous call's channel (docs/guroo-firmware.md)
 PDPINTS = ("hi-z-latched", "masked-no-trip")  # EVIMRA masks PDPINT's interrupt: the pin still
 # floats the outputs and latches (default), or with the interrupt masked nothing happens
-PWM_PERIOD_COUNTS = T1PR + 1  # clocks per PWM period (the default reading)
-PWM_PERIOD_NS = PWM_PERIOD_COUNTS * 1_000_000_000 // CPU_HZ  # 10 050 ns
-PWM_HZ = CPU_HZ // PWM_PERIOD_COUNTS  # 99 502 Hz (99 502.5 rounded down): the rate in counts
+PWM_HZ = CPU_HZ // T1_PERIOD_CLOCKS[T1_PERIOD]  # 99 502 Hz (99 502.5 rounded down): in counts
 FEATHER_CYCLES = 16  # feathering: the low 4 bits choose how many of 16 PWM cycles get +1 count
 LOOP_DIVIDER_2002 = 400  # printed main: bl_control once count reaches 400 (4.02 ms, 248.8 Hz)
 LOOP_PERIOD_2KHZ_NS = 500_000  # the redesign's 500 us periodic interrupt (2 kHz)
 THESIS_LOOP_S = 1.28e-3  # measured per control loop on the 2001 board (thesis)
 DEAD_BAND_NS = 100  # DBTCN = 0x02E0: 2 clocks on every complementary pair (printed)
-ADC_CONVERSION_NS = 1_000  # F243 ADC, one conversion (data sheet figure from memory, 0.85-6.6 us
-# across the F24x parts: to check against SPRS064); read_curr busy-waits it (the loop-time budget)
 
 # --- the emulated loop time: when bl_control's outputs reach set_PWM after its sensors are read
 LOOP_TIME_2KHZ_NS = 69_752  # the 2 kHz routine: 0.0698 ms by analysis.guroo_budget's op count

@@ -39,10 +39,6 @@ Excess = Literal["fit", "none"]
 Timer = Literal["txpr+1", "txpr"]
 
 IO_WAIT_STATES = 7  # WSGR = 0x0BFF (qdec_setup, thesis L1228): ISWS, bits 8-6, = 111
-T1_PERIOD_CYCLES: dict[Timer, int] = {  # T1PR = 200 (pwm_setup, L1245), continuous up-counting
-    "txpr+1": 201,  # the counter runs 0..T1PR: T1PR + 1 clocks a period (assumed: SPRU276)
-    "txpr": 200,  # the thesis' own reading, "100kHz = 20MHz/200" (L1244)
-}
 ADC_CONVERSION_NS = 1_000  # assumed: F243 ADC conversion; not read in SPRS064 (range 0.85-6.6 us)
 FEATHER_HIGH_SHARE = 7.5 / 16  # periods c_int2 writes pwm_high: the mean of counter (d & 15) / 16
 THESIS_RATE_PRINTED_HZ = 700.0  # "limited to a maximum speed of 700Hz" (L571)
@@ -249,7 +245,7 @@ def loop_adc_waits(read_enc: ReadEnc) -> int:
 def interrupt_share(timer: Timer = "txpr+1", cycles: Mapping[str, float] = CYCLES) -> float:
     """f: the share of the CPU the interrupts take: c_int2 every timer period, c_int1 every
     CAN set-point frame."""
-    timer_hz = pre.CPU_HZ / T1_PERIOD_CYCLES[timer]
+    timer_hz = pre.CPU_HZ / pre.T1_PERIOD_CLOCKS[timer]
     can_hz = 1e9 / pre.SETPOINT_PERIOD_NS
     return (timer_hz * routine_cycles("c_int2", cycles)
             + can_hz * routine_cycles("c_int1", cycles)) / pre.CPU_HZ
