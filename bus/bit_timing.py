@@ -78,10 +78,14 @@ class BitTiming:
         head_ns = (length.nominal_bits - tail) * self.bit_ns + length.data_bits * self.data_bit_ns
         return head_ns, length.nominal_bits + length.data_bits
 
+    def wire(self, msg: can.Message) -> tuple[int, int]:
+        """(a data frame's exact time on the wire in ns, its bits), interframe space included."""
+        head_ns, bits = self.to_crc_delimiter(msg)
+        return head_ns + (AFTER_CRC_DELIMITER_BITS + fb.IFS_BITS) * self.bit_ns, bits
+
     def frame_ns(self, msg: can.Message) -> int:
         """A data frame's exact time on the wire in ns, interframe space included."""
-        head_ns, _ = self.to_crc_delimiter(msg)
-        return head_ns + (AFTER_CRC_DELIMITER_BITS + fb.IFS_BITS) * self.bit_ns
+        return self.wire(msg)[0]
 
     def worst_case_bits(self, length: int, *, extended: bool = False, fd: bool = False,
                         brs: bool = False) -> fdb.FdLength:

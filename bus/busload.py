@@ -118,10 +118,10 @@ def busload(schema: Schema, period_ns: int | None = None, bitrate: int | None = 
     per_seq, tick_ns, bits = [], [], []
     for seq in range(256):
         sent = typical_payloads(schema, frames, seq)
-        times = [timing.frame_ns(msg) for msg in sent]
-        per_seq.append(sum(times))
-        tick_ns.append(times[0])
-        bits.append(sum(timing.to_crc_delimiter(msg)[1] for msg in sent))
+        wires = [timing.wire(msg) for msg in sent]
+        per_seq.append(sum(ns for ns, _ in wires))
+        tick_ns.append(wires[0][0])
+        bits.append(sum(n for _, n in wires))
     worst = max(range(256), key=per_seq.__getitem__)
     if per_seq[worst] > period_ns:
         raise ValueError(f"a period of {period_ns / 1e6:g} ms cannot hold its own frames "

@@ -93,8 +93,8 @@ def _exact(schema: Schema, msgs: list[cantools.database.Message], slot_ms: int, 
     per_slot: list[tuple[int, int]] = []  # (ns, bits) of each round's slot
     for k in range(max(ROUNDS, nslots)):
         sent = [typical_frame(schema, m, k) for m in msgs if _slot_of(k, _cycle(m), slot_ms)]
-        per_slot.append((sum(timing.frame_ns(f) for f in sent),
-                         sum(timing.to_crc_delimiter(f)[1] for f in sent)))
+        wires = [timing.wire(f) for f in sent]
+        per_slot.append((sum(ns for ns, _ in wires), sum(n for _, n in wires)))
     worst_at = [max(per_slot[p::nslots]) for p in range(nslots)]  # each slot's worst round
     rows = _slot_rows([[(bits, ns)] for ns, bits in worst_at], slot_ns)
     for row in rows:

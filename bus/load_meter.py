@@ -64,13 +64,12 @@ class LoadMeter:
         self._window_ns = round(self.window_s * NS_PER_S)
         self.timing = BitTiming(self.bitrate, self.data_bitrate)
 
-    def add(self, msg: can.Message, bits: int | None = None) -> None:
-        """Charge one logged frame (timestamp = end of frame), or an error frame (timestamp =
-        its flag); the exact length is computed unless the caller knows its bits (a CAN FD
-        frame's time is always its own at the bus's two bit rates)."""
+    def add(self, msg: can.Message) -> None:
+        """Charge one logged frame (timestamp = end of frame) its exact length, or an error
+        frame (timestamp = its flag) its flag, delimiter and interframe space."""
         at = round(msg.timestamp * NS_PER_S)
         if msg.is_error_frame:
-            bits = fb.ERROR_FRAME_BITS + fb.IFS_BITS if bits is None else bits
+            bits = fb.ERROR_FRAME_BITS + fb.IFS_BITS
             self.charge(at, at + self._ns(bits), bits, ok=False)
             return
         end = at + self._ns(fb.IFS_BITS)
@@ -80,12 +79,11 @@ class LoadMeter:
                                  f"{msg.timestamp:.6f} s) on a classic CAN bus "
                                  f"({self.timing.describe()}): its load needs the bus's data "
                                  "bit rate")
-            _, fd_bits = self.timing.to_crc_delimiter(msg)
-            self._charge_logged(end, self.timing.frame_ns(msg), fd_bits if bits is None else bits)
+            length_ns, fd_bits = self.timing.wire(msg)
+            self._charge_logged(end, length_ns, fd_bits)
             return
-        if bits is None:
-            bits = stuffed_length(msg.arbitration_id, bytes(msg.data), msg.is_extended_id) + \
-                fb.TRAILER_BITS + fb.IFS_BITS
+        bits = stuffed_length(msg.arbitration_id, bytes(msg.data), msg.is_extended_id) + \
+            fb.TRAILER_BITS + fb.IFS_BITS
         self._charge_logged(end, self._ns(bits), bits)
 
     def _charge_logged(self, end: int, length_ns: int, bits: int) -> None:

@@ -142,7 +142,6 @@ class LeanBus:
         if fd_ids and not timing.fd:
             raise ValueError(f"CAN FD frames on a classic bus ({timing.describe()})")
         self.env = env
-        self.bitrate = timing.bitrate
         self.bit_ns = timing.bit_ns
         self.fd_ids = fd_ids or {}
         self.names: list[str] = []

@@ -51,7 +51,6 @@ from servobus.plant.guroo_rig import GurooRig
 from servobus.presets import guroo as pre
 
 
-
 class GurooBoardNode:
     """High-power board `board` (its firmware's BOARD_ID, 1..15) driving `joints` (GuRoo's:
     joints 3*board-2 .. 3*board) on its motors 1, 2, 3 in order; `t1_period`, `dead_band`,

@@ -7,7 +7,6 @@ waits in ``recv``).  The same nodes serve `servobus node` on a real bus (in real
 from collections.abc import Sequence
 
 from servobus.bus.node import attach_sim
-from servobus.bus.schema import Schema
 from servobus.bus.sim_interface import SIMULATED, shared_medium
 from servobus.plant.board_node import BoardNode
 from servobus.robot.node_build import NodeOptions, node_names, real_bus_nodes
@@ -37,8 +36,7 @@ def emulate(channel: str, joints: Sequence[int] | None = None, tick: bool = True
     names = [board_of[j] for j in chosen]
     nodes = real_bus_nodes(described, [*names, *(node_names(described, ["time-trigger"])
                                                  if tick else [])], options)
-    timing = Schema(described.dbc, required=()).bit_timing  # a CAN FD robot's channel is FD
-    medium = shared_medium(channel, timing.bitrate, SIMULATED, timing.data_bitrate)
+    medium = shared_medium(channel, described.bitrate, SIMULATED, described.data_bitrate)
     for node in nodes:
         attach_sim(node, medium)
     boards: list[BoardNode] = nodes[:len(names)]

@@ -45,7 +45,6 @@ def add_subparser(sub: Commands) -> None:
 
 
 def _do_node(args: argparse.Namespace) -> None:
-    from servobus.bus.schema import Schema
     from servobus.robot.node_build import NodeOptions, node_names, real_bus_nodes
     from servobus.robot.robot_check import checked
 
@@ -63,7 +62,7 @@ def _do_node(args: argparse.Namespace) -> None:
     boards = kinds == {"board"}
     runner = serve(args, *nodes, filters=[f for n in nodes for f in n.filters]
                    if boards and len(nodes) > 1 else None,
-                   fd=Schema(robot.dbc, required=()).bit_timing.fd)
+                   fd=robot.data_bitrate is not None)  # checked against its DBC
     emit({"robot": robot.name, "nodes": {name: node.report()
                                          for name, node in zip(names, nodes, strict=True)},
           "frames_received": runner.received, "timers_late": runner.late,
