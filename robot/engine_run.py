@@ -27,13 +27,14 @@ class NodeBus:
         """Queue the frame (CanOperationError when the node's queue is full; InvalidFrame for
         what a controller refuses, or a frame whose format is not its ID's on this bus: the
         bus carries each ID in the DBC's format)."""
-        check_frame(msg, self.lean.timing.fd)
         fd_ids = self.lean.fd_ids
         fd = msg.arbitration_id in fd_ids
         if msg.is_extended_id or msg.is_remote_frame or msg.error_state_indicator or \
                 (msg.is_fd, msg.bitrate_switch) != (fd, fd and fd_ids[msg.arbitration_id]):
             raise InvalidFrame(f"frame 0x{msg.arbitration_id:X}: the period engine's bus "
                                "carries standard data frames in their DBC's format only")
+        if fd:  # an FD length (a classic frame's the schema's codec fixes)
+            check_frame(msg, True)
         self.lean.send(self.sender, msg.arbitration_id, bytes(msg.data))
 
     def send_data(self, can_id: int, data: bytes) -> None:

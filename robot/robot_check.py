@@ -68,7 +68,7 @@ def check(robot: RobotFile) -> dict[str, Any]:
         _groups_framed(robot, loaded)
     else:
         _cyclic_layout(robot, db)
-    _bitrate(robot, db)
+    _bitrate(robot, loaded)
     cyclic = cyclic_messages(robot, db)
     _period(robot, db, cyclic)
     timing = loaded.bit_timing
@@ -198,15 +198,15 @@ def _cyclic_layout(robot: RobotFile, db: cantools.database.can.Database) -> None
                                  "(servobus robot dbc generates them)")
 
 
-def _bitrate(robot: RobotFile, db: cantools.database.can.Database) -> None:
+def _bitrate(robot: RobotFile, loaded: Schema) -> None:
     """bus.bitrate is the DBC's Baudrate attribute (when it has one), bus.data_bitrate its
-    BaudrateCANFD (both absent on a classic bus)."""
+    BaudrateCANFD (both absent on a classic bus; the Schema has read and checked them)."""
+    db = loaded.db
     attr = db.dbc.attributes.get("Baudrate") if db.dbc else None
     if attr is not None and int(attr.value) != robot.bitrate:
         raise RobotFileError(f"{robot.path}: bus.bitrate: {robot.bitrate} bit/s, but "
                              f"{robot.dbc.name} says Baudrate {int(attr.value)}")
-    data = db.dbc.attributes.get(DATA_BITRATE_ATTRIBUTE) if db.dbc else None
-    dbc_rate = None if data is None else int(data.value)
+    dbc_rate = loaded.data_bitrate
     if dbc_rate != robot.data_bitrate:
         said = f"says {DATA_BITRATE_ATTRIBUTE} {dbc_rate}" if dbc_rate else \
             f"is a classic CAN bus (no {DATA_BITRATE_ATTRIBUTE})"

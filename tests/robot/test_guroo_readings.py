@@ -12,7 +12,6 @@ import pytest
 from servobus.bus.log_reader import read_log
 from servobus.firmware import guroo_memory as g
 from servobus.plant import guroo_build as b
-from servobus.presets import guroo as pre
 from servobus.robot.described import DescribedConfig, DescribedRobot
 from servobus.robot.file_keys import RobotFileError
 from servobus.robot.node_kinds import READINGS
@@ -33,8 +32,10 @@ def _frames(robot_file: RobotFile, log: Path, engine: str) -> tuple[list, Descri
 
 
 def test_the_defaults_are_the_readings_the_emulator_chose() -> None:
-    chosen = {"t1_period": pre.T1_PERIOD, "dead_band": False, "adc_fifo": pre.ADC_FIFOS[0],
-              "pdpint": pre.PDPINTS[0]}
+    # docs/guroo-firmware.md's defaults: T1PR + 1 clocks, no dead band, one conversion per call,
+    # PDPINT floating the outputs and latching
+    chosen = {"t1_period": "txpr+1", "dead_band": False, "adc_fifo": "fresh",
+              "pdpint": "hi-z-latched"}
     assert chosen == READINGS
     assert set(OTHER) == set(READINGS) and all(OTHER[k] != v for k, v in READINGS.items())
     nodes = DescribedRobot(load("guroo"), DescribedConfig(engine="period")).report(0.0)["nodes"]

@@ -5,16 +5,14 @@ from typing import get_args
 
 import cantools
 
-from servobus.firmware.memory import BOARD_MODES
 from servobus.host.tunings import TUNINGS
 from servobus.plant.build import PlantKind
 from servobus.robot.assembly import Robot, RobotConfig
-from servobus.robot.node_kinds import MODES, PLANTS, sent_by
+from servobus.robot.node_kinds import PLANTS, sent_by
 from servobus.robot.robot_file import load
 
 
 def test_the_choices_are_the_codes() -> None:
-    assert tuple(BOARD_MODES) == MODES
     assert get_args(PlantKind) == PLANTS
 
 
